@@ -1,0 +1,34 @@
+"""ragloom: embeddable, offline-first retrieval for codebases and document folders."""
+
+from ragloom.config import RAGConfig, VectorStoreConfig, load_config
+from ragloom.engine import RAGEngine
+from ragloom.errors import (
+    ConfigError,
+    EmbeddingError,
+    IndexLockedError,
+    MissingDependencyError,
+    RagloomError,
+    StoreError,
+)
+from ragloom.prompt import format_context, inject_context
+from ragloom.types import Chunk, IndexReport, SearchResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Chunk",
+    "ConfigError",
+    "EmbeddingError",
+    "IndexLockedError",
+    "IndexReport",
+    "MissingDependencyError",
+    "RAGConfig",
+    "RAGEngine",
+    "RagloomError",
+    "SearchResult",
+    "StoreError",
+    "VectorStoreConfig",
+    "format_context",
+    "inject_context",
+    "load_config",
+]

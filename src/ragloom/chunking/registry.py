@@ -1,0 +1,68 @@
+"""Per-file chunker choice: a file's language picks a registered chunker, else characters.
+
+Adding a language chunker is one module plus one ``@chunkers.register("language")`` line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+
+from ragloom._registry import Registry
+from ragloom.chunking.base import Chunker
+from ragloom.chunking.character import CharacterChunker
+from ragloom.config import RAGConfig
+from ragloom.types import Chunk
+
+ChunkerFactory = Callable[[RAGConfig], Chunker | None]
+
+LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    ".py": "python", ".pyi": "python",
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+    ".rst": "rst", ".txt": "text",
+    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".ts": "typescript", ".tsx": "typescript",
+    ".java": "java", ".kt": "kotlin", ".scala": "scala", ".go": "go", ".rs": "rust",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp",
+    ".rb": "ruby", ".php": "php", ".swift": "swift", ".sh": "shell", ".bash": "shell",
+    ".sql": "sql", ".html": "html", ".css": "css", ".json": "json", ".yaml": "yaml",
+    ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".xml": "xml",
+}
+
+#: Language name -> factory of its structure-aware chunker (None when disabled by config).
+chunkers: Registry[ChunkerFactory] = Registry("chunker", "chunking")
+
+
+def language_for_path(path: str) -> str:
+    """The language a file's extension implies, ``"text"`` when unknown."""
+    return LANGUAGE_BY_EXTENSION.get(PurePath(path).suffix.lower(), "text")
+
+
+def character_chunker(config: RAGConfig) -> CharacterChunker:
+    """The character chunker as configured; the fallback for every file."""
+    return CharacterChunker(
+        config.chunk_size, config.chunk_overlap, config.chunking.sentence_boundaries
+    )
+
+
+class FileChunker:
+    """Chunks any file with the chunker its language calls for, tagging ``language``."""
+
+    def __init__(self, config: RAGConfig) -> None:
+        self._config = config
+        self._fallback = character_chunker(config)
+        self._by_language: dict[str, Chunker] = {}
+        for language in chunkers:
+            chunker = chunkers.get(language)(config)
+            if chunker is not None:
+                self._by_language[language] = chunker
+
+    def chunker_for(self, path: str) -> Chunker:
+        return self._by_language.get(language_for_path(path), self._fallback)
+
+    def chunk(self, text: str, path: str) -> list[Chunk]:
+        language = language_for_path(path)
+        chunks = self.chunker_for(path).chunk(text, path)
+        for chunk in chunks:
+            chunk.metadata.setdefault("language", language)
+        return chunks

@@ -1,0 +1,142 @@
+"""Configuration: pydantic models for the ``[rag]`` TOML table and ``load_config``.
+
+Every model forbids unknown keys, so a typo in the TOML fails loudly with the key's name.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from ragloom.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+EmbeddingProviderName = Literal["local", "gemini", "hash"]
+VectorStoreName = Literal["chroma", "turboquant", "mock"]
+
+
+class StrictModel(BaseModel):
+    """Base for every config model: unknown keys are errors, assignments are validated."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class VectorStoreConfig(StrictModel):
+    """The ``[rag.vector_store]`` table: which store keeps the vectors and where."""
+
+    provider: VectorStoreName = "chroma"
+    collection_name: str = Field("ragloom", min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
+    path: str | None = None
+    url: str | None = None
+    api_key: SecretStr | None = None
+    api_key_env: str | None = None
+    bits: int = Field(4, ge=1, le=8)
+
+    def resolved_api_key(self) -> str | None:
+        """The store API key from ``api_key`` or the environment variable ``api_key_env``."""
+        return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
+
+
+class ChunkingConfig(StrictModel):
+    """The ``[rag.chunking]`` table: how files are cut into chunks."""
+
+    sentence_boundaries: bool = False
+    ast_chunking: bool = True
+    markdown_chunking: bool = True
+
+
+class RAGConfig(StrictModel):
+    """The ``[rag]`` table: everything a RAGEngine needs to know."""
+
+    enabled: bool = True
+    embedding_provider: EmbeddingProviderName = "local"
+    embedding_model: str | None = None
+    embedding_dim: int | None = Field(None, ge=1, le=65536)
+    embedding_batch_size: int = Field(64, ge=1, le=100_000)
+    embedding_cache: bool = True
+    chunk_size: int = Field(1000, ge=1)
+    chunk_overlap: int = Field(200, ge=0)
+    top_k: int = Field(5, ge=1, le=10_000)
+    min_score: float | None = None
+    hybrid: bool = False
+    include: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    max_file_bytes: int = Field(10_000_000, ge=1)
+    index_dir: str = ".ragloom"
+    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+    vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> RAGConfig:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than "
+                f"chunk_size ({self.chunk_size})"
+            )
+        return self
+
+
+def resolve_secret(value: SecretStr | None, env_var: str | None, key: str) -> str | None:
+    """Return the secret given inline, else read it from ``env_var``; a named but unset
+    variable is a ConfigError (naming the variable, never a value)."""
+    if value is not None:
+        return value.get_secret_value()
+    if env_var is None:
+        return None
+    secret = os.environ.get(env_var)
+    if not secret:
+        raise ConfigError(f"key '{key}' names environment variable {env_var!r}, which is not set")
+    return secret
+
+
+def _describe_errors(exc: ValidationError, source: str) -> str:
+    """One line per pydantic error: where, which key, which value, what is wrong."""
+    lines = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"]) or "(table)"
+        message = error["msg"].removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            lines.append(f"{source}: unknown key '{key}'")
+            continue
+        value = error.get("input")
+        if isinstance(value, dict):
+            lines.append(f"{source}: key '{key}': {message}")
+        else:
+            lines.append(f"{source}: key '{key}' = {value!r}: {message}")
+    return "\n".join(lines)
+
+
+def parse_config(data: dict[str, Any], source: str = "[rag]") -> RAGConfig:
+    """Validate a ``[rag]`` table already parsed into a dict; errors name ``source`` and the key."""
+    try:
+        return RAGConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe_errors(exc, source)) from None
+
+
+def load_config(path: str | os.PathLike[str], table: str = "rag") -> RAGConfig:
+    """Read the ``[rag]`` table (or a dotted ``table`` such as ``tool.ragloom``) of a TOML file."""
+    file = Path(path)
+    try:
+        with file.open("rb") as handle:
+            document = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: config file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+    section: Any = document
+    for part in table.split("."):
+        if not isinstance(section, dict) or part not in section:
+            raise ConfigError(f"{file}: no [{table}] table")
+        section = section[part]
+    if not isinstance(section, dict):
+        raise ConfigError(f"{file}: [{table}] must be a table, got {type(section).__name__}")
+    return parse_config(section, source=f"{file} [{table}]")

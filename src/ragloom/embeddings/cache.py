@@ -1,0 +1,124 @@
+"""An on-disk embedding cache so the same text is never embedded twice by the same model.
+
+Keyed by (provider, model, dimension, task, sha256 of text) in a SQLite file beside the
+index. SQLite's WAL mode and busy timeout make it safe for several threads and processes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ragloom.chunking.base import content_hash
+from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
+
+_SQLITE_MAX_PARAMETERS = 900
+
+
+class EmbeddingCache:
+    """Vectors by (namespace, text hash); ``path=None`` keeps them in memory only."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(
+            ":memory:" if self.path is None else str(self.path),
+            timeout=60.0, check_same_thread=False, isolation_level=None,
+        )
+        if self.path is not None:
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+        self._connection.execute(
+            "CREATE TABLE IF NOT EXISTS embeddings (namespace TEXT NOT NULL, "
+            "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
+            "PRIMARY KEY (namespace, text_hash)) WITHOUT ROWID"
+        )
+
+    def get_many(self, namespace: str, hashes: Sequence[str], dimension: int) -> dict[str, np.ndarray]:
+        """The cached vectors among ``hashes`` (missing ones are simply absent)."""
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        with self._lock:
+            for start in range(0, len(unique), _SQLITE_MAX_PARAMETERS):
+                part = unique[start:start + _SQLITE_MAX_PARAMETERS]
+                rows = self._connection.execute(
+                    "SELECT text_hash, vector FROM embeddings WHERE namespace = ? "
+                    f"AND text_hash IN ({','.join('?' * len(part))})",
+                    [namespace, *part],
+                ).fetchall()
+                for text_hash, blob in rows:
+                    vector = np.frombuffer(blob, dtype=np.float32)
+                    if vector.shape == (dimension,):
+                        found[text_hash] = vector
+        return found
+
+    def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
+        """Store vectors by text hash in one transaction."""
+        rows = [(namespace, text_hash, np.asarray(vector, dtype=np.float32).tobytes())
+                for text_hash, vector in vectors.items()]
+        with self._lock:
+            self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                self._connection.executemany(
+                    "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows
+                )
+                self._connection.execute("COMMIT")
+            except BaseException:
+                self._connection.execute("ROLLBACK")
+                raise
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._connection.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+
+@dataclass(frozen=True)
+class EmbeddedTexts:
+    """Vectors for a list of texts and how many of them the provider had to compute."""
+
+    vectors: np.ndarray
+    computed: int
+
+
+class CachedEmbedder:
+    """Embeds through the cache: known texts come from disk, the rest from the provider."""
+
+    def __init__(self, provider: EmbeddingProvider, cache: EmbeddingCache | None) -> None:
+        self.provider = provider
+        self.cache = cache
+
+    def namespace(self, task: EmbeddingTask) -> str:
+        provider = self.provider
+        return f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|{task}"
+
+    def embed(self, texts: Sequence[str], task: EmbeddingTask = "document") -> EmbeddedTexts:
+        """Vectors for ``texts`` in order; each distinct uncached text is computed once."""
+        hashes = [content_hash(text) for text in texts]
+        namespace = self.namespace(task)
+        dimension = self.provider.dimension
+        known = self.cache.get_many(namespace, hashes, dimension) if self.cache else {}
+        missing: dict[str, str] = {}
+        for text_hash, text in zip(hashes, texts):
+            if text_hash not in known:
+                missing.setdefault(text_hash, text)
+        if missing:
+            computed = self.provider.embed(list(missing.values()), task)
+            fresh = dict(zip(missing.keys(), computed))
+            if self.cache is not None:
+                self.cache.put_many(namespace, fresh)
+            known.update(fresh)
+        vectors = np.empty((len(texts), dimension), dtype=np.float32)
+        for row, text_hash in enumerate(hashes):
+            vectors[row] = known[text_hash]
+        return EmbeddedTexts(vectors=vectors, computed=len(missing))

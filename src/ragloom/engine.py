@@ -1,0 +1,205 @@
+"""RAGEngine: the facade an application holds. It wires chunker, embedder, store, manifest
+and retrievers together; the algorithms live in those parts."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+
+from ragloom.chunking.registry import FileChunker
+from ragloom.config import RAGConfig, load_config
+from ragloom.embeddings.base import EmbeddingProvider
+from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
+from ragloom.embeddings.registry import create_embedding_provider
+from ragloom.errors import RagloomError
+from ragloom.indexing.discovery import relative_posix
+from ragloom.indexing.indexer import Indexer, ProgressCallback
+from ragloom.indexing.manifest import Manifest
+from ragloom.retrieval.dense import DenseRetriever
+from ragloom.stores.base import VectorStore
+from ragloom.stores.filters import Filters, compile_filters
+from ragloom.stores.registry import create_vector_store
+from ragloom.types import IndexReport, Metadata, SearchResult
+
+logger = logging.getLogger("ragloom")
+
+PathLike = str | os.PathLike[str]
+
+
+class RAGEngine:
+    """Index a project's files and search them; one engine per project.
+
+    Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
+    ``vector_store`` may be passed ready-made to override what the config names.
+    With ``enabled = false`` the engine builds nothing: searches return ``[]``.
+    """
+
+    def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
+                 embedding_provider: EmbeddingProvider | None = None,
+                 vector_store: VectorStore | None = None) -> None:
+        self.config = config if config is not None else RAGConfig()
+        self.base_dir = Path(base_dir).resolve()
+        self.index_dir = self.base_dir / self.config.index_dir
+        self._write_lock = threading.RLock()
+        self._closed = False
+        if not self.config.enabled:
+            return
+        self.provider = embedding_provider or create_embedding_provider(self.config)
+        self.store = vector_store or create_vector_store(self.config, self.index_dir)
+        self._cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
+                       if self.config.embedding_cache else None)
+        manifest_path = (self.index_dir / f"manifest_{self.store.name}_"
+                         f"{self.config.vector_store.collection_name}.sqlite"
+                         if self.store.persistent else None)
+        self._manifest = Manifest(manifest_path)
+        self._indexer = Indexer(
+            self.base_dir, FileChunker(self.config), CachedEmbedder(self.provider, self._cache),
+            self.store, self._manifest, self.config.max_file_bytes,
+            include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
+        )
+        self._dense = DenseRetriever(self.provider, self.store)
+        self._reconcile_signature()
+
+    @classmethod
+    def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
+                  table: str = "rag") -> RAGEngine:
+        """Build from the ``[rag]`` table of a TOML file; base_dir defaults to the file's folder."""
+        config = load_config(path, table)
+        return cls(config, base_dir if base_dir is not None else Path(path).resolve().parent)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def index_directory(self, path: PathLike | None = None, include: Sequence[str] | None = None,
+                        exclude: Sequence[str] | None = None,
+                        progress: ProgressCallback | None = None) -> IndexReport:
+        """Index the eligible files under ``path`` (default base_dir): new and changed files
+        are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
+        self._require_enabled()
+        with self._write_lock:
+            return self._indexer.index_directory(self._resolve(path), include, exclude, progress)
+
+    def index_file(self, path: PathLike) -> IndexReport:
+        """Index one file, replacing its previous chunks if it changed."""
+        self._require_enabled()
+        with self._write_lock:
+            return self._indexer.index_file(self._resolve(path))
+
+    def add_documents(self, ids: Sequence[str], texts: Sequence[str],
+                      metadatas: Sequence[Metadata] | None = None) -> None:
+        """Store texts under caller-chosen ids, one chunk each (no chunking)."""
+        self._require_enabled()
+        with self._write_lock:
+            self._indexer.add_documents(ids, texts, metadatas)
+
+    def delete_documents(self, ids: Sequence[str]) -> None:
+        """Delete chunks by id."""
+        self._require_enabled()
+        with self._write_lock:
+            self.store.delete(list(ids))
+
+    def delete_documents_by_path(self, path: PathLike) -> int:
+        """Delete every chunk of a file; returns how many were removed."""
+        self._require_enabled()
+        with self._write_lock:
+            return self._indexer.remove_path(relative_posix(self._resolve(path), self.base_dir))
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def search(self, query: str, top_k: int | None = None, filters: Filters | None = None,
+               min_score: float | None = None) -> list[SearchResult]:
+        """The chunks most relevant to ``query``, best first.
+
+        ``filters`` select by metadata (see ``ragloom.stores.filters``); results scoring
+        below ``min_score`` (default: the config's) are dropped.
+        """
+        if not self.config.enabled or not query.strip():
+            return []
+        compile_filters(filters)
+        k = self.config.top_k if top_k is None else top_k
+        if k < 1:
+            raise ValueError(f"top_k must be at least 1, got {k}")
+        results = self._dense.retrieve(query, k, filters)
+        threshold = self.config.min_score if min_score is None else min_score
+        if threshold is not None:
+            results = [r for r in results if r.score >= threshold]
+        return results
+
+    def get_all_indexed_paths(self) -> list[str]:
+        """Sorted paths (relative to base_dir) that have chunks in the store."""
+        return self.store.list_paths() if self.config.enabled else []
+
+    def count(self) -> int:
+        """Number of chunks stored."""
+        return self.store.count() if self.config.enabled else 0
+
+    def is_empty(self) -> bool:
+        return self.count() == 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Persist and release the store, cache and manifest; safe to call twice."""
+        if self._closed or not self.config.enabled:
+            self._closed = True
+            return
+        self._closed = True
+        with self._write_lock:
+            self.store.persist()
+            self.store.close()
+            self._manifest.close()
+            if self._cache is not None:
+                self._cache.close()
+
+    def __enter__(self) -> RAGEngine:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if not self.config.enabled:
+            return f"RAGEngine(base_dir={str(self.base_dir)!r}, enabled=False)"
+        return (f"RAGEngine(base_dir={str(self.base_dir)!r}, provider={self.provider!r}, "
+                f"store={self.store.name!r})")
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _require_enabled(self) -> None:
+        if not self.config.enabled:
+            raise RagloomError("RAG is disabled (rag.enabled = false); nothing can be indexed")
+        if self._closed:
+            raise RagloomError("this RAGEngine is closed")
+
+    def _resolve(self, path: PathLike | None) -> Path:
+        if path is None:
+            return self.base_dir
+        candidate = Path(path)
+        return candidate if candidate.is_absolute() else self.base_dir / candidate
+
+    def _reconcile_signature(self) -> None:
+        """Start afresh when the embedding model changed; re-chunk when chunking changed."""
+        embedding = json.dumps([self.provider.provider_name, self.provider.model_name,
+                                self.provider.dimension])
+        chunking = json.dumps([self.config.chunk_size, self.config.chunk_overlap,
+                               self.config.chunking.model_dump(mode="json")], sort_keys=True)
+        old_embedding = self._manifest.get_setting("embedding")
+        if old_embedding is not None and old_embedding != embedding:
+            logger.warning("embedding model changed from %s to %s: the index is rebuilt",
+                           old_embedding, embedding)
+            self.store.reset()
+            self._manifest.clear()
+        elif len(self._manifest) and self.store.count() == 0:
+            logger.warning("the store is empty but the manifest lists files: re-indexing them")
+            self._manifest.clear()
+        old_chunking = self._manifest.get_setting("chunking")
+        if old_chunking is not None and old_chunking != chunking:
+            logger.info("chunking settings changed: every file will be re-chunked")
+            self._manifest.forget_versions()
+        self._manifest.set_setting("embedding", embedding)
+        self._manifest.set_setting("chunking", chunking)

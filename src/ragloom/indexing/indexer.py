@@ -1,0 +1,257 @@
+"""The write path: files -> read -> chunk -> embed (cache first) -> store + manifest."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragloom.chunking.base import content_hash
+from ragloom.chunking.registry import FileChunker
+from ragloom.embeddings.cache import CachedEmbedder
+from ragloom.indexing.discovery import discover_files, relative_posix
+from ragloom.indexing.manifest import FileRecord, Manifest
+from ragloom.indexing.reading import FileContent, SkipFile, read_text_file
+from ragloom.stores.base import VectorStore
+from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
+
+#: Chunks gathered before one embedding call and one store write.
+EMBED_WINDOW_CHUNKS = 4096
+#: Files read ahead in parallel while earlier ones are chunked and embedded.
+READ_AHEAD_FILES = 64
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class _PendingFile:
+    relative: str
+    content: FileContent
+    chunks: list[Chunk]
+    previous: FileRecord | None
+
+
+@dataclass
+class _Window:
+    files: list[_PendingFile] = field(default_factory=list)
+    chunk_count: int = 0
+
+    def add(self, pending: _PendingFile) -> None:
+        self.files.append(pending)
+        self.chunk_count += len(pending.chunks)
+
+
+class Indexer:
+    """Keeps a store and its manifest in step with files on disk."""
+
+    def __init__(self, base_dir: Path, chunker: FileChunker, embedder: CachedEmbedder,
+                 store: VectorStore, manifest: Manifest, max_file_bytes: int,
+                 include: Sequence[str] = (), exclude: Sequence[str] = (),
+                 index_dir: Path | None = None) -> None:
+        self.base_dir = base_dir
+        self.chunker = chunker
+        self.embedder = embedder
+        self.store = store
+        self.manifest = manifest
+        self.max_file_bytes = max_file_bytes
+        self.include = list(include)
+        self.exclude = list(exclude)
+        self.index_dir = index_dir
+
+    def index_directory(self, root: Path, include: Sequence[str] | None = None,
+                        exclude: Sequence[str] | None = None,
+                        progress: ProgressCallback | None = None) -> IndexReport:
+        """Index every eligible file under ``root`` and drop files deleted from it."""
+        started = time.perf_counter()
+        if not root.is_dir():
+            raise NotADirectoryError(f"not a directory: {root}")
+        report = IndexReport()
+        found = discover_files(root, self.base_dir,
+                               include=self.include if include is None else include,
+                               exclude=[*self.exclude, *(exclude or ())],
+                               index_dir=self.index_dir)
+        report.skipped.extend(found.skipped)
+        report.files_skipped += len(found.skipped)
+        self._index_files(found.files, report, progress)
+        self._remove_vanished(root, report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def index_file(self, path: Path) -> IndexReport:
+        """Index one file (re-indexing it if it changed)."""
+        started = time.perf_counter()
+        if not path.is_file():
+            raise FileNotFoundError(f"not a file: {path}")
+        report = IndexReport()
+        self._index_files([path], report, None)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def remove_path(self, relative: str) -> int:
+        """Delete a file's chunks from store and manifest; returns how many were stored."""
+        record = self.manifest.get(relative)
+        removed = self.store.delete_by_path(relative)
+        if record is not None:
+            self.store.delete(record.chunk_ids)
+        self.manifest.write(removed=[relative])
+        return removed
+
+    def add_documents(self, ids: Sequence[str], texts: Sequence[str],
+                      metadatas: Sequence[Metadata] | None = None) -> int:
+        """Embed and store caller-made documents as-is (not chunked); returns vectors computed."""
+        ids, texts = list(ids), list(texts)
+        metadatas = [dict(m) for m in metadatas] if metadatas is not None else [{} for _ in ids]
+        _check_documents(ids, texts, metadatas)
+        for text, metadata in zip(texts, metadatas):
+            metadata.setdefault("source", "api")
+            metadata["content_hash"] = content_hash(text)[:16]
+            metadata["embedding_model"] = self.embedder.provider.model_name
+        embedded = self.embedder.embed(texts, "document")
+        if ids:
+            self.store.upsert(ids, embedded.vectors, texts, metadatas)
+        return embedded.computed
+
+    def _index_files(self, files: Sequence[Path], report: IndexReport,
+                     progress: ProgressCallback | None) -> None:
+        records = self.manifest.records()
+        unchanged_versions: list[FileRecord] = []
+        to_read: list[tuple[Path, str, FileRecord | None]] = []
+        for path in files:
+            relative = relative_posix(path, self.base_dir)
+            previous = records.get(relative)
+            try:
+                stat = path.stat()
+            except OSError as exc:
+                self._skip(report, relative, f"cannot stat: {exc.strerror or exc}", previous)
+                continue
+            if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+                report.files_unchanged += 1
+            else:
+                to_read.append((path, relative, previous))
+        done, total = report.files_unchanged, len(files)
+        window = _Window()
+        for (path, relative, previous), outcome in zip(to_read, self._read_ahead(to_read)):
+            done += 1
+            if isinstance(outcome, SkipFile):
+                self._skip(report, relative, str(outcome), previous)
+            else:
+                if outcome.warning:
+                    report.warnings.append(f"{relative}: {outcome.warning}")
+                if previous and previous.sha256 == outcome.sha256:
+                    report.files_unchanged += 1
+                    unchanged_versions.append(_record(relative, outcome, previous.chunk_ids))
+                else:
+                    window.add(_PendingFile(relative, outcome, self._chunk(relative, outcome), previous))
+                    if window.chunk_count >= EMBED_WINDOW_CHUNKS:
+                        self._flush(window, report)
+                        window = _Window()
+            if progress is not None:
+                progress(done, total)
+        self._flush(window, report)
+        if unchanged_versions:
+            self.manifest.write(unchanged_versions)
+        if progress is not None:
+            progress(total, total)
+
+    def _read_ahead(self, to_read: list[tuple[Path, str, FileRecord | None]]
+                    ) -> Iterator[FileContent | SkipFile]:
+        """Read files on a thread pool, at most READ_AHEAD_FILES ahead of the consumer."""
+        if not to_read:
+            return
+        workers = min(8, (os.cpu_count() or 2) * 2)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragloom-read") as pool:
+            pending: list[Future[FileContent]] = []
+            paths = iter(to_read)
+            for path, _, _ in paths:
+                pending.append(pool.submit(read_text_file, path, self.max_file_bytes))
+                if len(pending) >= READ_AHEAD_FILES:
+                    break
+            while pending:
+                future = pending.pop(0)
+                next_item = next(paths, None)
+                if next_item is not None:
+                    pending.append(pool.submit(read_text_file, next_item[0], self.max_file_bytes))
+                try:
+                    yield future.result()
+                except SkipFile as skip:
+                    yield skip
+
+    def _chunk(self, relative: str, content: FileContent) -> list[Chunk]:
+        chunks = self.chunker.chunk(content.text, relative)
+        model = self.embedder.provider.model_name
+        for chunk in chunks:
+            chunk.metadata.update(source="file", file_hash=content.sha256[:16],
+                                  content_hash=content_hash(chunk.text)[:16],
+                                  embedding_model=model)
+        return chunks
+
+    def _flush(self, window: _Window, report: IndexReport) -> None:
+        """Embed a window's chunks in one call, then write store and manifest."""
+        if not window.files:
+            return
+        chunks = [chunk for pending in window.files for chunk in pending.chunks]
+        embedded = self.embedder.embed([chunk.text for chunk in chunks], "document")
+        report.chunks_embedded += embedded.computed
+        if chunks:
+            self.store.upsert([c.id for c in chunks], embedded.vectors,
+                              [c.text for c in chunks], [c.metadata for c in chunks])
+        stale: list[str] = []
+        for pending in window.files:
+            if pending.previous is not None:
+                current = {chunk.id for chunk in pending.chunks}
+                stale.extend(cid for cid in pending.previous.chunk_ids if cid not in current)
+        if stale:
+            self.store.delete(stale)
+        self.manifest.write(_record(p.relative, p.content, tuple(c.id for c in p.chunks))
+                            for p in window.files)
+        report.files_indexed += len(window.files)
+        report.chunks_added += len(chunks)
+        report.chunks_removed += len(stale)
+
+    def _skip(self, report: IndexReport, relative: str, reason: str,
+              previous: FileRecord | None) -> None:
+        report.skipped.append(SkippedFile(relative, reason))
+        report.files_skipped += 1
+        if previous is not None:
+            report.chunks_removed += self.remove_path(relative)
+            report.files_removed += 1
+
+    def _remove_vanished(self, root: Path, report: IndexReport) -> None:
+        """Drop manifest files under ``root`` that no longer exist on disk."""
+        prefix = relative_posix(root, self.base_dir)
+        for relative in self.manifest.records():
+            inside = prefix == "." or relative == prefix or relative.startswith(prefix + "/")
+            absolute = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
+            if inside and not absolute.is_file():
+                report.chunks_removed += self.remove_path(relative)
+                report.files_removed += 1
+
+
+def _record(relative: str, content: FileContent, chunk_ids: Iterable[str]) -> FileRecord:
+    return FileRecord(relative, content.size, content.mtime_ns, content.sha256,
+                      tuple(chunk_ids), time.time())
+
+
+def _check_documents(ids: list[str], texts: list[str], metadatas: list[Metadata]) -> None:
+    if not (len(ids) == len(texts) == len(metadatas)):
+        raise ValueError(
+            f"ids, texts and metadatas differ in length: {len(ids)}, {len(texts)}, {len(metadatas)}"
+        )
+    seen: set[str] = set()
+    for index, (doc_id, text, metadata) in enumerate(zip(ids, texts, metadatas)):
+        if not isinstance(doc_id, str) or not doc_id:
+            raise ValueError(f"document {index}: id must be a non-empty string, got {doc_id!r}")
+        if doc_id in seen:
+            raise ValueError(f"document id {doc_id!r} appears more than once")
+        seen.add(doc_id)
+        if not isinstance(text, str):
+            raise ValueError(f"document {doc_id!r}: text must be a string, got {type(text).__name__}")
+        for key, value in metadata.items():
+            if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
+                raise ValueError(
+                    f"document {doc_id!r}: metadata {key!r} = {value!r} must be a str, int, "
+                    f"float or bool"
+                )

@@ -1,0 +1,101 @@
+"""The manifest: which version of each file is indexed, and under which chunk ids.
+
+It lets a re-index skip unchanged files without reading them (size + mtime), skip
+files whose content hash is unchanged, and delete exactly the chunks a file no longer has.
+Stored in SQLite beside a persistent store, in memory beside an in-memory one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One indexed file version."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    chunk_ids: tuple[str, ...]
+    indexed_at: float
+
+
+class Manifest:
+    """File records plus a few key/value settings (e.g. the index signature)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(":memory:" if path is None else str(path), timeout=60.0,
+                                   check_same_thread=False, isolation_level=None)
+        if path is not None:
+            self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, "
+            "mtime_ns INTEGER, sha256 TEXT, chunk_ids TEXT, indexed_at REAL)"
+        )
+        self._db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+
+    def get(self, path: str) -> FileRecord | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM files WHERE path = ?", (path,)).fetchone()
+        return None if row is None else _record(row)
+
+    def records(self) -> dict[str, FileRecord]:
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM files").fetchall()
+        return {row[0]: _record(row) for row in rows}
+
+    def write(self, records: Iterable[FileRecord] = (), removed: Iterable[str] = ()) -> None:
+        """Add/replace ``records`` and drop ``removed`` paths in one transaction."""
+        rows = [(r.path, r.size, r.mtime_ns, r.sha256, json.dumps(list(r.chunk_ids)), r.indexed_at)
+                for r in records]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", rows)
+                self._db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def forget_versions(self) -> None:
+        """Keep the chunk ids but forget every file version, so each file is re-chunked."""
+        with self._lock:
+            self._db.execute("UPDATE files SET size = -1, mtime_ns = -1, sha256 = ''")
+
+    def clear(self) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM files")
+
+    def get_setting(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", (key, value))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM files").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _record(row: tuple) -> FileRecord:
+    path, size, mtime_ns, sha256, chunk_ids, indexed_at = row
+    return FileRecord(path, size, mtime_ns, sha256, tuple(json.loads(chunk_ids)), indexed_at)

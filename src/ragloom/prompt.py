@@ -1,0 +1,78 @@
+"""Turning search results into the ``[RETRIEVED CONTEXT]`` block a prompt carries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragloom.types import SearchResult
+
+CONTEXT_START = "[RETRIEVED CONTEXT]"
+CONTEXT_END = "[END RETRIEVED CONTEXT]"
+#: Rough characters per token for budget trimming (no tokenizer dependency).
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free token estimate: one token per four characters, rounded up."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def describe_source(result: SearchResult) -> str:
+    """``File: path (chunk i, lines a-b)`` for file chunks, ``Document: id`` otherwise."""
+    meta = result.metadata
+    if "path" not in meta:
+        return f"Document: {result.id}"
+    details = []
+    if "chunk_index" in meta:
+        details.append(f"chunk {meta['chunk_index']}")
+    if "start_line" in meta and "end_line" in meta:
+        details.append(f"lines {meta['start_line']}-{meta['end_line']}")
+    suffix = f" ({', '.join(details)})" if details else ""
+    return f"File: {meta['path']}{suffix}"
+
+
+def _neutralize_markers(text: str) -> str:
+    """Stop retrieved text from opening or closing the context block itself."""
+    return text.replace(CONTEXT_END, "[END RETRIEVED CONTEXT\u200b]").replace(
+        CONTEXT_START, "[RETRIEVED CONTEXT\u200b]")
+
+
+def format_context(results: Sequence[SearchResult], token_budget: int | None = None) -> str:
+    """The context block listing each result's source then its text, in rank order.
+
+    With ``token_budget``, whole results are kept while they fit; the first that does not
+    fit is cut to the remaining budget and the rest dropped. No results give ``""``.
+    """
+    if not results:
+        return ""
+    header, footer = CONTEXT_START + "\n", CONTEXT_END
+    remaining = None if token_budget is None else (
+        token_budget - estimate_tokens(header) - estimate_tokens(footer))
+    entries: list[str] = []
+    for result in results:
+        entry = f"{describe_source(result)}\n{_neutralize_markers(result.text).rstrip()}\n\n"
+        if remaining is not None:
+            cost = estimate_tokens(entry)
+            if cost > remaining:
+                source_line = describe_source(result) + "\n"
+                room = (remaining - estimate_tokens(source_line)) * CHARS_PER_TOKEN - 6
+                if room > 0:
+                    body = _neutralize_markers(result.text)[:room].rstrip()
+                    entries.append(f"{source_line}{body}\n…\n\n")
+                break
+            remaining -= cost
+        entries.append(entry)
+    if not entries:
+        return ""
+    return header + "".join(entries) + footer
+
+
+def inject_context(md_content: str, results: Sequence[SearchResult],
+                   token_budget: int | None = None) -> str:
+    """``md_content`` followed by the context block; unchanged when there are no results."""
+    block = format_context(results, token_budget)
+    if not block:
+        return md_content
+    separator = "" if not md_content or md_content.endswith("\n\n") else (
+        "\n" if md_content.endswith("\n") else "\n\n")
+    return f"{md_content}{separator}{block}\n"

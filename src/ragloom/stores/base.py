@@ -1,0 +1,69 @@
+"""The vector store interface every backend implements."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from ragloom.stores.filters import Filters
+from ragloom.types import Chunk, Metadata, SearchResult
+
+
+class VectorStore(Protocol):
+    """Keeps chunk vectors with their text and metadata and finds the nearest by cosine.
+
+    ``query`` returns results best first with ``score`` = cosine similarity and
+    ``distance`` = 1 - score. Upserting an existing id replaces it entirely.
+    """
+
+    name: str
+    persistent: bool
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
+               metadatas: Sequence[Metadata]) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def delete_by_path(self, path: str) -> int:
+        """Remove every chunk whose ``path`` metadata equals ``path``; returns how many."""
+        ...
+
+    def query(self, vector: np.ndarray, top_k: int,
+              filters: Filters | None = None) -> list[SearchResult]: ...
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        """The stored chunks among ``ids``, in the order given; unknown ids are left out."""
+        ...
+
+    def count(self) -> int: ...
+
+    def list_paths(self) -> list[str]:
+        """Sorted distinct ``path`` values of the stored chunks."""
+        ...
+
+    def reset(self) -> None:
+        """Remove every chunk."""
+        ...
+
+    def persist(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def check_upsert_arguments(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
+                           metadatas: Sequence[Metadata]) -> np.ndarray:
+    """Validate an upsert's columns (equal lengths, 2-d finite vectors, unique ids)."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != len(ids):
+        raise ValueError(f"vectors must have shape ({len(ids)}, dim), got {matrix.shape}")
+    if len(texts) != len(ids) or len(metadatas) != len(ids):
+        raise ValueError(
+            f"ids, texts and metadatas differ in length: {len(ids)}, {len(texts)}, {len(metadatas)}"
+        )
+    if len(set(ids)) != len(ids):
+        raise ValueError("upsert got the same id more than once")
+    if not np.isfinite(matrix).all():
+        raise ValueError("vectors contain NaN or infinity")
+    return matrix

@@ -1,0 +1,110 @@
+"""An in-memory exact-cosine store, for tests and for engines that need no persistence."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from ragloom.embeddings.base import l2_normalize
+from ragloom.stores.base import check_upsert_arguments
+from ragloom.stores.filters import Filters, compile_filters, matches_all
+from ragloom.types import Chunk, Metadata, SearchResult
+
+
+class MockVectorStore:
+    """Keeps unit vectors in a dict and scores every candidate exactly; nothing is persisted."""
+
+    name = "mock"
+    persistent = False
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._vectors: dict[str, np.ndarray] = {}
+        self._texts: dict[str, str] = {}
+        self._metadatas: dict[str, Metadata] = {}
+        self._matrix: np.ndarray | None = None
+        self._matrix_ids: list[str] = []
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
+               metadatas: Sequence[Metadata]) -> None:
+        matrix = l2_normalize(check_upsert_arguments(ids, vectors, texts, metadatas))
+        with self._lock:
+            for row, chunk_id in enumerate(ids):
+                self._vectors[chunk_id] = matrix[row]
+                self._texts[chunk_id] = texts[row]
+                self._metadatas[chunk_id] = dict(metadatas[row])
+            self._matrix = None
+
+    def delete(self, ids: Sequence[str]) -> None:
+        with self._lock:
+            for chunk_id in ids:
+                self._vectors.pop(chunk_id, None)
+                self._texts.pop(chunk_id, None)
+                self._metadatas.pop(chunk_id, None)
+            self._matrix = None
+
+    def delete_by_path(self, path: str) -> int:
+        with self._lock:
+            doomed = [cid for cid, meta in self._metadatas.items() if meta.get("path") == path]
+            self.delete(doomed)
+            return len(doomed)
+
+    def query(self, vector: np.ndarray, top_k: int,
+              filters: Filters | None = None) -> list[SearchResult]:
+        conditions = compile_filters(filters)
+        with self._lock:
+            if self._matrix is None:
+                self._matrix_ids = list(self._vectors)
+                self._matrix = (np.stack([self._vectors[i] for i in self._matrix_ids])
+                                if self._matrix_ids else np.zeros((0, len(vector)), np.float32))
+            ids, matrix = self._matrix_ids, self._matrix
+            if conditions:
+                rows = [r for r, cid in enumerate(ids) if matches_all(self._metadatas[cid], conditions)]
+                ids = [ids[r] for r in rows]
+                matrix = matrix[rows]
+            if not ids or top_k <= 0:
+                return []
+            query = l2_normalize(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+            scores = matrix @ query
+            order = top_k_indices(scores, top_k)
+            return [
+                SearchResult(id=ids[r], text=self._texts[ids[r]], metadata=dict(self._metadatas[ids[r]]),
+                             score=float(scores[r]), distance=float(1.0 - scores[r]))
+                for r in order
+            ]
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        with self._lock:
+            return [Chunk(cid, self._texts[cid], dict(self._metadatas[cid]))
+                    for cid in ids if cid in self._texts]
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._vectors)
+
+    def list_paths(self) -> list[str]:
+        with self._lock:
+            return sorted({str(m["path"]) for m in self._metadatas.values() if "path" in m})
+
+    def reset(self) -> None:
+        with self._lock:
+            self._vectors.clear()
+            self._texts.clear()
+            self._metadatas.clear()
+            self._matrix = None
+
+    def persist(self) -> None:
+        """Nothing to do: this store lives in memory."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def top_k_indices(scores: np.ndarray, top_k: int) -> np.ndarray:
+    """Indices of the ``top_k`` highest scores, best first; ties keep insertion order."""
+    if top_k >= len(scores):
+        return np.argsort(-scores, kind="stable")
+    candidates = np.argpartition(-scores, top_k - 1)[:top_k]
+    return candidates[np.lexsort((candidates, -scores[candidates]))]

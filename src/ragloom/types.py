@@ -1,0 +1,79 @@
+"""The data that crosses ragloom's public surface: chunks, search results, index reports."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Union
+
+MetadataValue = Union[str, int, float, bool]
+Metadata = dict[str, MetadataValue]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a file or document as it is embedded and stored."""
+
+    id: str
+    text: str
+    metadata: Metadata = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RetrieverHit:
+    """Where one retriever ranked a result: its 1-based rank and raw score."""
+
+    rank: int
+    score: float
+
+
+@dataclass
+class SearchResult:
+    """One retrieved chunk: its text and metadata, cosine ``score`` and ``distance`` (1 - score).
+
+    ``retrievers`` says which retrievers found it (e.g. ``dense``, ``sparse``) and where.
+    """
+
+    id: str
+    text: str
+    metadata: Metadata
+    score: float
+    distance: float
+    retrievers: dict[str, RetrieverHit] = field(default_factory=dict)
+
+    @property
+    def path(self) -> str | None:
+        value = self.metadata.get("path")
+        return None if value is None else str(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file discovery or indexing passed over, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class IndexReport:
+    """What one indexing run did."""
+
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_skipped: int = 0
+    files_removed: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+    skipped: list[SkippedFile] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

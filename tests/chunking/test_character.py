@@ -1,0 +1,92 @@
+"""Character chunking: exact windows, overlap, line numbers and ids."""
+
+from __future__ import annotations
+
+import hashlib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragloom.chunking import CharacterChunker, chunk_id
+
+
+def test_empty_and_blank_text_give_no_chunks() -> None:
+    chunker = CharacterChunker(100, 20)
+    assert chunker.chunk("", "a.txt") == []
+    assert chunker.chunk("  \n\n\t ", "a.txt") == []
+
+
+def test_short_text_is_one_chunk() -> None:
+    chunks = CharacterChunker(1000, 200).chunk("hello\nworld\n", "docs/a.txt")
+    assert len(chunks) == 1
+    chunk = chunks[0]
+    assert chunk.text == "hello\nworld\n"
+    assert chunk.id == chunk_id("docs/a.txt", 0)
+    assert chunk.metadata == {
+        "chunker": "character", "path": "docs/a.txt", "chunk_index": 0,
+        "start_line": 1, "end_line": 2, "start_char": 0,
+    }
+
+
+def test_exact_windows_with_overlap() -> None:
+    text = "".join(chr(ord("a") + i % 26) for i in range(2500))
+    chunks = CharacterChunker(1000, 200).chunk(text, "x.txt")
+    assert [c.metadata["start_char"] for c in chunks] == [0, 800, 1600]
+    assert [len(c.text) for c in chunks] == [1000, 1000, 900]
+    assert chunks[0].text[-200:] == chunks[1].text[:200]
+    assert [c.metadata["chunk_index"] for c in chunks] == [0, 1, 2]
+
+
+def test_line_numbers_of_each_window() -> None:
+    text = "".join(f"line {i:03d}\n" for i in range(1, 101))  # 9 chars per line
+    chunks = CharacterChunker(90, 18).chunk(text, "x.txt")
+    first, second = chunks[0], chunks[1]
+    assert (first.metadata["start_line"], first.metadata["end_line"]) == (1, 10)
+    assert second.metadata["start_char"] == 72
+    assert (second.metadata["start_line"], second.metadata["end_line"]) == (9, 18)
+
+
+def test_ids_are_deterministic_and_distinct() -> None:
+    assert chunk_id("a.py", 0) == chunk_id("a.py", 0)
+    assert len({chunk_id("a.py", 0), chunk_id("a.py", 1), chunk_id("b.py", 0)}) == 3
+    # The scheme is part of the on-disk format: sha256("path\0index"), 32 hex digits.
+    assert chunk_id("a.py", 0) == hashlib.sha256(b"a.py\x000").hexdigest()[:32]
+
+
+def test_sentence_boundaries_cut_after_a_sentence() -> None:
+    sentence = "This is a sentence. "
+    text = sentence * 10  # 200 chars
+    chunks = CharacterChunker(90, 10, sentence_boundaries=True).chunk(text, "x.txt")
+    assert chunks[0].text == sentence * 4
+    plain = CharacterChunker(90, 10).chunk(text, "x.txt")
+    assert len(plain[0].text) == 90
+
+
+def test_sentence_boundaries_ignore_cuts_before_the_last_fifth() -> None:
+    text = "Short. " + "x" * 200
+    chunks = CharacterChunker(100, 10, sentence_boundaries=True).chunk(text, "x.txt")
+    assert len(chunks[0].text) == 100
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("ab \n.!"), max_size=600),
+       size=st.integers(5, 120), overlap_share=st.floats(0, 0.9),
+       sentences=st.booleans())
+def test_chunks_are_exact_slices_covering_the_text(text: str, size: int, overlap_share: float,
+                                                   sentences: bool) -> None:
+    overlap = min(int(size * overlap_share), size - 1)
+    chunks = CharacterChunker(size, overlap, sentences).chunk(text, "p.txt")
+    lines = text.split("\n")
+    covered = [False] * len(text)
+    for index, chunk in enumerate(chunks):
+        start = chunk.metadata["start_char"]
+        assert text[start:start + len(chunk.text)] == chunk.text
+        assert len(chunk.text) <= size
+        assert chunk.metadata["chunk_index"] == index
+        assert chunk.metadata["start_line"] == text.count("\n", 0, start) + 1
+        end = start + len(chunk.text) - 1
+        assert chunk.metadata["end_line"] == text.count("\n", 0, end) + 1
+        assert chunk.metadata["end_line"] <= len(lines)
+        for position in range(start, start + len(chunk.text)):
+            covered[position] = True
+    assert all(covered[i] for i, char in enumerate(text) if not char.isspace())

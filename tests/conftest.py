@@ -1,0 +1,36 @@
+"""Shared fixtures: engines on the deterministic hash embedder and the in-memory store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import hash_config
+from ragloom import RAGConfig, RAGEngine
+
+
+@pytest.fixture
+def make_engine(tmp_path: Path) -> Iterator[Callable[..., RAGEngine]]:
+    """Build engines rooted at ``tmp_path / 'project'``; all are closed after the test."""
+    engines: list[RAGEngine] = []
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+
+    def build(config: RAGConfig | None = None, **overrides: Any) -> RAGEngine:
+        engine = RAGEngine(config or hash_config(**overrides), base_dir=project)
+        engines.append(engine)
+        return engine
+
+    yield build
+    for engine in engines:
+        engine.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir(exist_ok=True)
+    return folder

@@ -1,0 +1,243 @@
+"""The write path end to end: ids, idempotence, partial re-embedding, deletions, skips."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers import write
+from ragloom import RagloomError
+from ragloom.chunking import chunk_id
+
+
+def make_tree(root: Path) -> None:
+    write(root, "src/app.py", "def main():\n    print('hello')\n" * 40)
+    write(root, "docs/guide.md", "# Guide\n\nInstall the package, then run it.\n")
+    write(root, "notes.txt", "Parsers turn text into trees.\n")
+
+
+def test_index_directory_reports_and_stores_relative_paths(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    report = engine.index_directory()
+    assert report.files_indexed == 3
+    assert report.chunks_added == engine.count() == report.chunks_embedded
+    assert engine.get_all_indexed_paths() == ["docs/guide.md", "notes.txt", "src/app.py"]
+    assert not engine.is_empty()
+
+
+def test_chunk_ids_are_path_and_index(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    engine.index_directory()
+    result = engine.search("Parsers turn text into trees", top_k=1)[0]
+    assert result.id == chunk_id("notes.txt", 0)
+    assert result.metadata["path"] == "notes.txt"
+
+
+def test_reindexing_unchanged_tree_is_idempotent(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    first = engine.index_directory()
+    count = engine.count()
+    second = engine.index_directory()
+    assert engine.count() == count
+    assert (second.files_indexed, second.files_unchanged, second.chunks_embedded) == (0, 3, 0)
+    assert first.files_indexed == 3
+
+
+def test_touched_but_identical_file_is_not_reindexed(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    engine.index_directory()
+    path = project / "notes.txt"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000_000))
+    report = engine.index_directory()
+    assert (report.files_indexed, report.files_unchanged) == (0, 3)
+
+
+def test_editing_one_file_reembeds_only_its_changed_chunks(make_engine, project: Path) -> None:
+    paragraphs = [f"Paragraph {i} talks about topic {i} at some length.\n" * 3 for i in range(6)]
+    write(project, "a.txt", "".join(paragraphs))
+    write(project, "b.txt", "Another file entirely.\n")
+    engine = make_engine(chunk_size=150, chunk_overlap=0)
+    engine.index_directory()
+    count = engine.count()
+    old_text = (project / "a.txt").read_text()
+    new_text = old_text[:-10] + "CHANGED!!\n"  # same length: only the last window changes
+    assert len(new_text) == len(old_text)
+    (project / "a.txt").write_text(new_text)
+    report = engine.index_directory()
+    assert report.files_indexed == 1 and report.files_unchanged == 1
+    assert report.chunks_embedded == 1
+    assert engine.count() == count
+
+
+def test_shrinking_a_file_removes_its_extra_chunks(make_engine, project: Path) -> None:
+    write(project, "a.txt", "word " * 1000)
+    engine = make_engine(chunk_size=100, chunk_overlap=0)
+    engine.index_directory()
+    assert engine.count() == 50
+    write(project, "a.txt", "word " * 100)
+    report = engine.index_directory()
+    assert engine.count() == 5
+    assert report.chunks_removed == 45
+    assert engine.store.get([chunk_id("a.txt", 5)]) == []
+
+
+def test_deleted_file_is_removed(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    engine.index_directory()
+    (project / "notes.txt").unlink()
+    report = engine.index_directory()
+    assert report.files_removed == 1
+    assert "notes.txt" not in engine.get_all_indexed_paths()
+    assert all(r.metadata["path"] != "notes.txt" for r in engine.search("parsers trees", top_k=10))
+
+
+def test_deletion_outside_the_indexed_subtree_is_left_alone(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    engine.index_directory()
+    (project / "notes.txt").unlink()
+    engine.index_directory("src")
+    assert "notes.txt" in engine.get_all_indexed_paths()
+
+
+def test_index_file_and_delete_by_path(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    report = engine.index_file("docs/guide.md")
+    assert report.files_indexed == 1
+    assert engine.get_all_indexed_paths() == ["docs/guide.md"]
+    assert engine.delete_documents_by_path("docs/guide.md") == 1
+    assert engine.is_empty()
+    again = engine.index_file(project / "docs/guide.md")
+    assert again.files_indexed == 1, "a deleted path must be indexable again"
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        engine.index_file("missing.txt")
+
+
+def test_default_excludes_and_secrets(make_engine, project: Path) -> None:
+    write(project, "keep.py", "x = 1\n")
+    for relative in [".git/config", "node_modules/m/index.js", ".venv/lib/site.py",
+                     "pkg/__pycache__/m.py", ".env", ".env.local", "certs/server.pem",
+                     "deploy.key", "home/id_rsa", "home/id_rsa.pub"]:
+        write(project, relative, "SECRET=1\n")
+    engine = make_engine()
+    report = engine.index_directory()
+    assert engine.get_all_indexed_paths() == ["keep.py"]
+    skipped = {s.path: s.reason for s in report.skipped}
+    assert set(skipped) == {".env", ".env.local", "certs/server.pem", "deploy.key",
+                            "home/id_rsa", "home/id_rsa.pub"}
+    assert all("secret" in reason for reason in skipped.values())
+
+
+def test_secret_file_indexed_when_named_by_include(make_engine, project: Path) -> None:
+    write(project, "config/.env.example", "API_URL=http://localhost\n")
+    write(project, "a.py", "x = 1\n")
+    engine = make_engine()
+    engine.index_directory(include=["*"])
+    assert engine.get_all_indexed_paths() == ["a.py"]
+    engine.index_directory(include=[".env.example"])
+    assert "config/.env.example" in engine.get_all_indexed_paths()
+
+
+def test_include_and_exclude_globs(make_engine, project: Path) -> None:
+    make_tree(project)
+    write(project, "src/gen/big.py", "x = 2\n")
+    engine = make_engine()
+    engine.index_directory(include=["*.py"], exclude=["src/gen/"])
+    assert engine.get_all_indexed_paths() == ["src/app.py"]
+
+
+def test_binary_file_skipped_with_reason(make_engine, project: Path) -> None:
+    (project / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    write(project, "a.txt", "text\n")
+    engine = make_engine()
+    report = engine.index_directory()
+    assert engine.get_all_indexed_paths() == ["a.txt"]
+    assert [(s.path, s.reason) for s in report.skipped] == [("image.png", "binary file (NUL bytes)")]
+
+
+def test_mostly_invalid_utf8_is_skipped_slightly_invalid_is_kept(make_engine, project: Path) -> None:
+    (project / "latin1.txt").write_bytes(("café au lait " * 50).encode("latin-1"))
+    (project / "mostly.txt").write_bytes(b"good text " * 100 + b"\xff")
+    engine = make_engine()
+    report = engine.index_directory()
+    assert engine.get_all_indexed_paths() == ["mostly.txt"]
+    assert ("latin1.txt", "not UTF-8 text") in [(s.path, s.reason) for s in report.skipped]
+    assert any(w.startswith("mostly.txt: invalid UTF-8") for w in report.warnings)
+
+
+def test_oversized_file_skipped(make_engine, project: Path) -> None:
+    write(project, "big.txt", "x" * 2000)
+    engine = make_engine(max_file_bytes=1000)
+    report = engine.index_directory()
+    assert engine.is_empty()
+    assert "larger than max_file_bytes" in report.skipped[0].reason
+
+
+def test_file_that_became_binary_loses_its_chunks(make_engine, project: Path) -> None:
+    write(project, "a.dat", "readable text\n")
+    engine = make_engine()
+    engine.index_directory()
+    (project / "a.dat").write_bytes(b"\x00\x01\x02")
+    report = engine.index_directory()
+    assert engine.is_empty() and report.files_removed == 1
+
+
+def test_add_and_delete_documents(make_engine) -> None:
+    engine = make_engine()
+    engine.add_documents(["d1", "d2"], ["apples and pears", "rockets and jets"],
+                         [{"topic": "fruit"}, {"topic": "flight"}])
+    assert engine.count() == 2
+    top = engine.search("pears", top_k=1)[0]
+    assert (top.id, top.metadata["topic"], top.metadata["source"]) == ("d1", "fruit", "api")
+    engine.delete_documents(["d1"])
+    assert [r.id for r in engine.search("pears", top_k=5)] == ["d2"]
+
+
+def test_add_documents_rejects_bad_input_without_writing(make_engine) -> None:
+    engine = make_engine()
+    with pytest.raises(ValueError, match="differ in length"):
+        engine.add_documents(["a", "b"], ["one"])
+    with pytest.raises(ValueError, match="'a' appears more than once"):
+        engine.add_documents(["a", "a"], ["one", "two"])
+    with pytest.raises(ValueError, match=r"document 'a': metadata 'tags' = \['x'\]"):
+        engine.add_documents(["a"], ["one"], [{"tags": ["x"]}])
+    assert engine.is_empty()
+
+
+def test_documents_survive_directory_reindex(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    engine.add_documents(["faq-1"], ["How do I reset my password?"])
+    engine.index_directory()
+    engine.index_directory()
+    assert engine.store.get(["faq-1"])[0].text == "How do I reset my password?"
+
+
+def test_progress_reports_every_file(make_engine, project: Path) -> None:
+    make_tree(project)
+    calls: list[tuple[int, int]] = []
+    make_engine().index_directory(progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (3, 3)
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
+def test_disabled_engine_builds_nothing_and_finds_nothing(make_engine, project: Path) -> None:
+    engine = make_engine(enabled=False)
+    assert engine.search("anything") == []
+    assert engine.is_empty()
+    with pytest.raises(RagloomError, match="disabled"):
+        engine.index_directory()
+
+
+def test_index_directory_on_a_file_is_a_clear_error(make_engine, project: Path) -> None:
+    make_tree(project)
+    with pytest.raises(NotADirectoryError, match="notes.txt"):
+        make_engine().index_directory("notes.txt")

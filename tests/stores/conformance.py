@@ -1,0 +1,146 @@
+"""The behaviour every vector store must have; each backend's test module runs this suite.
+
+A backend test module defines a ``store_factory`` fixture returning ``open_store()``,
+a callable that opens (or reopens, for persistent stores) the same store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from ragloom.stores.base import VectorStore
+
+DIM = 16
+StoreFactory = Callable[[], VectorStore]
+
+
+def unit(*entries: float) -> np.ndarray:
+    vector = np.zeros(DIM, dtype=np.float32)
+    vector[: len(entries)] = entries
+    return vector / np.linalg.norm(vector)
+
+
+def sample_rows() -> tuple[list[str], np.ndarray, list[str], list[dict]]:
+    ids = ["a0", "a1", "b0", "c0"]
+    vectors = np.stack([unit(1, 0), unit(1, 0.2), unit(0, 1), unit(-1, 0)])
+    texts = ["alpha zero", "alpha one", "beta zero", "gamma zero"]
+    metadatas = [
+        {"path": "src/a.py", "chunk_index": 0, "language": "python", "kind": "function"},
+        {"path": "src/a.py", "chunk_index": 1, "language": "python", "kind": "class"},
+        {"path": "docs/b.md", "chunk_index": 0, "language": "markdown", "kind": "section"},
+        {"path": "c.txt", "chunk_index": 0, "language": "text", "start_line": 7},
+    ]
+    return ids, vectors, texts, metadatas
+
+
+class StoreConformance:
+    """Subclass in a backend's test module and provide the ``store_factory`` fixture."""
+
+    persistent = False
+
+    @pytest.fixture
+    def store(self, store_factory: StoreFactory) -> VectorStore:
+        store = store_factory()
+        ids, vectors, texts, metadatas = sample_rows()
+        store.upsert(ids, vectors, texts, metadatas)
+        return store
+
+    def test_empty_store(self, store_factory: StoreFactory) -> None:
+        store = store_factory()
+        assert store.count() == 0
+        assert store.query(unit(1), top_k=3) == []
+        assert store.list_paths() == []
+        assert store.get(["nope"]) == []
+
+    def test_query_order_scores_and_distances(self, store: VectorStore) -> None:
+        results = store.query(unit(1, 0.05), top_k=4)
+        assert [r.id for r in results] == ["a0", "a1", "b0", "c0"]
+        scores = [r.score for r in results]
+        assert scores == sorted(scores, reverse=True)
+        for result in results:
+            assert result.distance == pytest.approx(1 - result.score, abs=1e-5)
+        assert results[0].score == pytest.approx(float(unit(1, 0.05) @ unit(1, 0)), abs=1e-5)
+        assert results[-1].score == pytest.approx(-0.995, abs=1e-2)
+        assert results[0].text == "alpha zero"
+        assert results[0].metadata["path"] == "src/a.py"
+
+    def test_top_k_limits(self, store: VectorStore) -> None:
+        assert len(store.query(unit(1), top_k=2)) == 2
+        assert len(store.query(unit(1), top_k=50)) == 4
+
+    def test_upsert_replaces(self, store: VectorStore) -> None:
+        store.upsert(["a0"], unit(0, 1).reshape(1, -1), ["alpha replaced"],
+                     [{"path": "src/a.py", "chunk_index": 0, "language": "python"}])
+        assert store.count() == 4
+        assert store.get(["a0"])[0].text == "alpha replaced"
+        assert "kind" not in store.get(["a0"])[0].metadata
+        assert store.query(unit(0, 1), top_k=2)[0].id in {"a0", "b0"}
+
+    def test_get_keeps_requested_order(self, store: VectorStore) -> None:
+        assert [c.id for c in store.get(["c0", "missing", "a0"])] == ["c0", "a0"]
+
+    def test_delete_by_ids(self, store: VectorStore) -> None:
+        store.delete(["a1", "never-stored"])
+        assert store.count() == 3
+        assert "a1" not in [r.id for r in store.query(unit(1), top_k=10)]
+
+    def test_delete_by_path(self, store: VectorStore) -> None:
+        assert store.delete_by_path("src/a.py") == 2
+        assert store.count() == 2
+        assert store.list_paths() == ["c.txt", "docs/b.md"]
+        assert store.delete_by_path("src/a.py") == 0
+
+    def test_list_paths(self, store: VectorStore) -> None:
+        assert store.list_paths() == ["c.txt", "docs/b.md", "src/a.py"]
+
+    def test_filter_equality(self, store: VectorStore) -> None:
+        results = store.query(unit(1), top_k=10, filters={"language": "python"})
+        assert [r.id for r in results] == ["a0", "a1"]
+
+    def test_filter_operators(self, store: VectorStore) -> None:
+        def ids(filters: dict) -> set[str]:
+            return {r.id for r in store.query(unit(1), top_k=10, filters=filters)}
+
+        assert ids({"kind": {"$in": ["class", "section"]}}) == {"a1", "b0"}
+        assert ids({"language": {"$ne": "python"}}) == {"b0", "c0"}
+        assert ids({"language": {"$nin": ["python", "text"]}}) == {"b0"}
+        assert ids({"start_line": {"$gte": 7}}) == {"c0"}
+        assert ids({"chunk_index": {"$gt": 0}}) == {"a1"}
+        assert ids({"path": "src/*.py"}) == {"a0", "a1"}
+        assert ids({"path": {"$glob": "**/*.md"}}) == {"b0"}
+        assert ids({"language": "python", "kind": "class"}) == {"a1"}
+        assert ids({"language": "cobol"}) == set()
+
+    def test_filter_does_not_shrink_top_k(self, store: VectorStore) -> None:
+        results = store.query(unit(1), top_k=1, filters={"language": "markdown"})
+        assert [r.id for r in results] == ["b0"]
+
+    def test_bad_filter_is_an_error(self, store: VectorStore) -> None:
+        with pytest.raises(ValueError, match=r"unknown operator '\$regex'"):
+            store.query(unit(1), top_k=1, filters={"path": {"$regex": ".*"}})
+
+    def test_reset(self, store: VectorStore) -> None:
+        store.reset()
+        assert store.count() == 0 and store.query(unit(1), top_k=1) == []
+
+    def test_rejects_mismatched_columns(self, store: VectorStore) -> None:
+        with pytest.raises(ValueError):
+            store.upsert(["x", "y"], unit(1).reshape(1, -1), ["t"], [{}])
+        assert store.count() == 4
+
+    def test_persistence_across_reopen(self, store_factory: StoreFactory) -> None:
+        if not self.persistent:
+            pytest.skip("this store keeps nothing across reopen by design")
+        store = store_factory()
+        ids, vectors, texts, metadatas = sample_rows()
+        store.upsert(ids, vectors, texts, metadatas)
+        store.delete(["c0"])
+        store.persist()
+        store.close()
+        reopened = store_factory()
+        assert reopened.count() == 3
+        assert [r.id for r in reopened.query(unit(1, 0.05), top_k=2)] == ["a0", "a1"]
+        assert reopened.get(["b0"])[0].metadata["path"] == "docs/b.md"

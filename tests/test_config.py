@@ -1,0 +1,135 @@
+"""Config loading: defaults, TOML parsing, and errors that name file, key and value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from ragloom import ConfigError, RAGConfig, load_config
+from ragloom.config import EmbeddingProviderName, VectorStoreName, parse_config
+from ragloom.embeddings.registry import embedding_providers
+from ragloom.stores.registry import vector_stores
+
+
+def write_toml(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "app.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_match_the_design() -> None:
+    config = RAGConfig()
+    assert (config.chunk_size, config.chunk_overlap, config.top_k) == (1000, 200, 5)
+    assert config.embedding_provider == "local"
+    assert config.vector_store.provider == "chroma"
+    assert config.vector_store.bits == 4
+
+
+def test_load_full_table(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, """
+[app]
+name = "x"
+
+[rag]
+enabled = true
+embedding_provider = "hash"
+embedding_dim = 64
+chunk_size = 500
+chunk_overlap = 50
+top_k = 3
+hybrid = false
+
+[rag.vector_store]
+provider = "mock"
+collection_name = "docs"
+bits = 3
+""")
+    config = load_config(path)
+    assert config.embedding_dim == 64
+    assert (config.chunk_size, config.chunk_overlap, config.top_k) == (500, 50, 3)
+    assert config.vector_store.collection_name == "docs"
+    assert config.vector_store.bits == 3
+
+
+def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag\nchunk_size = 1")
+    with pytest.raises(ConfigError, match=r"app\.toml: invalid TOML"):
+        load_config(path)
+
+
+def test_missing_file_and_missing_table(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match=r"no \[rag\] table"):
+        load_config(write_toml(tmp_path, "[other]\na = 1\n"))
+
+
+def test_unknown_key_is_named(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag]\nchunk_sise = 10\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path} [rag]: unknown key 'chunk_sise'"
+
+
+def test_unknown_nested_key_is_named(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag.vector_store]\nprovidr = 'mock'\n")
+    with pytest.raises(ConfigError, match=r"unknown key 'vector_store\.providr'"):
+        load_config(path)
+
+
+def test_wrong_type_names_key_and_value(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag]\nchunk_size = 'big'\n")
+    with pytest.raises(ConfigError, match=r"app\.toml \[rag\]: key 'chunk_size' = 'big'"):
+        load_config(path)
+
+
+def test_overlap_not_below_size(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag]\nchunk_size = 100\nchunk_overlap = 100\n")
+    with pytest.raises(ConfigError, match=r"chunk_overlap \(100\) must be smaller than chunk_size \(100\)"):
+        load_config(path)
+
+
+def test_unknown_provider_lists_valid_ones(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag.vector_store]\nprovider = 'faiss'\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "key 'vector_store.provider' = 'faiss'" in message
+    assert "'chroma'" in message and "'turboquant'" in message and "'mock'" in message
+    with pytest.raises(ConfigError, match=r"key 'embedding_provider' = 'openai'"):
+        parse_config({"embedding_provider": "openai"})
+
+
+def test_out_of_range_values() -> None:
+    with pytest.raises(ConfigError, match=r"key 'vector_store.bits' = 9"):
+        parse_config({"vector_store": {"bits": 9}})
+    with pytest.raises(ConfigError, match=r"key 'top_k' = 0"):
+        parse_config({"top_k": 0})
+
+
+def test_config_errors_are_value_errors() -> None:
+    with pytest.raises(ValueError):
+        parse_config({"chunk_size": -1})
+
+
+def test_registries_match_config_literals() -> None:
+    assert sorted(get_args(VectorStoreName)) == vector_stores.names()
+    assert sorted(get_args(EmbeddingProviderName)) == embedding_providers.names()
+
+
+def test_api_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = parse_config({"vector_store": {"api_key_env": "RAGLOOM_TEST_KEY"}})
+    monkeypatch.setenv("RAGLOOM_TEST_KEY", "s3cret-value")
+    assert config.vector_store.resolved_api_key() == "s3cret-value"
+    monkeypatch.delenv("RAGLOOM_TEST_KEY")
+    with pytest.raises(ConfigError, match="RAGLOOM_TEST_KEY.*not set"):
+        config.vector_store.resolved_api_key()
+
+
+def test_inline_api_key_is_hidden_in_repr() -> None:
+    config = parse_config({"vector_store": {"api_key": "s3cret-value"}})
+    assert "s3cret-value" not in repr(config)
+    assert "s3cret-value" not in str(config.model_dump())
+    assert config.vector_store.resolved_api_key() == "s3cret-value"

@@ -1,0 +1,22 @@
+"""``import ragloom`` must stay light: no torch, chromadb or google.genai until needed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("torch", "chromadb", "google.genai", "sentence_transformers", "transformers")
+
+
+def test_import_ragloom_pulls_no_heavy_dependency() -> None:
+    code = (
+        "import sys, ragloom\n"
+        "from ragloom import RAGEngine, RAGConfig\n"
+        "import tempfile\n"
+        "e = RAGEngine(RAGConfig(embedding_provider='hash', vector_store={'provider': 'mock'}),"
+        " base_dir=tempfile.mkdtemp())\n"
+        "e.add_documents(['a'], ['hello']); e.search('hello'); e.close()\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert output.stdout.strip() == ""
