@@ -51,6 +51,7 @@ class ChunkingConfig(StrictModel):
     sentence_boundaries: bool = False
     ast_chunking: bool = True
     markdown_chunking: bool = True
+    markdown_heading_level: int = Field(3, ge=1, le=6)
 
 
 class RAGConfig(StrictModel):
@@ -61,7 +62,15 @@ class RAGConfig(StrictModel):
     embedding_model: str | None = None
     embedding_dim: int | None = Field(None, ge=1, le=65536)
     embedding_batch_size: int = Field(64, ge=1, le=100_000)
+    embedding_device: str | None = None
+    embedding_normalize: bool = True
+    embedding_max_seq_length: int | None = Field(None, ge=1)
+    embedding_base_url: str | None = None
+    embedding_concurrency: int = Field(4, ge=1, le=64)
+    embedding_max_retries: int = Field(5, ge=0, le=20)
     embedding_cache: bool = True
+    api_key: SecretStr | None = None
+    api_key_env: str | None = None
     chunk_size: int = Field(1000, ge=1)
     chunk_overlap: int = Field(200, ge=0)
     top_k: int = Field(5, ge=1, le=10_000)
@@ -73,6 +82,10 @@ class RAGConfig(StrictModel):
     index_dir: str = ".ragloom"
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
+
+    def resolved_api_key(self) -> str | None:
+        """The Gemini API key from ``api_key`` or the variable named by ``api_key_env``."""
+        return resolve_secret(self.api_key, self.api_key_env, "api_key_env")
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> RAGConfig:

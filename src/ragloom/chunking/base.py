@@ -68,6 +68,37 @@ class Piece:
     extra: Metadata = field(default_factory=dict)
 
 
+class SourceLines:
+    """A text with its line table, for chunkers that cut at whole lines (1-based, inclusive)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = LineIndex(text)
+        self.line_texts = text.split("\n")
+
+    @property
+    def line_count(self) -> int:
+        return self.lines.line_count
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """Character range of lines ``first..last``, newline of the last line included."""
+        end = self.lines.offset_of(last + 1) if last < self.lines.line_count else len(self.text)
+        return self.lines.offset_of(first), end
+
+    def size(self, first: int, last: int) -> int:
+        start, end = self.span(first, last)
+        return end - start
+
+    def piece(self, first: int, last: int, header: str = "", **extra: object) -> Piece:
+        """The Piece for lines ``first..last``, blank lines at either end left out."""
+        while first < last and not self.line_texts[first - 1].strip():
+            first += 1
+        while last > first and not self.line_texts[last - 1].strip():
+            last -= 1
+        start, end = self.span(first, last)
+        return Piece(self.text[start:end], start, first, last, header, dict(extra))  # type: ignore[arg-type]
+
+
 def piece_from_span(text: str, lines: LineIndex, start: int, end: int, **extra: object) -> Piece:
     """The Piece for ``text[start:end]`` with its 1-based inclusive line range."""
     return Piece(

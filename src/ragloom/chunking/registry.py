@@ -45,6 +45,25 @@ def character_chunker(config: RAGConfig) -> CharacterChunker:
     )
 
 
+@chunkers.register("python")
+def _python_chunker(config: RAGConfig) -> Chunker | None:
+    from ragloom.chunking.python_ast import PythonAstChunker
+
+    if not config.chunking.ast_chunking:
+        return None
+    return PythonAstChunker(config.chunk_size, config.chunk_overlap)
+
+
+@chunkers.register("markdown")
+def _markdown_chunker(config: RAGConfig) -> Chunker | None:
+    from ragloom.chunking.markdown import MarkdownChunker
+
+    if not config.chunking.markdown_chunking:
+        return None
+    return MarkdownChunker(config.chunk_size, config.chunk_overlap,
+                           config.chunking.markdown_heading_level)
+
+
 class FileChunker:
     """Chunks any file with the chunker its language calls for, tagging ``language``."""
 

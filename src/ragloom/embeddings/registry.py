@@ -1,4 +1,4 @@
-"""Builds the embedding provider a config names."""
+"""Builds the embedding provider a config names; heavy SDKs are imported only here, lazily."""
 
 from __future__ import annotations
 
@@ -22,17 +22,32 @@ def _hash_provider(config: RAGConfig) -> EmbeddingProvider:
     return HashEmbeddingProvider(config.embedding_dim or DEFAULT_HASH_DIMENSION)
 
 
-def _not_built(name: str) -> ProviderFactory:
-    def factory(config: RAGConfig) -> EmbeddingProvider:
+@embedding_providers.register("local")
+def _local_provider(config: RAGConfig) -> EmbeddingProvider:
+    from ragloom.embeddings.local import DEFAULT_LOCAL_MODEL, LocalEmbeddingProvider
+
+    provider = LocalEmbeddingProvider(
+        config.embedding_model or DEFAULT_LOCAL_MODEL, device=config.embedding_device,
+        batch_size=config.embedding_batch_size, normalize=config.embedding_normalize,
+        max_seq_length=config.embedding_max_seq_length,
+    )
+    if config.embedding_dim is not None and config.embedding_dim != provider.dimension:
         raise ConfigError(
-            f"embedding_provider = {name!r} is not available in this ragloom version yet; "
-            f"use 'hash' for now"
+            f"key 'embedding_dim' = {config.embedding_dim}: local model "
+            f"{provider.model_name!r} produces {provider.dimension}-d vectors"
         )
-    return factory
+    return provider
 
 
-for _name in ("local", "gemini"):
-    embedding_providers.register(_name)(_not_built(_name))
+@embedding_providers.register("gemini")
+def _gemini_provider(config: RAGConfig) -> EmbeddingProvider:
+    from ragloom.embeddings.gemini import DEFAULT_GEMINI_MODEL, GeminiEmbeddingProvider
+
+    return GeminiEmbeddingProvider(
+        config.embedding_model or DEFAULT_GEMINI_MODEL, config.embedding_dim,
+        api_key=config.resolved_api_key(), base_url=config.embedding_base_url,
+        max_concurrency=config.embedding_concurrency, max_retries=config.embedding_max_retries,
+    )
 
 
 def create_embedding_provider(config: RAGConfig) -> EmbeddingProvider:

@@ -1,0 +1,212 @@
+"""Markdown chunks that follow the document's sections.
+
+One chunk per section at heading levels 1..``max_level`` (ATX ``#`` and setext
+underlines), carrying ``heading`` and ``heading_path`` ("Install > From source"). Text
+before the first heading is its own chunk; front matter stays with the first chunk. A
+section longer than chunk_size is split between paragraphs with paragraph overlap, and
+continuation pieces repeat the heading line. Fenced code blocks are never cut: headings
+inside them are ignored, and a fence longer than a whole chunk is split by lines with its
+opening fence line repeated, so each piece still reads as code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ragloom.chunking.base import Piece, SourceLines, assemble_chunks
+from ragloom.chunking.character import CharacterChunker
+from ragloom.types import Chunk
+
+_FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_ATX = re.compile(r"^ {0,3}(?P<hashes>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(?P<bar>=+|-+)[ \t]*$")
+_FRONT_MATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$")
+
+
+@dataclass(frozen=True)
+class _Heading:
+    line: int  # 1-based line where the section starts (the title line for setext)
+    level: int
+    title: str
+
+
+@dataclass(frozen=True)
+class _Block:
+    """Lines ``first..last`` that are never split: a paragraph, list or whole code fence."""
+
+    first: int
+    last: int
+    fence: str = ""  # the opening fence line, for fenced code
+
+
+@dataclass(frozen=True)
+class _Layout:
+    headings: list[_Heading]
+    blocks: list[_Block]
+    front_matter_end: int  # last line of the front matter, 0 when there is none
+
+
+def _parse(source: SourceLines) -> _Layout:
+    """Headings and unsplittable blocks, outside front matter and code fences."""
+    lines = source.line_texts
+    headings: list[_Heading] = []
+    blocks: list[_Block] = []
+    front_matter_end = 0
+    if lines and lines[0].rstrip() == "---":
+        for index in range(1, len(lines)):
+            if _FRONT_MATTER_END.match(lines[index]):
+                front_matter_end = index + 1
+                blocks.append(_Block(1, front_matter_end))
+                break
+    index = front_matter_end
+    block_first: int | None = None
+    while index < len(lines):
+        line, number = lines[index], index + 1
+        opened = _FENCE_OPEN.match(line)
+        if opened and not (opened["fence"][0] == "`" and "`" in opened["info"]):
+            if block_first is not None:
+                blocks.append(_Block(block_first, number - 1))
+                block_first = None
+            close = _find_fence_end(lines, index, opened["fence"])
+            blocks.append(_Block(number, close + 1, fence=line.rstrip("\r") + "\n"))
+            index = close + 1
+            continue
+        atx = _ATX.match(line)
+        setext = _SETEXT.match(line)
+        if atx:
+            if block_first is not None:
+                blocks.append(_Block(block_first, number - 1))
+                block_first = None
+            headings.append(_Heading(number, len(atx["hashes"]), (atx["title"] or "").strip()))
+            blocks.append(_Block(number, number))
+        elif setext and block_first is not None and block_first < number:
+            title_line = number - 1
+            if block_first < title_line:
+                blocks.append(_Block(block_first, title_line - 1))
+            level = 1 if setext["bar"][0] == "=" else 2
+            headings.append(_Heading(title_line, level, lines[title_line - 1].strip()))
+            blocks.append(_Block(title_line, number))
+            block_first = None
+        elif not line.strip():
+            if block_first is not None:
+                blocks.append(_Block(block_first, number - 1))
+                block_first = None
+        elif block_first is None:
+            block_first = number
+        index += 1
+    if block_first is not None:
+        blocks.append(_Block(block_first, len(lines)))
+    return _Layout(headings, blocks, front_matter_end)
+
+
+def _find_fence_end(lines: list[str], open_index: int, fence: str) -> int:
+    """Index of the closing fence line, or the last line when the fence never closes."""
+    closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    for index in range(open_index + 1, len(lines)):
+        if closing.match(lines[index].rstrip("\r")):
+            return index
+    return len(lines) - 1
+
+
+class MarkdownChunker:
+    """Section chunks for Markdown; see the module docstring."""
+
+    def __init__(self, chunk_size: int = 1000, chunk_overlap: int = 200, max_level: int = 3) -> None:
+        self.chunk_size = chunk_size
+        self.chunk_overlap = chunk_overlap
+        self.max_level = max_level
+        self._line_splitter = CharacterChunker(chunk_size, chunk_overlap, sentence_boundaries=True)
+
+    def chunk(self, text: str, path: str) -> list[Chunk]:
+        source = SourceLines(text)
+        return assemble_chunks(path, list(self._pieces(source)), base={"chunker": "markdown"})
+
+    def _pieces(self, source: SourceLines) -> Iterator[Piece]:
+        layout = _parse(source)
+        sections = [h for h in layout.headings if h.level <= self.max_level]
+        last_line = len(source.line_texts)
+        starts = [h.line for h in sections]
+        first_section = starts[0] if starts else last_line + 1
+        preamble_has_text = any(
+            source.line_texts[i].strip() for i in range(layout.front_matter_end, first_section - 1))
+        if sections and not preamble_has_text:
+            starts[0] = 1  # front matter (or blank lines) join the first section
+        elif first_section > 1:
+            yield from self._section(source, layout, 1, first_section - 1, None, [])
+        path: list[_Heading] = []
+        for position, heading in enumerate(sections):
+            path = [h for h in path if h.level < heading.level] + [heading]
+            end = starts[position + 1] - 1 if position + 1 < len(starts) else last_line
+            yield from self._section(source, layout, starts[position], end, heading, path)
+
+    def _section(self, source: SourceLines, layout: _Layout, first: int, last: int,
+                 heading: _Heading | None, path: list[_Heading]) -> Iterator[Piece]:
+        extra: dict[str, object] = {
+            "kind": "section" if heading else "preamble",
+            "heading": heading.title if heading else "",
+            "heading_path": " > ".join(h.title for h in path),
+            "level": heading.level if heading else 0,
+        }
+        if source.size(first, last) <= self.chunk_size:
+            yield source.piece(first, last, **extra)
+            return
+        repeat = f"{'#' * heading.level} {heading.title}\n" if heading else ""
+        blocks = [b for b in layout.blocks if first <= b.first and b.last <= last]
+        units = _cover(blocks, first, last)
+        part = 0
+        start = 0
+        while start < len(units):
+            header = repeat if part else ""
+            unit = units[start]
+            if source.size(unit.first, unit.last) > self.chunk_size:
+                for piece in self._split_block(source, unit, header, repeat):
+                    yield _with(piece, extra, part)
+                    part += 1
+                start += 1
+                continue
+            end = start
+            while end + 1 < len(units) and source.size(unit.first, units[end + 1].last) <= self.chunk_size:
+                end += 1
+            yield source.piece(unit.first, units[end].last, header, **extra, part=part)
+            part += 1
+            if end + 1 >= len(units):
+                break
+            start = self._overlap_start(source, units, start, end)
+
+    def _overlap_start(self, source: SourceLines, units: list[_Block], start: int, end: int) -> int:
+        """First unit of the next piece: trailing units of this one that fit the overlap."""
+        next_start = end + 1
+        while (next_start - 1 > start
+               and source.size(units[next_start - 1].first, units[end].last) <= self.chunk_overlap
+               and source.size(units[next_start - 1].first, units[end + 1].last) <= self.chunk_size):
+            next_start -= 1
+        return next_start
+
+    def _split_block(self, source: SourceLines, block: _Block, header: str,
+                     repeat: str) -> Iterator[Piece]:
+        start, end = source.span(block.first, block.last)
+        pieces = self._line_splitter.pieces(source.text, start, end, source.lines)
+        for index, piece in enumerate(pieces):
+            continuation = repeat + block.fence if block.fence else repeat
+            yield Piece(piece.text, piece.start_char, piece.start_line, piece.end_line,
+                        header if index == 0 else continuation)
+
+
+def _cover(blocks: list[_Block], first: int, last: int) -> list[_Block]:
+    """Blocks extended so together they cover ``first..last`` with no gap (blank lines join
+    the block before them), keeping every block boundary."""
+    if not blocks:
+        return [_Block(first, last)]
+    covered = []
+    for index, block in enumerate(blocks):
+        begin = first if index == 0 else block.first
+        finish = blocks[index + 1].first - 1 if index + 1 < len(blocks) else last
+        covered.append(_Block(begin, finish, block.fence))
+    return covered
+
+
+def _with(piece: Piece, extra: dict[str, object], part: int) -> Piece:
+    return Piece(piece.text, piece.start_char, piece.start_line, piece.end_line, piece.header,
+                 {**extra, "part": part})  # type: ignore[dict-item]

