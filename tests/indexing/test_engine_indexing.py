@@ -13,7 +13,7 @@ from ragloom.chunking import chunk_id
 
 
 def make_tree(root: Path) -> None:
-    write(root, "src/app.py", "def main():\n    print('hello')\n" * 40)
+    write(root, "src/app.py", "".join(f"def step_{i}():\n    print('step {i}')\n" for i in range(40)))
     write(root, "docs/guide.md", "# Guide\n\nInstall the package, then run it.\n")
     write(root, "notes.txt", "Parsers turn text into trees.\n")
 
