@@ -133,3 +133,11 @@ def test_inline_api_key_is_hidden_in_repr() -> None:
     assert "s3cret-value" not in repr(config)
     assert "s3cret-value" not in str(config.model_dump())
     assert config.vector_store.resolved_api_key() == "s3cret-value"
+
+
+def test_collection_name_follows_chroma_rules() -> None:
+    with pytest.raises(ConfigError, match=r"key 'vector_store.collection_name' = 'ab'"):
+        parse_config({"vector_store": {"collection_name": "ab"}})
+    with pytest.raises(ConfigError, match="collection_name"):
+        parse_config({"vector_store": {"collection_name": "bad name!"}})
+    assert parse_config({"vector_store": {"collection_name": "my.docs-1"}})

@@ -33,7 +33,8 @@ class VectorStoreConfig(StrictModel):
     """The ``[rag.vector_store]`` table: which store keeps the vectors and where."""
 
     provider: VectorStoreName = "chroma"
-    collection_name: str = Field("ragloom", min_length=1, pattern=r"^[A-Za-z0-9._-]+$")
+    # Chroma's rule, applied to every store so a name works everywhere.
+    collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
     path: str | None = None
     url: str | None = None
     api_key: SecretStr | None = None
@@ -52,6 +53,23 @@ class ChunkingConfig(StrictModel):
     ast_chunking: bool = True
     markdown_chunking: bool = True
     markdown_heading_level: int = Field(3, ge=1, le=6)
+
+
+class RetrievalConfig(StrictModel):
+    """The ``[rag.retrieval]`` table: how dense and BM25 results are fused."""
+
+    fusion: Literal["rrf", "score"] = "rrf"
+    rrf_k: int = Field(60, ge=1)
+    dense_weight: float = Field(1.0, ge=0.0)
+    sparse_weight: float = Field(1.0, ge=0.0)
+    candidate_k: int = Field(100, ge=1, le=10_000)
+    feedback: bool = False
+    feedback_docs: int = Field(10, ge=1, le=1000)
+    feedback_terms: int = Field(10, ge=1, le=1000)
+    feedback_weight: float = Field(0.5, ge=0.0)
+    stemming: bool = True
+    stopwords: bool = True
+    split_identifiers: bool = True
 
 
 class RAGConfig(StrictModel):
@@ -75,12 +93,15 @@ class RAGConfig(StrictModel):
     chunk_overlap: int = Field(200, ge=0)
     top_k: int = Field(5, ge=1, le=10_000)
     min_score: float | None = None
-    hybrid: bool = False
+    hybrid: bool = True
+    mmr: bool = False
+    mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
     max_file_bytes: int = Field(10_000_000, ge=1)
     index_dir: str = ".ragloom"
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
 
     def resolved_api_key(self) -> str | None:

@@ -20,8 +20,10 @@ from ragloom.errors import RagloomError
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer, ProgressCallback
 from ragloom.indexing.manifest import Manifest
-from ragloom.retrieval.dense import DenseRetriever
-from ragloom.stores.base import VectorStore
+from ragloom.retrieval.searcher import Searcher, SearchResponse
+from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.tokenize import Tokenizer
+from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.filters import Filters, compile_filters
 from ragloom.stores.registry import create_vector_store
 from ragloom.types import IndexReport, Metadata, SearchResult
@@ -50,20 +52,24 @@ class RAGEngine:
         if not self.config.enabled:
             return
         self.provider = embedding_provider or create_embedding_provider(self.config)
-        self.store = vector_store or create_vector_store(self.config, self.index_dir)
+        self.store = vector_store or create_vector_store(
+            self.config, self.base_dir,
+            EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
+                          self.provider.dimension))
         self._cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
                        if self.config.embedding_cache else None)
-        manifest_path = (self.index_dir / f"manifest_{self.store.name}_"
-                         f"{self.config.vector_store.collection_name}.sqlite"
-                         if self.store.persistent else None)
-        self._manifest = Manifest(manifest_path)
+        self._manifest = Manifest(self._beside_store("manifest", "sqlite"))
+        retrieval = self.config.retrieval
+        self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
+            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers))
         self._indexer = Indexer(
             self.base_dir, FileChunker(self.config), CachedEmbedder(self.provider, self._cache),
-            self.store, self._manifest, self.config.max_file_bytes,
+            self.store, self.sparse, self._manifest, self.config.max_file_bytes,
             include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
         )
-        self._dense = DenseRetriever(self.provider, self.store)
+        self._searcher = Searcher(self.provider, self.store, self.sparse, self.config)
         self._reconcile_signature()
+        self.sparse.sync_with(self.store)
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
@@ -81,53 +87,73 @@ class RAGEngine:
         are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
         self._require_enabled()
         with self._write_lock:
-            return self._indexer.index_directory(self._resolve(path), include, exclude, progress)
+            try:
+                return self._indexer.index_directory(self._resolve(path), include, exclude, progress)
+            finally:
+                self.sparse.persist()
 
     def index_file(self, path: PathLike) -> IndexReport:
         """Index one file, replacing its previous chunks if it changed."""
         self._require_enabled()
         with self._write_lock:
-            return self._indexer.index_file(self._resolve(path))
+            try:
+                return self._indexer.index_file(self._resolve(path))
+            finally:
+                self.sparse.persist()
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> None:
         """Store texts under caller-chosen ids, one chunk each (no chunking)."""
         self._require_enabled()
         with self._write_lock:
-            self._indexer.add_documents(ids, texts, metadatas)
+            try:
+                self._indexer.add_documents(ids, texts, metadatas)
+            finally:
+                self.sparse.persist()
 
     def delete_documents(self, ids: Sequence[str]) -> None:
         """Delete chunks by id."""
         self._require_enabled()
         with self._write_lock:
-            self.store.delete(list(ids))
+            try:
+                self._indexer.delete_documents(list(ids))
+            finally:
+                self.sparse.persist()
 
     def delete_documents_by_path(self, path: PathLike) -> int:
         """Delete every chunk of a file; returns how many were removed."""
         self._require_enabled()
         with self._write_lock:
-            return self._indexer.remove_path(relative_posix(self._resolve(path), self.base_dir))
+            try:
+                return self._indexer.remove_path(relative_posix(self._resolve(path), self.base_dir))
+            finally:
+                self.sparse.persist()
 
     # -- reading ---------------------------------------------------------------------------
 
     def search(self, query: str, top_k: int | None = None, filters: Filters | None = None,
+               hybrid: bool | None = None, mmr: bool | None = None,
                min_score: float | None = None) -> list[SearchResult]:
         """The chunks most relevant to ``query``, best first.
 
-        ``filters`` select by metadata (see ``ragloom.stores.filters``); results scoring
-        below ``min_score`` (default: the config's) are dropped.
+        ``filters`` select by metadata (see ``ragloom.stores.filters``) before ranking;
+        ``hybrid`` fuses BM25 with dense retrieval, ``mmr`` re-ranks for diversity (both
+        default to the config); results whose cosine similarity to the query is below
+        ``min_score`` are dropped.
         """
+        return self.search_detailed(query, top_k, filters, hybrid, mmr, min_score).results
+
+    def search_detailed(self, query: str, top_k: int | None = None,
+                        filters: Filters | None = None, hybrid: bool | None = None,
+                        mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
+        """Like ``search``, with per-stage timings and candidate counts for debugging."""
         if not self.config.enabled or not query.strip():
-            return []
+            return SearchResponse([], "disabled" if not self.config.enabled else "empty-query")
         compile_filters(filters)
         k = self.config.top_k if top_k is None else top_k
         if k < 1:
             raise ValueError(f"top_k must be at least 1, got {k}")
-        results = self._dense.retrieve(query, k, filters)
-        threshold = self.config.min_score if min_score is None else min_score
-        if threshold is not None:
-            results = [r for r in results if r.score >= threshold]
-        return results
+        return self._searcher.search(query, k, filters, hybrid, mmr, min_score)
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""
@@ -149,6 +175,7 @@ class RAGEngine:
             return
         self._closed = True
         with self._write_lock:
+            self.sparse.persist()
             self.store.persist()
             self.store.close()
             self._manifest.close()
@@ -169,6 +196,13 @@ class RAGEngine:
                 f"store={self.store.name!r})")
 
     # -- internals -------------------------------------------------------------------------
+
+    def _beside_store(self, kind: str, suffix: str) -> Path | None:
+        """``<index_dir>/<kind>_<store>_<collection>.<suffix>`` for a persistent store."""
+        if not self.store.persistent:
+            return None
+        return self.index_dir / (f"{kind}_{self.store.name}_"
+                                 f"{self.config.vector_store.collection_name}.{suffix}")
 
     def _require_enabled(self) -> None:
         if not self.config.enabled:
@@ -193,6 +227,7 @@ class RAGEngine:
             logger.warning("embedding model changed from %s to %s: the index is rebuilt",
                            old_embedding, embedding)
             self.store.reset()
+            self.sparse.clear()
             self._manifest.clear()
         elif len(self._manifest) and self.store.count() == 0:
             logger.warning("the store is empty but the manifest lists files: re-indexing them")

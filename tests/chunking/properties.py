@@ -9,14 +9,11 @@ from ragloom.types import Chunk
 def body_and_header(chunk: Chunk, source: str, lines: LineIndex) -> tuple[str, str]:
     """Split a chunk's text into (repeated header, file slice), asserting the slice is real:
     it starts at ``start_char`` and ends on ``end_line``."""
-    start = chunk.metadata["start_char"]
-    end_line = chunk.metadata["end_line"]
-    line_end = lines.offset_of(end_line + 1) if end_line < lines.line_count else len(source)
-    for end in range(line_end, lines.offset_of(end_line), -1):
-        body = source[start:end]
-        if chunk.text.endswith(body):
-            return chunk.text[: len(chunk.text) - len(body)], body
-    raise AssertionError(f"chunk {chunk.metadata} is not a slice of its file ending on its end_line")
+    start, end = chunk.metadata["start_char"], chunk.metadata["end_char"]
+    body = source[start:end]
+    assert chunk.text.endswith(body), f"chunk {chunk.metadata} does not end with its file slice"
+    assert lines.line_of(end - 1) == chunk.metadata["end_line"], chunk.metadata
+    return chunk.text[: len(chunk.text) - len(body)], body
 
 
 def check_chunks(chunks: list[Chunk], source: str, chunk_size: int) -> None:

@@ -24,7 +24,7 @@ def test_short_text_is_one_chunk() -> None:
     assert chunk.id == chunk_id("docs/a.txt", 0)
     assert chunk.metadata == {
         "chunker": "character", "path": "docs/a.txt", "chunk_index": 0,
-        "start_line": 1, "end_line": 2, "start_char": 0,
+        "start_line": 1, "end_line": 2, "start_char": 0, "end_char": 12,
     }
 
 

@@ -132,6 +132,7 @@ def stdlib_modules() -> list[Path]:
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
 def test_whole_standard_library() -> None:
     """Never raises; each top-level def/class that fits is whole in exactly one chunk;
     line ranges and slices are exact; no non-blank line is lost."""

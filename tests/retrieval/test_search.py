@@ -20,13 +20,19 @@ def engine(make_engine, project: Path):
     return engine
 
 
-def test_best_match_first_and_scores_descend(engine) -> None:
-    results = engine.search("rockets orbit satellites", top_k=4)
+@pytest.mark.parametrize("hybrid", [False, True])
+def test_best_match_first_and_scores_descend(engine, hybrid: bool) -> None:
+    results = engine.search("rockets orbit satellites", top_k=4, hybrid=hybrid)
     assert results[0].metadata["path"] == "space.md"
     scores = [r.score for r in results]
     assert scores == sorted(scores, reverse=True)
-    assert all(r.distance == pytest.approx(1 - r.score) for r in results)
     assert results[0].retrievers["dense"].rank == 1
+    if not hybrid:
+        assert all(r.distance == pytest.approx(1 - r.score) for r in results)
+        assert all(set(r.retrievers) == {"dense"} for r in results)
+    else:
+        assert results[0].retrievers["sparse"].rank == 1
+        assert results[0].score == pytest.approx(2 / 61)
 
 
 def test_search_order_is_deterministic(engine) -> None:
@@ -52,13 +58,55 @@ def test_filters(engine) -> None:
         engine.search("x", filters={"path": {"$like": "a"}})
 
 
-def test_min_score(engine) -> None:
-    everything = engine.search("rockets orbit", top_k=4)
+@pytest.mark.parametrize("hybrid", [False, True])
+def test_min_score_compares_cosine_similarity(engine, hybrid: bool) -> None:
+    everything = engine.search("rockets orbit", top_k=4, hybrid=False)
     threshold = (everything[0].score + everything[1].score) / 2
-    kept = engine.search("rockets orbit", top_k=4, min_score=threshold)
+    kept = engine.search("rockets orbit", top_k=4, min_score=threshold, hybrid=hybrid)
     assert [r.id for r in kept] == [everything[0].id]
-    assert engine.search("rockets orbit", min_score=1.01) == []
+    assert engine.search("rockets orbit", min_score=1.01, hybrid=hybrid) == []
 
 
 def test_blank_query_returns_nothing(engine) -> None:
     assert engine.search("   ") == []
+
+
+def test_hybrid_carries_both_retrievers_and_finds_rare_identifiers(make_engine, project: Path) -> None:
+    for i in range(30):
+        write(project, f"mod{i}.py", f"def handler_{i}(request):\n    return respond(request, {i})\n")
+    write(project, "special.py", "def frobnicate_widget(request):\n    return respond(request, 0)\n")
+    engine = make_engine()
+    engine.index_directory()
+    results = engine.search("frobnicateWidget", top_k=3)
+    assert results[0].metadata["path"] == "special.py"
+    assert "sparse" in results[0].retrievers and "dense" in results[0].retrievers
+    assert results[0].retrievers["sparse"].rank == 1
+
+
+def test_search_detailed_reports_stages(engine) -> None:
+    response = engine.search_detailed("tokens parse", top_k=2)
+    assert response.mode == "hybrid"
+    assert {"embed_query", "dense", "sparse", "fuse"} <= set(response.timings_ms)
+    assert response.candidates["dense"] == 4 and response.candidates["sparse"] >= 1
+    assert len(response.results) == 2
+    dense_only = engine.search_detailed("tokens parse", top_k=2, hybrid=False)
+    assert dense_only.mode == "dense" and "sparse" not in dense_only.timings_ms
+
+
+def test_mmr_prefers_diverse_results(make_engine, project: Path) -> None:
+    write(project, "a1.txt", "rocket engines burn fuel")
+    write(project, "a2.txt", "rocket engines burn fuel")
+    write(project, "b.txt", "rocket launch schedule")
+    engine = make_engine()
+    engine.index_directory()
+    plain = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False)]
+    diverse = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False,
+                                                         mmr=True)]
+    assert sorted(plain) == ["a1.txt", "a2.txt"]
+    assert "b.txt" in diverse
+
+
+def test_filters_apply_to_both_retrievers(engine) -> None:
+    results = engine.search("rockets satellites tokens", top_k=5, filters={"path": "code/*.py"})
+    assert results and all(r.metadata["path"].startswith("code/") for r in results)
+    assert all(r.retrievers for r in results)

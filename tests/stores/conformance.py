@@ -88,10 +88,10 @@ class StoreConformance:
         assert "a1" not in [r.id for r in store.query(unit(1), top_k=10)]
 
     def test_delete_by_path(self, store: VectorStore) -> None:
-        assert store.delete_by_path("src/a.py") == 2
+        assert sorted(store.delete_by_path("src/a.py")) == ["a0", "a1"]
         assert store.count() == 2
         assert store.list_paths() == ["c.txt", "docs/b.md"]
-        assert store.delete_by_path("src/a.py") == 0
+        assert store.delete_by_path("src/a.py") == []
 
     def test_list_paths(self, store: VectorStore) -> None:
         assert store.list_paths() == ["c.txt", "docs/b.md", "src/a.py"]
@@ -144,3 +144,12 @@ class StoreConformance:
         assert reopened.count() == 3
         assert [r.id for r in reopened.query(unit(1, 0.05), top_k=2)] == ["a0", "a1"]
         assert reopened.get(["b0"])[0].metadata["path"] == "docs/b.md"
+
+    def test_get_vectors_and_ids(self, store: VectorStore) -> None:
+        ids, vectors, _, _ = sample_rows()
+        got = store.get_vectors(["b0", "a0"])
+        assert got.shape == (2, DIM)
+        assert np.allclose(got, vectors[[2, 0]], atol=1e-5)
+        assert sorted(store.ids()) == sorted(ids)
+        with pytest.raises(KeyError):
+            store.get_vectors(["a0", "missing"])

@@ -124,6 +124,7 @@ def assemble_chunks(path: str, pieces: Sequence[Piece], base: Metadata | None = 
             start_line=piece.start_line,
             end_line=piece.end_line,
             start_char=piece.start_char,
+            end_char=piece.start_char + len(piece.text),
         )
         metadata.update(piece.extra)
         chunks.append(Chunk(id=chunk_id(path, index), text=piece.header + piece.text, metadata=metadata))

@@ -15,6 +15,7 @@ from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.indexing.discovery import discover_files, relative_posix
 from ragloom.indexing.manifest import FileRecord, Manifest
 from ragloom.indexing.reading import FileContent, SkipFile, read_text_file
+from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 
@@ -48,13 +49,14 @@ class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
     def __init__(self, base_dir: Path, chunker: FileChunker, embedder: CachedEmbedder,
-                 store: VectorStore, manifest: Manifest, max_file_bytes: int,
+                 store: VectorStore, sparse: SparseIndex, manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None) -> None:
         self.base_dir = base_dir
         self.chunker = chunker
         self.embedder = embedder
         self.store = store
+        self.sparse = sparse
         self.manifest = manifest
         self.max_file_bytes = max_file_bytes
         self.include = list(include)
@@ -91,13 +93,19 @@ class Indexer:
         return report
 
     def remove_path(self, relative: str) -> int:
-        """Delete a file's chunks from store and manifest; returns how many were stored."""
+        """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
         record = self.manifest.get(relative)
-        removed = self.store.delete_by_path(relative)
+        removed = set(self.store.delete_by_path(relative))
         if record is not None:
             self.store.delete(record.chunk_ids)
+            removed.update(record.chunk_ids)
+        self.sparse.remove(list(removed))
         self.manifest.write(removed=[relative])
-        return removed
+        return len(removed)
+
+    def delete_documents(self, ids: Sequence[str]) -> None:
+        self.store.delete(ids)
+        self.sparse.remove(ids)
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> int:
@@ -112,6 +120,7 @@ class Indexer:
         embedded = self.embedder.embed(texts, "document")
         if ids:
             self.store.upsert(ids, embedded.vectors, texts, metadatas)
+            self.sparse.add(ids, texts, metadatas)
         return embedded.computed
 
     def _index_files(self, files: Sequence[Path], report: IndexReport,
@@ -196,8 +205,9 @@ class Indexer:
         embedded = self.embedder.embed([chunk.text for chunk in chunks], "document")
         report.chunks_embedded += embedded.computed
         if chunks:
-            self.store.upsert([c.id for c in chunks], embedded.vectors,
-                              [c.text for c in chunks], [c.metadata for c in chunks])
+            columns = ([c.id for c in chunks], [c.text for c in chunks], [c.metadata for c in chunks])
+            self.store.upsert(columns[0], embedded.vectors, columns[1], columns[2])
+            self.sparse.add(*columns)
         stale: list[str] = []
         for pending in window.files:
             if pending.previous is not None:
@@ -205,6 +215,7 @@ class Indexer:
                 stale.extend(cid for cid in pending.previous.chunk_ids if cid not in current)
         if stale:
             self.store.delete(stale)
+            self.sparse.remove(stale)
         self.manifest.write(_record(p.relative, p.content, tuple(c.id for c in p.chunks))
                             for p in window.files)
         report.files_indexed += len(window.files)

@@ -1,5 +1,8 @@
-"""Retrievers and the ways their results are combined."""
+"""The read path: BM25, fusion, MMR and the searcher that runs them."""
 
-from ragloom.retrieval.dense import DenseRetriever
+from ragloom.retrieval.bm25 import BM25Index
+from ragloom.retrieval.searcher import Searcher, SearchResponse
+from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.tokenize import tokenize
 
-__all__ = ["DenseRetriever"]
+__all__ = ["BM25Index", "SearchResponse", "Searcher", "SparseIndex", "tokenize"]

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from ragloom.stores.filters import Filters
 from ragloom.types import Chunk, Metadata, SearchResult
+
+
+@dataclass(frozen=True)
+class EmbeddingSpec:
+    """What produced the vectors a store holds; a store built for another spec is rebuilt."""
+
+    model: str
+    dimension: int
 
 
 class VectorStore(Protocol):
@@ -26,8 +35,8 @@ class VectorStore(Protocol):
 
     def delete(self, ids: Sequence[str]) -> None: ...
 
-    def delete_by_path(self, path: str) -> int:
-        """Remove every chunk whose ``path`` metadata equals ``path``; returns how many."""
+    def delete_by_path(self, path: str) -> list[str]:
+        """Remove every chunk whose ``path`` metadata equals ``path``; returns their ids."""
         ...
 
     def query(self, vector: np.ndarray, top_k: int,
@@ -35,6 +44,14 @@ class VectorStore(Protocol):
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         """The stored chunks among ``ids``, in the order given; unknown ids are left out."""
+        ...
+
+    def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``ids`` as rows, in the order given; unknown ids raise KeyError."""
+        ...
+
+    def ids(self) -> list[str]:
+        """Every stored id (order unspecified)."""
         ...
 
     def count(self) -> int: ...

@@ -3,7 +3,8 @@
 ``{"language": "python"}`` is equality; ``{"kind": {"$in": ["class", "function"]}}``,
 ``{"path": {"$ne": "a.py"}}``, ``{"start_line": {"$gte": 10}}`` and
 ``{"path": {"$glob": "src/**/*.py"}}`` do what they say. A plain string with glob
-characters (``*?[``) under the ``path`` key is a glob. All conditions must hold.
+characters (``*?[``) under the ``path`` key is a glob. All conditions must hold, and as
+in Chroma a condition on a key a chunk does not have never holds (``$ne`` included).
 """
 
 from __future__ import annotations
@@ -31,20 +32,21 @@ class Condition:
     value: Any
 
     def matches(self, metadata: Metadata) -> bool:
-        present = self.key in metadata
-        actual = metadata.get(self.key)
+        if self.key not in metadata:
+            return False
+        actual = metadata[self.key]
         op = self.operator
         if op == "$eq":
-            return present and actual == self.value
+            return actual == self.value
         if op == "$ne":
-            return not present or actual != self.value
+            return actual != self.value
         if op == "$in":
-            return present and actual in self.value
+            return actual in self.value
         if op == "$nin":
-            return not present or actual not in self.value
+            return actual not in self.value
         if op == "$glob":
-            return present and glob_regex(self.value).fullmatch(str(actual)) is not None
-        if not present or isinstance(actual, (str, bool)) or not isinstance(actual, (int, float)):
+            return glob_regex(self.value).fullmatch(str(actual)) is not None
+        if isinstance(actual, (str, bool)) or not isinstance(actual, (int, float)):
             return False
         if op == "$gt":
             return actual > self.value
@@ -81,8 +83,8 @@ def _condition(key: str, operator: str, value: Any) -> Condition:
             f"filter on {key!r}: unknown operator {operator!r}; valid: {', '.join(OPERATORS)}"
         )
     if operator in ("$in", "$nin"):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise ValueError(f"filter on {key!r}: {operator} needs a list, got {value!r}")
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value):
+            raise ValueError(f"filter on {key!r}: {operator} needs a non-empty list, got {value!r}")
         return Condition(key, operator, tuple(value))
     if operator in ("$gt", "$gte", "$lt", "$lte") and (
         isinstance(value, bool) or not isinstance(value, (int, float))

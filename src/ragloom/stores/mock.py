@@ -45,11 +45,11 @@ class MockVectorStore:
                 self._metadatas.pop(chunk_id, None)
             self._matrix = None
 
-    def delete_by_path(self, path: str) -> int:
+    def delete_by_path(self, path: str) -> list[str]:
         with self._lock:
             doomed = [cid for cid, meta in self._metadatas.items() if meta.get("path") == path]
             self.delete(doomed)
-            return len(doomed)
+            return doomed
 
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]:
@@ -79,6 +79,19 @@ class MockVectorStore:
         with self._lock:
             return [Chunk(cid, self._texts[cid], dict(self._metadatas[cid]))
                     for cid in ids if cid in self._texts]
+
+    def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            missing = [cid for cid in ids if cid not in self._vectors]
+            if missing:
+                raise KeyError(f"no vectors stored for ids {missing[:5]}")
+            if not ids:
+                return np.zeros((0, 0), dtype=np.float32)
+            return np.stack([self._vectors[cid] for cid in ids])
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return list(self._vectors)
 
     def count(self) -> int:
         with self._lock:

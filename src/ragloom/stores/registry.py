@@ -1,4 +1,4 @@
-"""Builds the vector store a config names."""
+"""Builds the vector store a config names; heavy clients are imported only here, lazily."""
 
 from __future__ import annotations
 
@@ -8,32 +8,47 @@ from pathlib import Path
 from ragloom._registry import Registry
 from ragloom.config import RAGConfig
 from ragloom.errors import ConfigError
-from ragloom.stores.base import VectorStore
+from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mock import MockVectorStore
 
-StoreFactory = Callable[[RAGConfig, Path], VectorStore]
+StoreFactory = Callable[[RAGConfig, Path, EmbeddingSpec], VectorStore]
 
 vector_stores: Registry[StoreFactory] = Registry("vector store", "vector_store.provider")
 
 
+def store_path(config: RAGConfig, base_dir: Path) -> Path:
+    """``vector_store.path`` resolved against base_dir, by default
+    ``<base_dir>/<index_dir>/<provider>_<collection_name>``."""
+    settings = config.vector_store
+    if settings.path:
+        path = Path(settings.path).expanduser()
+        return path if path.is_absolute() else base_dir / path
+    return base_dir / config.index_dir / f"{settings.provider}_{settings.collection_name}"
+
+
 @vector_stores.register("mock")
-def _mock_store(config: RAGConfig, index_dir: Path) -> VectorStore:
+def _mock_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
     return MockVectorStore()
 
 
-def _not_built(name: str) -> StoreFactory:
-    def factory(config: RAGConfig, index_dir: Path) -> VectorStore:
-        raise ConfigError(
-            f"vector_store.provider = {name!r} is not available in this ragloom version yet; "
-            f"use 'mock' for now"
-        )
-    return factory
+@vector_stores.register("chroma")
+def _chroma_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
+    from ragloom.stores.chroma import ChromaVectorStore
+
+    settings = config.vector_store
+    if settings.url:
+        return ChromaVectorStore.open_remote(settings.url, settings.collection_name, embedding,
+                                             settings.resolved_api_key())
+    return ChromaVectorStore.open_local(store_path(config, base_dir), settings.collection_name,
+                                        embedding)
 
 
-for _name in ("chroma", "turboquant"):
-    vector_stores.register(_name)(_not_built(_name))
+@vector_stores.register("turboquant")
+def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
+    raise ConfigError("vector_store.provider = 'turboquant' is not available in this ragloom "
+                      "version yet; use 'chroma' or 'mock'")
 
 
-def create_vector_store(config: RAGConfig, index_dir: Path) -> VectorStore:
-    """The store for ``config.vector_store.provider``; ``index_dir`` is ``<base_dir>/.ragloom``."""
-    return vector_stores.get(config.vector_store.provider)(config, index_dir)
+def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
+    """The store for ``config.vector_store.provider``."""
+    return vector_stores.get(config.vector_store.provider)(config, base_dir, embedding)

@@ -1,0 +1,129 @@
+"""The read path: query -> embed -> dense top-k (+ BM25 top-k -> fuse) -> (MMR) -> results.
+
+In dense mode ``score`` is the cosine similarity. In hybrid mode ``score`` is the fused
+score and each retriever's own rank and score are in ``retrievers``. ``distance`` is always
+the cosine distance to the query, and ``min_score`` always compares cosine similarity, so
+a threshold means the same thing in every mode.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ragloom.config import RAGConfig
+from ragloom.embeddings.base import EmbeddingProvider
+from ragloom.retrieval.fusion import fuse
+from ragloom.retrieval.mmr import mmr_order
+from ragloom.retrieval.sparse import SparseIndex
+from ragloom.stores.base import VectorStore
+from ragloom.stores.filters import Filters, compile_filters
+from ragloom.types import RetrieverHit, SearchResult
+
+
+@dataclass
+class SearchResponse:
+    """Results plus what produced them: mode, per-stage milliseconds, candidate counts."""
+
+    results: list[SearchResult]
+    mode: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    candidates: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _Stopwatch:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = round((now - self._last) * 1000, 3)
+        self._last = now
+
+
+class Searcher:
+    """Runs one search over a store and (for hybrid) its BM25 index."""
+
+    def __init__(self, provider: EmbeddingProvider, store: VectorStore, sparse: SparseIndex,
+                 config: RAGConfig) -> None:
+        self.provider = provider
+        self.store = store
+        self.sparse = sparse
+        self.config = config
+
+    def search(self, query: str, top_k: int, filters: Filters | None = None,
+               hybrid: bool | None = None, mmr: bool | None = None,
+               min_score: float | None = None) -> SearchResponse:
+        settings = self.config.retrieval
+        hybrid = self.config.hybrid if hybrid is None else hybrid
+        mmr = self.config.mmr if mmr is None else mmr
+        conditions = compile_filters(filters)
+        clock = _Stopwatch()
+        vector = self.provider.embed_query(query)
+        clock.lap("embed_query")
+        pool = max(top_k, settings.candidate_k) if (hybrid or mmr) else top_k
+        dense = self.store.query(vector, pool, filters)
+        clock.lap("dense")
+        candidates = {"dense": len(dense)}
+        by_id = {result.id: result for result in dense}
+        for rank, result in enumerate(dense, start=1):
+            result.retrievers["dense"] = RetrieverHit(rank, result.score)
+        if hybrid:
+            sparse = self.sparse.search(
+                query, pool, conditions,
+                feedback_docs=settings.feedback_docs if settings.feedback else 0,
+                feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight)
+            clock.lap("sparse")
+            candidates["sparse"] = len(sparse)
+            weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
+            ranked = fuse(settings.fusion, {"dense": [(r.id, r.score) for r in dense],
+                                            "sparse": sparse}, weights, settings.rrf_k)
+            candidates["fused"] = len(ranked)
+            sparse_hits = {doc_id: RetrieverHit(rank, score)
+                           for rank, (doc_id, score) in enumerate(sparse, start=1)}
+            keep = ranked[:pool if mmr else top_k]
+            self._fill_missing(by_id, [doc_id for doc_id, _ in keep], vector)
+            results = []
+            for doc_id, fused_score in keep:
+                result = by_id.get(doc_id)
+                if result is None:
+                    continue  # deleted between BM25 and the store read
+                if doc_id in sparse_hits:
+                    result.retrievers["sparse"] = sparse_hits[doc_id]
+                result.score = fused_score
+                results.append(result)
+            clock.lap("fuse")
+        else:
+            results = dense
+        if mmr and results:
+            vectors = self.store.get_vectors([r.id for r in results])
+            relevance = np.array([1.0 - r.distance for r in results])
+            order = mmr_order(relevance, vectors, top_k, self.config.mmr_lambda)
+            results = [results[i] for i in order]
+            clock.lap("mmr")
+        results = results[:top_k]
+        threshold = self.config.min_score if min_score is None else min_score
+        if threshold is not None:
+            results = [r for r in results if 1.0 - r.distance >= threshold]
+        return SearchResponse(results, "hybrid" if hybrid else "dense", clock.timings, candidates)
+
+    def _fill_missing(self, by_id: dict[str, SearchResult], ids: list[str], vector: np.ndarray) -> None:
+        """Load text, metadata and cosine distance of ids only BM25 found."""
+        missing = [doc_id for doc_id in ids if doc_id not in by_id]
+        if not missing:
+            return
+        chunks = self.store.get(missing)
+        if not chunks:
+            return
+        vectors = self.store.get_vectors([c.id for c in chunks])
+        query = vector / (np.linalg.norm(vector) or 1.0)
+        for chunk, row in zip(chunks, vectors):
+            cosine = float(row @ query)
+            by_id[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine, 1.0 - cosine)

@@ -1,0 +1,101 @@
+"""The sparse (BM25) side of the index: tokenizes chunks, persists beside the vector store,
+and rebuilds itself from the store when the two disagree (e.g. after a crash)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragloom.retrieval.bm25 import BM25Index
+from ragloom.retrieval.feedback import expand_query
+from ragloom.retrieval.tokenize import Tokenizer, tokenize
+from ragloom.stores.base import VectorStore
+from ragloom.stores.filters import Condition
+from ragloom.types import Metadata
+
+logger = logging.getLogger("ragloom")
+_REBUILD_PAGE = 2000
+
+
+class SparseIndex:
+    """BM25 over the stored chunks; ``path=None`` keeps it in memory only."""
+
+    def __init__(self, path: Path | None = None, tokenizer: Tokenizer = tokenize) -> None:
+        self.path = path
+        self.tokenizer = tokenizer
+        self._lock = threading.RLock()
+        self._dirty = False
+        self._stale = False
+        self.index = BM25Index(tokenizer=tokenizer.signature)
+        if path is not None and path.is_file():
+            try:
+                loaded = BM25Index.load(path)
+            except (OSError, ValueError, KeyError) as exc:
+                logger.warning("BM25 index %s is unreadable (%s); it will be rebuilt", path, exc)
+                self._stale = True
+            else:
+                if loaded.tokenizer == tokenizer.signature:
+                    self.index = loaded
+                else:
+                    self._stale = True
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        with self._lock:
+            self.index.add(ids, [self.tokenizer(text) for text in texts], metadatas)
+            self._dirty = True
+
+    def remove(self, ids: Sequence[str]) -> None:
+        with self._lock:
+            self.index.remove(ids)
+            self._dirty = True
+
+    def clear(self) -> None:
+        with self._lock:
+            self.index = BM25Index(tokenizer=self.tokenizer.signature)
+            self._dirty = True
+
+    def search(self, query: str, k: int, conditions: list[Condition] | None = None,
+               feedback_docs: int = 0, feedback_terms: int = 10,
+               feedback_weight: float = 0.5) -> list[tuple[str, float]]:
+        """Top ``k`` (id, BM25 score); with ``feedback_docs`` the query is expanded with
+        terms of the first pass's top documents and run again."""
+        tokens = self.tokenizer(query)
+        if not tokens:
+            return []
+        with self._lock:
+            hits = self.index.top_k(tokens, max(k, feedback_docs), conditions)
+            if feedback_docs > 0 and hits:
+                weights = expand_query(self.index, tokens, hits, feedback_docs, feedback_terms,
+                                       feedback_weight)
+                hits = self.index.top_k(weights, k, conditions)
+            return hits[:k]
+
+    def sync_with(self, store: VectorStore) -> bool:
+        """Rebuild from the store's texts when the ids differ; True when it rebuilt."""
+        with self._lock:
+            if not self._stale and len(self.index) == store.count() and (
+                    len(self.index) == 0 or set(self.index.ids()) == set(store.ids())):
+                return False
+            logger.info("BM25 index out of step with the vector store: rebuilding it")
+            self.index = BM25Index(tokenizer=self.tokenizer.signature)
+            ids = store.ids()
+            for start in range(0, len(ids), _REBUILD_PAGE):
+                chunks = store.get(ids[start:start + _REBUILD_PAGE])
+                self.add([c.id for c in chunks], [c.text for c in chunks],
+                         [c.metadata for c in chunks])
+            self._stale = False
+            self._dirty = True
+            self.persist()
+            return True
+
+    def persist(self) -> None:
+        """Write to disk if anything changed since the last write."""
+        with self._lock:
+            if self.path is not None and self._dirty:
+                self.index.save(self.path)
+            self._dirty = False

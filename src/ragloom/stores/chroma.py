@@ -1,0 +1,262 @@
+"""Chroma as the vector store: embedded (PersistentClient) or a server (HttpClient).
+
+The collection records the embedding model and dimension it was built with; opened for
+another model or dimension it is dropped and rebuilt (with a warning) instead of failing at
+search time or mixing vectors. Writes are serialized and split under the client's maximum
+batch size. Filters become Chroma ``where`` clauses; path globs are resolved to the
+matching stored paths first, since Chroma has no glob operator.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from ragloom._optional import import_optional
+from ragloom.embeddings.base import l2_normalize
+from ragloom.errors import StoreError
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments
+from ragloom.stores.filters import Condition, Filters, compile_filters, matches_all
+from ragloom.types import Chunk, Metadata, SearchResult
+
+logger = logging.getLogger("ragloom")
+
+MODEL_KEY = "ragloom:embedding_model"
+DIMENSION_KEY = "ragloom:dimension"
+_PAGE = 5000
+_PATHS_TTL_SECONDS = 5.0
+
+
+def _chromadb() -> Any:
+    return import_optional("chromadb", "chroma", "the Chroma vector store")
+
+
+def _settings(chromadb: Any, api_key: str | None = None) -> Any:
+    options: dict[str, Any] = {"anonymized_telemetry": False, "allow_reset": False}
+    if api_key:
+        options["chroma_client_auth_provider"] = "chromadb.auth.token_authn.TokenAuthClientProvider"
+        options["chroma_client_auth_credentials"] = api_key
+    return chromadb.config.Settings(**options)
+
+
+def persistent_client(path: Path) -> Any:
+    chromadb = _chromadb()
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        return chromadb.PersistentClient(path=str(path), settings=_settings(chromadb))
+    except Exception as exc:
+        raise StoreError(f"cannot open Chroma database at {path}: {exc}") from exc
+
+
+def http_client(url: str, api_key: str | None = None) -> Any:
+    """A client for the Chroma server at ``url`` (scheme, host and port taken from it)."""
+    chromadb = _chromadb()
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise StoreError(f"vector_store.url {url!r} is not an http(s) URL")
+    ssl = parsed.scheme == "https"
+    try:
+        return chromadb.HttpClient(host=parsed.hostname, port=parsed.port or (443 if ssl else 8000),
+                                   ssl=ssl, settings=_settings(chromadb, api_key))
+    except Exception as exc:
+        raise StoreError(f"cannot connect to the Chroma server at {url}: "
+                         f"{type(exc).__name__}: {exc}") from None
+
+
+class ChromaVectorStore:
+    """A Chroma collection in cosine space holding ragloom chunks."""
+
+    name = "chroma"
+    persistent = True
+
+    def __init__(self, client: Any, collection_name: str, embedding: EmbeddingSpec,
+                 location: str) -> None:
+        self._client = client
+        self._collection_name = collection_name
+        self._embedding = embedding
+        self.location = location
+        self._lock = threading.RLock()
+        self._paths: tuple[float, list[str]] | None = None
+        self._max_batch = int(client.get_max_batch_size())
+        self._collection = self._open_collection()
+
+    @classmethod
+    def open_local(cls, path: Path, collection_name: str, embedding: EmbeddingSpec) -> ChromaVectorStore:
+        return cls(persistent_client(path), collection_name, embedding, str(path))
+
+    @classmethod
+    def open_remote(cls, url: str, collection_name: str, embedding: EmbeddingSpec,
+                    api_key: str | None = None) -> ChromaVectorStore:
+        return cls(http_client(url, api_key), collection_name, embedding, url)
+
+    def _open_collection(self) -> Any:
+        expected = {MODEL_KEY: self._embedding.model, DIMENSION_KEY: self._embedding.dimension,
+                    "hnsw:space": "cosine"}
+        try:
+            collection = self._client.get_or_create_collection(
+                self._collection_name, metadata=expected, embedding_function=None)
+            recorded = collection.metadata or {}
+            if (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY)) != (
+                    self._embedding.model, self._embedding.dimension):
+                logger.warning(
+                    "Chroma collection %r at %s was built with %s (%s-d) but the embedding is now "
+                    "%s (%s-d): dropping it and rebuilding the index",
+                    self._collection_name, self.location, recorded.get(MODEL_KEY),
+                    recorded.get(DIMENSION_KEY), self._embedding.model, self._embedding.dimension)
+                del collection
+                self._client.delete_collection(self._collection_name)
+                collection = self._client.create_collection(
+                    self._collection_name, metadata=expected, embedding_function=None)
+            return collection
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreError(f"cannot open Chroma collection {self._collection_name!r} at "
+                             f"{self.location}: {type(exc).__name__}: {exc}") from exc
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
+               metadatas: Sequence[Metadata]) -> None:
+        matrix = check_upsert_arguments(ids, vectors, texts, metadatas)
+        if matrix.shape[0] and matrix.shape[1] != self._embedding.dimension:
+            raise ValueError(f"vectors have dimension {matrix.shape[1]}, the collection "
+                             f"holds {self._embedding.dimension}")
+        with self._lock:
+            for start in range(0, len(ids), self._max_batch):
+                stop = start + self._max_batch
+                # Chroma's upsert merges metadata into the old record; delete first so an
+                # upsert replaces the chunk entirely, stale keys included.
+                self._call("delete", ids=list(ids[start:stop]))
+                self._call("add", ids=list(ids[start:stop]), embeddings=matrix[start:stop],
+                           documents=list(texts[start:stop]),
+                           metadatas=[dict(m) or None for m in metadatas[start:stop]])
+            self._paths = None
+
+    def delete(self, ids: Sequence[str]) -> None:
+        ids = list(dict.fromkeys(ids))
+        with self._lock:
+            for start in range(0, len(ids), self._max_batch):
+                self._call("delete", ids=ids[start:start + self._max_batch])
+            self._paths = None
+
+    def delete_by_path(self, path: str) -> list[str]:
+        with self._lock:
+            ids = list(self._call("get", where={"path": path}, include=[])["ids"])
+            self.delete(ids)
+            return ids
+
+    def query(self, vector: np.ndarray, top_k: int,
+              filters: Filters | None = None) -> list[SearchResult]:
+        where = self._where(compile_filters(filters))
+        if where is _NOTHING or top_k <= 0:
+            return []
+        result = self._call("query", query_embeddings=[np.asarray(vector, dtype=np.float32)],
+                            n_results=top_k, where=where,
+                            include=["documents", "metadatas", "distances"])
+        results = []
+        for chunk_id, text, metadata, distance in zip(
+                result["ids"][0], result["documents"][0], result["metadatas"][0],
+                result["distances"][0]):
+            results.append(SearchResult(id=chunk_id, text=text or "", metadata=dict(metadata or {}),
+                                        score=float(1.0 - distance), distance=float(distance)))
+        return results
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        if not ids:
+            return []
+        found = self._call("get", ids=list(ids), include=["documents", "metadatas"])
+        by_id = {cid: Chunk(cid, text or "", dict(meta or {}))
+                 for cid, text, meta in zip(found["ids"], found["documents"], found["metadatas"])}
+        return [by_id[cid] for cid in ids if cid in by_id]
+
+    def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
+        if not ids:
+            return np.zeros((0, self._embedding.dimension), dtype=np.float32)
+        found = self._call("get", ids=list(ids), include=["embeddings"])
+        by_id = dict(zip(found["ids"], found["embeddings"]))
+        missing = [cid for cid in ids if cid not in by_id]
+        if missing:
+            raise KeyError(f"no vectors stored for ids {missing[:5]}")
+        return l2_normalize(np.asarray([by_id[cid] for cid in ids], dtype=np.float32))
+
+    def ids(self) -> list[str]:
+        collected: list[str] = []
+        while True:
+            page = self._call("get", include=[], limit=_PAGE, offset=len(collected))
+            collected.extend(page["ids"])
+            if len(page["ids"]) < _PAGE:
+                return collected
+
+    def count(self) -> int:
+        return int(self._call("count"))
+
+    def list_paths(self) -> list[str]:
+        with self._lock:
+            if self._paths is not None and time.monotonic() - self._paths[0] < _PATHS_TTL_SECONDS:
+                return list(self._paths[1])
+            paths: set[str] = set()
+            offset = 0
+            while True:
+                page = self._call("get", include=["metadatas"], limit=_PAGE, offset=offset)
+                paths.update(str(m["path"]) for m in page["metadatas"] if m and "path" in m)
+                if len(page["ids"]) < _PAGE:
+                    break
+                offset += _PAGE
+            self._paths = (time.monotonic(), sorted(paths))
+            return list(self._paths[1])
+
+    def reset(self) -> None:
+        with self._lock:
+            self._client.delete_collection(self._collection_name)
+            self._collection = self._open_collection()
+            self._paths = None
+
+    def persist(self) -> None:
+        """Chroma writes through to disk; nothing to flush."""
+
+    def close(self) -> None:
+        """Drop this store's handles (Chroma has no explicit close)."""
+        with self._lock:
+            self._collection = None
+            self._client = None
+
+    def _call(self, method: str, **kwargs: Any) -> Any:
+        if self._collection is None:
+            raise StoreError("this Chroma store is closed")
+        try:
+            return getattr(self._collection, method)(**kwargs)
+        except (ValueError, TypeError):
+            raise
+        except Exception as exc:
+            raise StoreError(f"Chroma {method} failed on collection {self._collection_name!r} at "
+                             f"{self.location}: {type(exc).__name__}: {exc}") from exc
+
+    def _where(self, conditions: list[Condition]) -> dict[str, Any] | None | object:
+        """The Chroma ``where`` clause for ``conditions``, or _NOTHING when none can match."""
+        clauses: list[dict[str, Any]] = []
+        for condition in conditions:
+            if condition.operator == "$glob":
+                matching = [p for p in self.list_paths() if matches_all({"path": p}, [condition])] \
+                    if condition.key == "path" else None
+                if matching is None:
+                    raise ValueError(f"filter on {condition.key!r}: $glob is supported on 'path' only "
+                                     "with the Chroma store")
+                if not matching:
+                    return _NOTHING
+                clauses.append({condition.key: {"$in": matching}})
+            elif condition.operator in ("$in", "$nin"):
+                clauses.append({condition.key: {condition.operator: list(condition.value)}})
+            else:
+                clauses.append({condition.key: {condition.operator: condition.value}})
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+_NOTHING = object()

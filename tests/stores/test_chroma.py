@@ -1,0 +1,159 @@
+"""The Chroma store: conformance (embedded and against a real server), rebuild on model
+change, batching, remote errors and auth."""
+
+from __future__ import annotations
+
+import http.server
+import logging
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("chromadb", reason="the chroma extra is not installed")
+
+from chroma_server import ChromaServer  # noqa: E402
+from conformance import DIM, StoreConformance, sample_rows  # noqa: E402
+from helpers import hash_config, write  # noqa: E402
+from ragloom import RAGEngine, StoreError  # noqa: E402
+from ragloom.stores.base import EmbeddingSpec  # noqa: E402
+from ragloom.stores.chroma import ChromaVectorStore  # noqa: E402
+
+SPEC = EmbeddingSpec("hash/feature-hash-v1", DIM)
+
+
+class TestChromaEmbedded(StoreConformance):
+    persistent = True
+
+    @pytest.fixture
+    def store_factory(self, tmp_path: Path):
+        return lambda: ChromaVectorStore.open_local(tmp_path / "db", "test", SPEC)
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    if not ChromaServer.available():
+        pytest.skip("the 'chroma' command is not installed (pip install 'ragloom[chroma]')")
+    with ChromaServer(tmp_path_factory.mktemp("chroma-server")) as server:
+        yield server
+
+
+@pytest.mark.slow
+class TestChromaRemote(StoreConformance):
+    persistent = True
+
+    @pytest.fixture
+    def store_factory(self, chroma_server: ChromaServer):
+        name = f"test-{uuid.uuid4().hex[:12]}"
+        return lambda: ChromaVectorStore.open_remote(chroma_server.url, name, SPEC)
+
+
+def test_upserts_split_under_max_batch_size(tmp_path: Path) -> None:
+    store = ChromaVectorStore.open_local(tmp_path / "db", "batches", SPEC)
+    store._max_batch = 7  # type: ignore[attr-defined]
+    rng = np.random.default_rng(0)
+    ids = [f"id{i}" for i in range(50)]
+    store.upsert(ids, rng.normal(size=(50, DIM)), [f"t{i}" for i in range(50)],
+                 [{"path": f"f{i % 5}.txt"} for i in range(50)])
+    assert store.count() == 50
+    assert len(store.delete_by_path("f0.txt")) == 10
+    store.delete(ids)
+    assert store.count() == 0
+
+
+def test_wrong_dimension_upsert_is_rejected(tmp_path: Path) -> None:
+    store = ChromaVectorStore.open_local(tmp_path / "db", "dims", SPEC)
+    with pytest.raises(ValueError, match="dimension 8, the collection holds 16"):
+        store.upsert(["a"], np.ones((1, 8)), ["t"], [{"path": "a"}])
+
+
+def test_model_change_rebuilds_the_collection(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    ids, vectors, texts, metadatas = sample_rows()
+    ChromaVectorStore.open_local(tmp_path / "db", "coll", SPEC).upsert(ids, vectors, texts, metadatas)
+    assert ChromaVectorStore.open_local(tmp_path / "db", "coll", SPEC).count() == 4
+    with caplog.at_level(logging.WARNING, logger="ragloom"):
+        other = ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM))
+    assert other.count() == 0
+    assert "was built with hash/feature-hash-v1 (16-d)" in caplog.text
+    assert "rebuilding" in caplog.text
+
+
+def test_engine_survives_384_768_384_switches(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    project = tmp_path / "project"
+    write(project, "a.txt", "rockets launch satellites into orbit\n")
+    write(project, "b.md", "# Fruit\napples and pears\n")
+    store = {"provider": "chroma"}
+    for dimension, expected_embedded in ((384, 2), (768, 2), (384, 0)):
+        config = hash_config(embedding_dim=dimension, vector_store=store)
+        with caplog.at_level(logging.WARNING, logger="ragloom"):
+            with RAGEngine(config, project) as engine:
+                report = engine.index_directory()
+                assert report.files_indexed == 2
+                assert report.chunks_embedded == expected_embedded, dimension
+                assert engine.count() == 2
+                top = engine.search("rockets orbit", top_k=1)[0]
+                assert top.metadata["path"] == "a.txt"
+    assert caplog.text.count("rebuilding") == 2
+
+
+def test_engine_reopen_keeps_index_and_skips_unchanged(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write(project, "a.py", "def parse(text):\n    return text.split()\n")
+    config = hash_config(vector_store={"provider": "chroma", "collection_name": "proj"})
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+    assert (project / ".ragloom" / "chroma_proj").is_dir()
+    with RAGEngine(config, project) as engine:
+        assert engine.count() == 1
+        report = engine.index_directory()
+        assert (report.files_unchanged, report.chunks_embedded) == (1, 0)
+        assert engine.search("parse text", top_k=1)[0].metadata["symbol"] == "parse"
+
+
+@pytest.mark.slow
+def test_engine_against_remote_server(chroma_server: ChromaServer, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write(project, "a.txt", "rockets launch satellites into orbit\n")
+    config = hash_config(vector_store={"provider": "chroma", "url": chroma_server.url,
+                                       "collection_name": f"e-{uuid.uuid4().hex[:8]}"})
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+        assert engine.search("orbit", top_k=1)[0].metadata["path"] == "a.txt"
+
+
+def test_unreachable_server_names_the_url() -> None:
+    with pytest.raises(StoreError, match=r"cannot connect to the Chroma server at http://127.0.0.1:9"):
+        ChromaVectorStore.open_remote("http://127.0.0.1:9", "x", SPEC)
+
+
+def test_bad_url_is_rejected() -> None:
+    with pytest.raises(StoreError, match="not an http"):
+        ChromaVectorStore.open_remote("ftp://host/x", "x", SPEC)
+
+
+def test_api_key_is_sent_as_bearer_token_and_never_shown() -> None:
+    seen: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            seen.append(self.headers.get("Authorization", ""))
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(StoreError) as info:
+            ChromaVectorStore.open_remote(f"http://127.0.0.1:{server.server_port}", "x", SPEC,
+                                          api_key="chroma-secret-token")
+    finally:
+        server.shutdown()
+    assert seen and seen[0] == "Bearer chroma-secret-token"
+    assert "chroma-secret-token" not in str(info.value)

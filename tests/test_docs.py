@@ -1,0 +1,38 @@
+"""docs/configuration.md and the config models must list exactly the same keys."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from ragloom.config import ChunkingConfig, RAGConfig, RetrievalConfig, VectorStoreConfig
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+TABLES: dict[str, type[BaseModel]] = {
+    "[rag]": RAGConfig, "[rag.chunking]": ChunkingConfig, "[rag.retrieval]": RetrievalConfig,
+    "[rag.vector_store]": VectorStoreConfig,
+}
+NESTED = {"chunking", "retrieval", "vector_store"}
+
+
+def documented_keys() -> dict[str, set[str]]:
+    keys: dict[str, set[str]] = {}
+    table = None
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            table = line[3:].strip()
+            keys[table] = set()
+        match = re.match(r"^\| `([a-z_]+)` \|", line)
+        if match and table is not None:
+            keys[table].add(match[1])
+    return keys
+
+
+def test_every_config_key_is_documented_and_vice_versa() -> None:
+    documented = documented_keys()
+    assert set(documented) == set(TABLES)
+    for table, model in TABLES.items():
+        fields = set(model.model_fields) - (NESTED if model is RAGConfig else set())
+        assert documented[table] == fields, table
