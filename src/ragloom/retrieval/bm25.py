@@ -112,12 +112,17 @@ class BM25Index:
     def scores(self, query: Sequence[str] | dict[str, float]) -> np.ndarray:
         """BM25 score of every slot (dead slots score 0). A list of tokens counts repeats,
         as rank-bm25 does; a dict maps terms to query weights (feedback expansion)."""
+        return self._score(query)[0]
+
+    def _score(self, query: Sequence[str] | dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every slot and which live slots contain at least one query term."""
         with self._lock:
             alive, doc_len, floor = self._statistics()
             corpus_size = len(self._slot_of)
             scores = np.zeros(len(self._ids), dtype=np.float64)
+            matched = np.zeros(len(self._ids), dtype=bool)
             if corpus_size == 0:
-                return scores
+                return scores, matched
             average_len = self._total_len / corpus_size
             norm = self.k1 * (1 - self.b + self.b * doc_len / average_len) if average_len else \
                 np.full(len(doc_len), self.k1 * (1 - self.b))
@@ -132,20 +137,22 @@ class BM25Index:
                     idf = floor
                 slots, tfs = self._posting(term_id)
                 scores[slots] += weight * idf * (tfs * (self.k1 + 1) / (tfs + norm[slots]))
+                matched[slots] = True
             scores[~alive] = 0.0
-            return scores
+            matched &= alive
+            return scores, matched
 
     def top_k(self, query: Sequence[str] | dict[str, float], k: int,
               conditions: list[Condition] | None = None) -> list[tuple[str, float]]:
-        """The ``k`` best (id, score) pairs with a positive score, filters applied first."""
+        """The ``k`` best (id, score) pairs among documents holding a query term, filters
+        applied first. Scores can be negative in tiny corpora (Okapi idf), order still holds."""
         with self._lock:
-            scores = self.scores(query)
+            scores, matched = self._score(query)
             if conditions:
-                keep = np.fromiter(
+                matched &= np.fromiter(
                     (meta is not None and matches_all(meta, conditions) for meta in self._metadatas),
                     dtype=bool, count=len(self._metadatas))
-                scores = np.where(keep, scores, 0.0)
-            candidates = np.flatnonzero(scores > 0)
+            candidates = np.flatnonzero(matched)
             if len(candidates) > k:
                 candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
             order = candidates[np.lexsort((candidates, -scores[candidates]))]
