@@ -26,7 +26,7 @@ from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.filters import Filters, compile_filters
 from ragloom.stores.registry import create_vector_store
-from ragloom.types import IndexReport, Metadata, SearchResult
+from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
 
@@ -154,6 +154,29 @@ class RAGEngine:
         if k < 1:
             raise ValueError(f"top_k must be at least 1, got {k}")
         return self._searcher.search(query, k, filters, hybrid, mmr, min_score)
+
+    def reindex(self, path: PathLike | None = None,
+                progress: ProgressCallback | None = None) -> IndexReport:
+        """Re-chunk every file under ``path`` even if unchanged (embeddings come from the cache)."""
+        self._require_enabled()
+        with self._write_lock:
+            self._manifest.forget_versions()
+            return self.index_directory(path, progress=progress)
+
+    def status(self) -> IndexStatus:
+        """Files, chunks, store, model, bytes on disk and last indexing time."""
+        if not self.config.enabled:
+            return IndexStatus(enabled=False)
+        records = self._manifest.records()
+        size = sum(f.stat().st_size for f in self.index_dir.rglob("*") if f.is_file()) \
+            if self.index_dir.is_dir() else 0
+        return IndexStatus(
+            enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
+            embedding_provider=self.provider.provider_name,
+            embedding_model=self.provider.model_name, dimension=self.provider.dimension,
+            index_dir=str(self.index_dir), index_bytes=size,
+            last_indexed=max((r.indexed_at for r in records.values()), default=None),
+        )
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""

@@ -77,3 +77,22 @@ class IndexReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class IndexStatus:
+    """A snapshot of an engine's index, for ``ragloom status``."""
+
+    enabled: bool
+    files: int = 0
+    chunks: int = 0
+    store: str = ""
+    embedding_provider: str = ""
+    embedding_model: str = ""
+    dimension: int = 0
+    index_dir: str = ""
+    index_bytes: int = 0
+    last_indexed: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
