@@ -70,7 +70,8 @@ def main() -> None:
     print(f"raw SentenceTransformer.encode : {n / raw:8.1f} docs/s  ({raw:.2f}s)")
     print(f"ragloom index_directory        : {n / indexed:8.1f} docs/s  ({indexed:.2f}s)")
     print(f"ratio ragloom / raw            : {raw / indexed:8.3f}x")
-    print(f"second run (unchanged)         : {second * 1000:8.1f} ms = {100 * second / indexed:.2f}% of first")
+    share = 100 * second / indexed
+    print(f"second run (unchanged)         : {second * 1000:8.1f} ms = {share:.2f}% of first")
 
 
 if __name__ == "__main__":

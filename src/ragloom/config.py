@@ -63,10 +63,10 @@ class RetrievalConfig(StrictModel):
     dense_weight: float = Field(1.0, ge=0.0)
     sparse_weight: float = Field(1.0, ge=0.0)
     candidate_k: int = Field(100, ge=1, le=10_000)
-    feedback: bool = False
+    feedback: bool = True
     feedback_docs: int = Field(10, ge=1, le=1000)
     feedback_terms: int = Field(10, ge=1, le=1000)
-    feedback_weight: float = Field(0.5, ge=0.0)
+    feedback_weight: float = Field(1.0, ge=0.0)
     stemming: bool = True
     stopwords: bool = True
     split_identifiers: bool = True

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Union
+from typing import Any
 
-MetadataValue = Union[str, int, float, bool]
+MetadataValue = str | int | float | bool
 Metadata = dict[str, MetadataValue]
 
 

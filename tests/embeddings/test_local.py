@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("sentence_transformers", reason="the local extra is not installed")
 
+from helpers import hash_config  # noqa: E402
 from ragloom import ConfigError, EmbeddingError  # noqa: E402
 from ragloom.embeddings.local import (  # noqa: E402
     LocalEmbeddingProvider,
@@ -17,7 +18,6 @@ from ragloom.embeddings.local import (  # noqa: E402
     resolve_model_source,
 )
 from ragloom.embeddings.registry import create_embedding_provider  # noqa: E402
-from helpers import hash_config  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

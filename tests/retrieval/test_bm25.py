@@ -111,3 +111,13 @@ def test_tiny_corpus_with_negative_idf_still_ranks_matches() -> None:
     hits = index.top_k(["orbit", "satellite"], 5)
     assert [doc for doc, _ in hits] == ["0", "1"]
     assert build([["only", "doc"]]).top_k(["doc"], 5)[0][0] == "0"
+
+
+def test_repeated_id_in_one_batch_keeps_the_last() -> None:
+    index = BM25Index()
+    index.add(["a", "b", "a"], [["x", "y"], ["y"], ["z"]], [{}, {}, {"v": 2}])
+    reference = BM25Okapi([["y"], ["z"]])
+    assert len(index) == 2 and index.metadata("a") == {"v": 2}
+    assert index.document_frequency("x") == 0
+    live = index.scores(["y", "z"])[[1, 2]]
+    assert np.allclose(live, reference.get_scores(["y", "z"]))

@@ -53,7 +53,8 @@ def test_top_k_defaults_to_config(engine) -> None:
 def test_filters(engine) -> None:
     results = engine.search("tokens", filters={"path": "code/*.py"})
     assert {r.metadata["path"] for r in results} == {"code/parser.py", "code/lexer.py"}
-    assert [r.metadata["path"] for r in engine.search("rockets", filters={"language": "markdown"})] == ["space.md"]
+    markdown = engine.search("rockets", filters={"language": "markdown"})
+    assert [r.metadata["path"] for r in markdown] == ["space.md"]
     with pytest.raises(ValueError, match="unknown operator"):
         engine.search("x", filters={"path": {"$like": "a"}})
 
@@ -96,14 +97,17 @@ def test_search_detailed_reports_stages(engine) -> None:
 def test_mmr_prefers_diverse_results(make_engine, project: Path) -> None:
     write(project, "a1.txt", "rocket engines burn fuel")
     write(project, "a2.txt", "rocket engines burn fuel")
-    write(project, "b.txt", "rocket launch schedule")
+    write(project, "b.txt", "rocket engines launch schedule")
+    write(project, "c.txt", "cooking pasta at home")
+    write(project, "d.txt", "gardening tips for spring")
     engine = make_engine()
     engine.index_directory()
     plain = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False)]
     diverse = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False,
                                                          mmr=True)]
     assert sorted(plain) == ["a1.txt", "a2.txt"]
-    assert "b.txt" in diverse
+    assert len(diverse) == 2 and diverse[0] in plain
+    assert not {"a1.txt", "a2.txt"} <= set(diverse), "the exact duplicate is passed over"
 
 
 def test_filters_apply_to_both_retrievers(engine) -> None:

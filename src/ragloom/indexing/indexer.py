@@ -142,7 +142,7 @@ class Indexer:
                 to_read.append((path, relative, previous))
         done, total = report.files_unchanged, len(files)
         window = _Window()
-        for (path, relative, previous), outcome in zip(to_read, self._read_ahead(to_read)):
+        for (_, relative, previous), outcome in zip(to_read, self._read_ahead(to_read)):
             done += 1
             if isinstance(outcome, SkipFile):
                 self._skip(report, relative, str(outcome), previous)

@@ -48,6 +48,19 @@ class _Stopwatch:
         self._last = now
 
 
+def mmr_pool_size(top_k: int) -> int:
+    """How many of the best candidates MMR may choose from: enough for diversity, few
+    enough that it cannot reach far down the ranking (4x top_k, at least 20)."""
+    return max(20, 4 * top_k)
+
+
+def min_max(scores: list[float]) -> np.ndarray:
+    """Scores rescaled to [0, 1] so MMR weighs relevance on the same scale as similarity."""
+    values = np.asarray(scores, dtype=np.float64)
+    span = values.max() - values.min() if len(values) else 0.0
+    return (values - values.min()) / span if span > 0 else np.ones_like(values)
+
+
 class Searcher:
     """Runs one search over a store and (for hybrid) its BM25 index."""
 
@@ -103,9 +116,10 @@ class Searcher:
         else:
             results = dense
         if mmr and results:
+            results = results[:mmr_pool_size(top_k)]
             vectors = self.store.get_vectors([r.id for r in results])
-            relevance = np.array([1.0 - r.distance for r in results])
-            order = mmr_order(relevance, vectors, top_k, self.config.mmr_lambda)
+            order = mmr_order(min_max([r.score for r in results]), vectors, top_k,
+                              self.config.mmr_lambda)
             results = [results[i] for i in order]
             clock.lap("mmr")
         results = results[:top_k]
