@@ -40,6 +40,8 @@ class VectorStoreConfig(StrictModel):
     api_key: SecretStr | None = None
     api_key_env: str | None = None
     bits: int = Field(4, ge=1, le=8)
+    residual: bool = False
+    refine_bits: int = Field(0, ge=0, le=8)
 
     def resolved_api_key(self) -> str | None:
         """The store API key from ``api_key`` or the environment variable ``api_key_env``."""

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from ragloom._registry import Registry
 from ragloom.config import RAGConfig
-from ragloom.errors import ConfigError
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mock import MockVectorStore
 
@@ -45,8 +44,11 @@ def _chroma_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -
 
 @vector_stores.register("turboquant")
 def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
-    raise ConfigError("vector_store.provider = 'turboquant' is not available in this ragloom "
-                      "version yet; use 'chroma' or 'mock'")
+    from ragloom.stores.turboquant import TurboQuantStore
+
+    settings = config.vector_store
+    return TurboQuantStore(store_path(config, base_dir), embedding, settings.bits,
+                           settings.residual, settings.refine_bits)
 
 
 def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:

@@ -1,0 +1,292 @@
+"""A vector store holding TurboQuant-compressed vectors (~8x smaller than float32 at 4 bits).
+
+Search never decodes the whole store: a first pass ranks every row by the Hamming distance
+between its sign bit-plane and the rotated query's signs (popcount over packed words), the
+best ``first_pass`` rows are scored from their codes with the query (lookup of centroids),
+and with a refine tier the best ``second_pass`` of those are re-scored from the finer
+codes. Writes go to memory; ``persist`` appends one segment file (new rows plus the ids
+deleted since the last segment) and then atomically swaps the segment list, so an append
+never rewrites older data and a crash leaves the previous state readable.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ragloom.embeddings.base import l2_normalize
+from ragloom.quant.bits import sign_sketch_scores
+from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments
+from ragloom.stores.filters import Filters, compile_filters, matches_all
+from ragloom.stores.mock import top_k_indices
+from ragloom.types import Chunk, Metadata, SearchResult
+
+logger = logging.getLogger("ragloom")
+
+SEGMENT_LIST = "segments.json"
+_PARTS = ("norms", "planes", "qjl_signs", "residual_norms", "refine")
+_MAX_SEGMENTS = 64
+
+
+@dataclass
+class _Pending:
+    """Writes since the last persist: ids deleted from earlier segments, rows added."""
+
+    deleted: set[str] = field(default_factory=set)
+    added: set[str] = field(default_factory=set)
+
+
+def _fsync_write(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with temporary.open("wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+class TurboQuantStore:
+    """Compressed vectors, texts and metadata, persisted as append-only segments."""
+
+    name = "turboquant"
+
+    def __init__(self, path: Path | None, embedding: EmbeddingSpec, bits: int = 4,
+                 residual: bool = False, refine_bits: int = 0, seed: int = 0,
+                 first_pass: int = 1000, second_pass: int = 100) -> None:
+        self.path = path
+        self.persistent = path is not None
+        self.embedding = embedding
+        self.first_pass, self.second_pass = first_pass, second_pass
+        self._lock = threading.RLock()
+        self.quantizer = TurboQuantizer(embedding.dimension, bits, seed, residual, "dense", refine_bits)
+        self._reset_memory()
+        if path is not None:
+            self._open(path)
+
+    # -- state -----------------------------------------------------------------------------
+
+    def _reset_memory(self) -> None:
+        self._ids: list[str] = []
+        self._row_of: dict[str, int] = {}
+        self._texts: list[str] = []
+        self._metadatas: list[Metadata] = []
+        self._alive = np.zeros(0, dtype=bool)
+        self._data = self.quantizer.compress(np.zeros((0, self.quantizer.dim), np.float32))
+        self._pending = _Pending()
+        self._segments: list[str] = []
+
+    def _settings(self) -> dict[str, object]:
+        return {"quantizer": self.quantizer.describe(), "embedding_model": self.embedding.model,
+                "dimension": self.embedding.dimension}
+
+    def _open(self, path: Path) -> None:
+        listing = path / SEGMENT_LIST
+        if not listing.is_file():
+            return
+        saved = json.loads(listing.read_text(encoding="utf-8"))
+        if saved.get("settings") != self._settings():
+            logger.warning("TurboQuant store at %s was built with %s; now %s: dropping it and "
+                           "rebuilding the index", path, saved.get("settings"), self._settings())
+            self._drop_files()
+            return
+        for name in saved["segments"]:
+            self._replay(path / name)
+        self._segments = list(saved["segments"])
+        self._pending = _Pending()
+
+    def _replay(self, segment: Path) -> None:
+        with np.load(segment, allow_pickle=False) as arrays:
+            header = json.loads(arrays["header"].tobytes().decode("utf-8"))
+            parts = {name: arrays[name] for name in _PARTS if name in arrays}
+        self._delete_rows(header["deleted"])
+        self._append(header["ids"], header["texts"], header["metadatas"], CompressedVectors(
+            parts["norms"], parts["planes"], parts.get("qjl_signs"), parts.get("residual_norms"),
+            parts.get("refine")))
+
+    def _append(self, ids: list[str], texts: list[str], metadatas: list[Metadata],
+                compressed: CompressedVectors) -> None:
+        start = len(self._ids)
+        self._ids.extend(ids)
+        self._texts.extend(texts)
+        self._metadatas.extend(metadatas)
+        self._row_of.update((doc_id, start + i) for i, doc_id in enumerate(ids))
+        self._alive = np.concatenate([self._alive, np.ones(len(ids), dtype=bool)])
+        merged = {}
+        for name in _PARTS:
+            old, new = getattr(self._data, name), getattr(compressed, name)
+            merged[name] = None if new is None else (new if old is None else np.concatenate([old, new]))
+        self._data = CompressedVectors(**merged)  # type: ignore[arg-type]
+
+    def _delete_rows(self, ids: Sequence[str]) -> None:
+        for doc_id in ids:
+            row = self._row_of.pop(doc_id, None)
+            if row is not None:
+                self._alive[row] = False
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
+               metadatas: Sequence[Metadata]) -> None:
+        matrix = check_upsert_arguments(ids, vectors, texts, metadatas)
+        if matrix.shape[0] and matrix.shape[1] != self.quantizer.dim:
+            raise ValueError(f"vectors have dimension {matrix.shape[1]}, the store holds "
+                             f"{self.quantizer.dim}")
+        compressed = self.quantizer.compress(matrix)
+        with self._lock:
+            self._forget(ids)
+            self._append(list(ids), list(texts), [dict(m) for m in metadatas], compressed)
+            self._pending.added.update(ids)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        with self._lock:
+            self._forget(ids)
+
+    def _forget(self, ids: Sequence[str]) -> None:
+        for doc_id in ids:
+            if doc_id in self._pending.added:
+                self._pending.added.discard(doc_id)
+            elif doc_id in self._row_of:
+                self._pending.deleted.add(doc_id)
+        self._delete_rows(ids)
+
+    def delete_by_path(self, path: str) -> list[str]:
+        with self._lock:
+            doomed = [doc_id for doc_id, row in self._row_of.items()
+                      if self._metadatas[row].get("path") == path]
+            self.delete(doomed)
+            return doomed
+
+    def reset(self) -> None:
+        with self._lock:
+            self._reset_memory()
+            if self.path is not None:
+                self._drop_files()
+
+    def _drop_files(self) -> None:
+        assert self.path is not None
+        if self.path.exists():
+            shutil.rmtree(self.path)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def query(self, vector: np.ndarray, top_k: int, filters: Filters | None = None) -> list[SearchResult]:
+        conditions = compile_filters(filters)
+        with self._lock:
+            rows = np.flatnonzero(self._alive)
+            if conditions:
+                rows = np.array([r for r in rows if matches_all(self._metadatas[r], conditions)],
+                                dtype=np.int64)
+            if len(rows) == 0 or top_k <= 0:
+                return []
+            query = l2_normalize(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
+            rotated = self.quantizer.prepare_query(query)
+            if len(rows) > self.first_pass and self._data.planes.shape[1]:
+                sketch = sign_sketch_scores(self._data.planes[rows, 0, :], rotated)
+                rows = rows[np.argpartition(-sketch, self.first_pass - 1)[:self.first_pass]]
+            scores = self.quantizer.score_rotated(rotated, self._data.take(rows)) / np.maximum(
+                self._data.norms[rows], 1e-30)
+            if self._data.refine is not None:
+                keep = top_k_indices(scores, max(self.second_pass, top_k))
+                rows = rows[keep]
+                scores = self.quantizer.score_rotated(rotated, self._data.take(rows), refined=True) \
+                    / np.maximum(self._data.norms[rows], 1e-30)
+            best = top_k_indices(scores, top_k)
+            return [SearchResult(id=self._ids[rows[i]], text=self._texts[rows[i]],
+                                 metadata=dict(self._metadatas[rows[i]]), score=float(scores[i]),
+                                 distance=float(1.0 - scores[i])) for i in best]
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        with self._lock:
+            return [Chunk(doc_id, self._texts[row], dict(self._metadatas[row]))
+                    for doc_id in ids if (row := self._row_of.get(doc_id)) is not None]
+
+    def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
+        """Unit vectors reconstructed from the codes (refined when the tier exists)."""
+        with self._lock:
+            missing = [doc_id for doc_id in ids if doc_id not in self._row_of]
+            if missing:
+                raise KeyError(f"no vectors stored for ids {missing[:5]}")
+            rows = np.array([self._row_of[doc_id] for doc_id in ids], dtype=np.int64)
+            return l2_normalize(self.quantizer.decompress(self._data.take(rows)))
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return list(self._row_of)
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._row_of)
+
+    def list_paths(self) -> list[str]:
+        with self._lock:
+            return sorted({str(self._metadatas[row]["path"]) for row in self._row_of.values()
+                           if "path" in self._metadatas[row]})
+
+    def bytes_per_vector(self) -> float:
+        return self._data.nbytes_per_vector()
+
+    # -- persistence -----------------------------------------------------------------------
+
+    def persist(self) -> None:
+        """Append a segment with the writes since the last persist (or, when many segments
+        or dead rows piled up, one compacted segment), then swap the segment list."""
+        if self.path is None:
+            return
+        with self._lock:
+            pending = self._pending
+            if not pending.added and not pending.deleted and self._segments:
+                return
+            self.path.mkdir(parents=True, exist_ok=True)
+            dead = len(self._ids) - len(self._row_of)
+            compact = len(self._segments) >= _MAX_SEGMENTS or dead > 0.3 * max(len(self._ids), 1)
+            if compact:
+                self._compact_memory()
+                ids, deleted = list(self._row_of), []
+            else:
+                ids, deleted = [i for i in pending.added if i in self._row_of], sorted(pending.deleted)
+            number = 1 + max((int(name.split(".")[0]) for name in self._segments), default=0)
+            name = f"{number:08d}.npz"
+            self._write_segment(self.path / name, ids, deleted)
+            segments = [name] if compact else [*self._segments, name]
+            _fsync_write(self.path / SEGMENT_LIST, json.dumps(
+                {"settings": self._settings(), "segments": segments}).encode("utf-8"))
+            for old in set(self._segments) - set(segments):
+                (self.path / old).unlink(missing_ok=True)
+            self._segments = segments
+            self._pending = _Pending()
+
+    def _write_segment(self, path: Path, ids: list[str], deleted: list[str]) -> None:
+        rows = np.array([self._row_of[doc_id] for doc_id in ids], dtype=np.int64)
+        part = self._data.take(rows)
+        header = {"ids": ids, "deleted": deleted, "texts": [self._texts[r] for r in rows],
+                  "metadatas": [self._metadatas[r] for r in rows]}
+        arrays = {name: getattr(part, name) for name in _PARTS if getattr(part, name) is not None}
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with temporary.open("wb") as handle:
+            np.savez(handle, header=np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8), **arrays)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+
+    def _compact_memory(self) -> None:
+        rows = np.flatnonzero(self._alive)
+        ids = [self._ids[r] for r in rows]
+        texts = [self._texts[r] for r in rows]
+        metadatas = [self._metadatas[r] for r in rows]
+        data = self._data.take(rows)
+        segments = self._segments
+        self._reset_memory()
+        self._segments = segments
+        self._append(ids, texts, metadatas, data)
+
+    def close(self) -> None:
+        self.persist()
