@@ -7,7 +7,8 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
@@ -85,49 +86,29 @@ class RAGEngine:
                         progress: ProgressCallback | None = None) -> IndexReport:
         """Index the eligible files under ``path`` (default base_dir): new and changed files
         are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
-        self._require_enabled()
-        with self._write_lock:
-            try:
-                return self._indexer.index_directory(self._resolve(path), include, exclude, progress)
-            finally:
-                self.sparse.persist()
+        with self._writing():
+            return self._indexer.index_directory(self._resolve(path), include, exclude, progress)
 
     def index_file(self, path: PathLike) -> IndexReport:
         """Index one file, replacing its previous chunks if it changed."""
-        self._require_enabled()
-        with self._write_lock:
-            try:
-                return self._indexer.index_file(self._resolve(path))
-            finally:
-                self.sparse.persist()
+        with self._writing():
+            return self._indexer.index_file(self._resolve(path))
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> None:
         """Store texts under caller-chosen ids, one chunk each (no chunking)."""
-        self._require_enabled()
-        with self._write_lock:
-            try:
-                self._indexer.add_documents(ids, texts, metadatas)
-            finally:
-                self.sparse.persist()
+        with self._writing():
+            self._indexer.add_documents(ids, texts, metadatas)
 
     def delete_documents(self, ids: Sequence[str]) -> None:
         """Delete chunks by id."""
-        self._require_enabled()
-        with self._write_lock:
-            try:
-                self._indexer.delete_documents(list(ids))
-            finally:
-                self.sparse.persist()
+        with self._writing():
+            self._indexer.delete_documents(list(ids))
 
     def delete_documents_by_path(self, path: PathLike) -> int:
         """Delete every chunk of a file; returns how many were removed."""
-        self._require_enabled()
-        with self._write_lock:
-            try:
-                return self._indexer.remove_path(relative_posix(self._resolve(path), self.base_dir))
-            finally:
-                self.sparse.persist()
+        with self._writing():
+            return self._indexer.remove_path(relative_posix(self._resolve(path), self.base_dir))
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -158,10 +139,9 @@ class RAGEngine:
     def reindex(self, path: PathLike | None = None,
                 progress: ProgressCallback | None = None) -> IndexReport:
         """Re-chunk every file under ``path`` even if unchanged (embeddings come from the cache)."""
-        self._require_enabled()
-        with self._write_lock:
+        with self._writing():
             self._manifest.forget_versions()
-            return self.index_directory(path, progress=progress)
+            return self._indexer.index_directory(self._resolve(path), None, None, progress)
 
     def status(self) -> IndexStatus:
         """Files, chunks, store, model, bytes on disk and last indexing time."""
@@ -219,6 +199,18 @@ class RAGEngine:
                 f"store={self.store.name!r})")
 
     # -- internals -------------------------------------------------------------------------
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Serialize a write and persist the store and BM25 index after it, even if it fails
+        half-way (what was written stays consistent with the manifest)."""
+        self._require_enabled()
+        with self._write_lock:
+            try:
+                yield
+            finally:
+                self.sparse.persist()
+                self.store.persist()
 
     def _beside_store(self, kind: str, suffix: str) -> Path | None:
         """``<index_dir>/<kind>_<store>_<collection>.<suffix>`` for a persistent store."""

@@ -47,7 +47,7 @@ def test_measured_mse_matches_codebook_and_paper(bits: int) -> None:
 def test_bit_planes_round_trip(bits: int, dim: int) -> None:
     codes = np.random.default_rng(bits).integers(0, 1 << bits, size=(5, dim)).astype(np.uint8)
     planes = pack_planes(codes, bits)
-    assert planes.shape == (5, bits, (dim + 7) // 8)
+    assert planes.shape == (bits, 5, (dim + 7) // 8)
     assert np.array_equal(unpack_planes(planes, bits, dim), codes)
 
 

@@ -31,19 +31,29 @@ class CompressedVectors:
     """Compressed rows: norms, bit-planes of the MSE codes, optional QJL and refine parts."""
 
     norms: np.ndarray                          # (n,) float32
-    planes: np.ndarray                         # (n, mse_bits, ceil(d/8)) uint8
+    planes: np.ndarray                         # (mse_bits, n, ceil(d/8)) uint8
     qjl_signs: np.ndarray | None = None        # (n, ceil(d/8)) uint8
     residual_norms: np.ndarray | None = None   # (n,) float32
-    refine: np.ndarray | None = None           # (n, refine_bits, ceil(d/8)) uint8
+    refine: np.ndarray | None = None           # (refine_bits, n, ceil(d/8)) uint8
 
     def __len__(self) -> int:
         return len(self.norms)
 
     def take(self, rows: np.ndarray) -> CompressedVectors:
-        def pick(array: np.ndarray | None) -> np.ndarray | None:
-            return None if array is None else array[rows]
-        return CompressedVectors(self.norms[rows], self.planes[rows], pick(self.qjl_signs),
-                                 pick(self.residual_norms), pick(self.refine))
+        def pick(array: np.ndarray | None, axis: int = 0) -> np.ndarray | None:
+            return None if array is None else np.take(array, rows, axis=axis)
+        return CompressedVectors(self.norms[rows], np.take(self.planes, rows, axis=1),
+                                 pick(self.qjl_signs), pick(self.residual_norms), pick(self.refine, 1))
+
+    def concatenate(self, other: CompressedVectors) -> CompressedVectors:
+        """These rows followed by ``other``'s."""
+        def join(mine: np.ndarray | None, theirs: np.ndarray | None, axis: int = 0) -> np.ndarray | None:
+            return None if mine is None or theirs is None else np.concatenate([mine, theirs], axis=axis)
+        return CompressedVectors(np.concatenate([self.norms, other.norms]),
+                                 np.concatenate([self.planes, other.planes], axis=1),
+                                 join(self.qjl_signs, other.qjl_signs),
+                                 join(self.residual_norms, other.residual_norms),
+                                 join(self.refine, other.refine, 1))
 
     def nbytes_per_vector(self) -> float:
         parts = [self.norms, self.planes, self.qjl_signs, self.residual_norms, self.refine]
@@ -64,9 +74,11 @@ class TurboQuantizer:
         self.mse_bits = bits - 1 if residual else bits
         self.rotation = make_rotation(rotation, dim, seed)
         self.codebook: Codebook | None = lloyd_max_codebook(dim, self.mse_bits) if self.mse_bits else None
-        self._sketch = (np.random.default_rng([seed, SEED_TAG, 1]).standard_normal((dim, dim)).astype(np.float32)
-                        if residual else None)
+        sketch_rng = np.random.default_rng([seed, SEED_TAG, 1])
+        self._sketch = sketch_rng.standard_normal((dim, dim)).astype(np.float32) if residual else None
         self._cells = self._cell_bounds() if refine_bits and self.codebook else None
+        self._centroids = (self.codebook.centroids.astype(np.float32) if self.codebook
+                           else np.zeros(1, np.float32))
 
     # -- compression -----------------------------------------------------------------------
 
@@ -84,7 +96,7 @@ class TurboQuantizer:
         else:
             codes = np.zeros(rotated.shape, dtype=np.uint8)
             approx = np.zeros_like(rotated)
-            planes = np.zeros((len(matrix), 0, (self.dim + 7) // 8), dtype=np.uint8)
+            planes = np.zeros((0, len(matrix), (self.dim + 7) // 8), dtype=np.uint8)
         compressed = CompressedVectors(norms, planes)
         if self._sketch is not None:
             residual = rotated - approx
@@ -106,7 +118,7 @@ class TurboQuantizer:
             position = unpack_planes(compressed.refine, self.refine_bits, self.dim)
             low, width = self._cells[0][codes], self._cells[1][codes]
             return (low + (position + 0.5) / (1 << self.refine_bits) * width).astype(np.float32)
-        return self.codebook.centroids[codes].astype(np.float32)
+        return self._centroids[codes]
 
     def decompress(self, compressed: CompressedVectors, refined: bool = True) -> np.ndarray:
         """Vectors back in the original space (norm included)."""
@@ -135,12 +147,7 @@ class TurboQuantizer:
 
     def score_rotated(self, rotated_query: np.ndarray, compressed: CompressedVectors,
                       refined: bool = False) -> np.ndarray:
-        if self.codebook is not None and not refined:
-            codes = unpack_planes(compressed.planes, self.mse_bits, self.dim)
-            table = rotated_query[:, None] * self.codebook.centroids[None, :].astype(np.float32)
-            scores = table[np.arange(self.dim), codes].sum(axis=1)
-        else:
-            scores = self.rotated_approximation(compressed, refined) @ rotated_query
+        scores = self.rotated_approximation(compressed, refined) @ rotated_query
         use_qjl = compressed.qjl_signs is not None and not (refined and compressed.refine is not None)
         if use_qjl:
             assert self._sketch is not None

@@ -120,11 +120,7 @@ class TurboQuantStore:
         self._metadatas.extend(metadatas)
         self._row_of.update((doc_id, start + i) for i, doc_id in enumerate(ids))
         self._alive = np.concatenate([self._alive, np.ones(len(ids), dtype=bool)])
-        merged = {}
-        for name in _PARTS:
-            old, new = getattr(self._data, name), getattr(compressed, name)
-            merged[name] = None if new is None else (new if old is None else np.concatenate([old, new]))
-        self._data = CompressedVectors(**merged)  # type: ignore[arg-type]
+        self._data = self._data.concatenate(compressed)
 
     def _delete_rows(self, ids: Sequence[str]) -> None:
         for doc_id in ids:
@@ -181,7 +177,8 @@ class TurboQuantStore:
     def query(self, vector: np.ndarray, top_k: int, filters: Filters | None = None) -> list[SearchResult]:
         conditions = compile_filters(filters)
         with self._lock:
-            rows = np.flatnonzero(self._alive)
+            everything = len(self._row_of) == len(self._ids) and not conditions
+            rows = np.arange(len(self._ids)) if everything else np.flatnonzero(self._alive)
             if conditions:
                 rows = np.array([r for r in rows if matches_all(self._metadatas[r], conditions)],
                                 dtype=np.int64)
@@ -189,9 +186,11 @@ class TurboQuantStore:
                 return []
             query = l2_normalize(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
             rotated = self.quantizer.prepare_query(query)
-            if len(rows) > self.first_pass and self._data.planes.shape[1]:
-                sketch = sign_sketch_scores(self._data.planes[rows, 0, :], rotated)
-                rows = rows[np.argpartition(-sketch, self.first_pass - 1)[:self.first_pass]]
+            pool = self.first_pass_size(len(rows), top_k)
+            if len(rows) > pool and len(self._data.planes):
+                signs = self._data.planes[0] if everything else self._data.planes[0][rows]
+                sketch = sign_sketch_scores(signs, rotated)
+                rows = rows[np.argpartition(-sketch, pool - 1)[:pool]]
             scores = self.quantizer.score_rotated(rotated, self._data.take(rows)) / np.maximum(
                 self._data.norms[rows], 1e-30)
             if self._data.refine is not None:
@@ -203,6 +202,11 @@ class TurboQuantStore:
             return [SearchResult(id=self._ids[rows[i]], text=self._texts[rows[i]],
                                  metadata=dict(self._metadatas[rows[i]]), score=float(scores[i]),
                                  distance=float(1.0 - scores[i])) for i in best]
+
+    def first_pass_size(self, rows: int, top_k: int) -> int:
+        """Candidates kept by the sign-sketch pass: ``first_pass``, growing with the store
+        (1% of rows) and never below 20 x top_k."""
+        return max(self.first_pass, rows // 100, 20 * top_k)
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         with self._lock:
