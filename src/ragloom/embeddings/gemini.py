@@ -8,7 +8,6 @@ honouring Retry-After; other 4xx answers fail at once with the model named.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Callable
@@ -17,39 +16,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ragloom._optional import import_optional
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normalize
 from ragloom.errors import ConfigError, EmbeddingError
+from ragloom.gemini_client import build_client, genai_module
 
 DEFAULT_GEMINI_MODEL = "gemini-embedding-001"
 MAX_TEXTS_PER_REQUEST = 100
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-API_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 #: Full output sizes of known models; other models need ``embedding_dim``.
 FULL_DIMENSIONS = {"gemini-embedding-001": 3072, "text-embedding-004": 768,
                    "embedding-001": 768}
 TASK_TYPES = {"document": "RETRIEVAL_DOCUMENT", "query": "RETRIEVAL_QUERY"}
-
-
-def api_key_from_environment() -> str | None:
-    for variable in API_KEY_VARIABLES:
-        if os.environ.get(variable):
-            return os.environ[variable]
-    return None
-
-
-def build_client(api_key: str | None, base_url: str | None, purpose: str) -> Any:
-    """A google-genai Client for the Gemini API, optionally pointed at a gateway URL."""
-    genai = import_optional("google.genai", "gemini", purpose)
-    key = api_key or api_key_from_environment()
-    if not key:
-        raise ConfigError(
-            f"{purpose} needs a Gemini API key: set rag.api_key_env to the name of an "
-            f"environment variable holding it, or set {' or '.join(API_KEY_VARIABLES)}"
-        )
-    http_options = genai.types.HttpOptions(base_url=base_url) if base_url else None
-    return genai.Client(api_key=key, http_options=http_options)
 
 
 class GeminiEmbeddingProvider(EmbeddingProvider):
@@ -69,8 +47,9 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         self._dimension = int(dimension or full)  # type: ignore[arg-type]
         self._send_dimension = dimension is not None and dimension != full
         self._client = client or build_client(api_key, base_url, "the Gemini embedding provider")
-        self._types = import_optional("google.genai", "gemini", "the Gemini embedding provider").types
-        self._errors = import_optional("google.genai.errors", "gemini", "the Gemini embedding provider")
+        genai = genai_module("the Gemini embedding provider")
+        self._types = genai.types
+        self._errors = genai.errors
         self.max_concurrency = max(1, max_concurrency)
         self.max_retries = max(0, max_retries)
         self.initial_backoff = initial_backoff
