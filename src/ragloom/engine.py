@@ -17,10 +17,12 @@ from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.registry import create_embedding_provider
-from ragloom.errors import RagloomError
+from ragloom.errors import IndexLockedError, RagloomError
+from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer, ProgressCallback
 from ragloom.indexing.manifest import Manifest
+from ragloom.locking import ProcessLock, ReadWriteLock
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
@@ -49,7 +51,9 @@ class RAGEngine:
         self.base_dir = Path(base_dir).resolve()
         self.index_dir = self.base_dir / self.config.index_dir
         self._write_lock = threading.RLock()
+        self._readers_writer = ReadWriteLock()
         self._closed = False
+        self._process_lock: ProcessLock | None = None
         if not self.config.enabled:
             return
         self.provider = embedding_provider or create_embedding_provider(self.config)
@@ -57,6 +61,13 @@ class RAGEngine:
             self.config, self.base_dir,
             EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
                           self.provider.dimension))
+        if self.store.persistent:
+            self._process_lock = ProcessLock(self.index_dir / "lock")
+            try:
+                self._process_lock.acquire()
+            except IndexLockedError:
+                self.store.close()
+                raise
         self._cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
                        if self.config.embedding_cache else None)
         self._manifest = Manifest(self._beside_store("manifest", "sqlite"))
@@ -67,9 +78,11 @@ class RAGEngine:
             self.base_dir, FileChunker(self.config), CachedEmbedder(self.provider, self._cache),
             self.store, self.sparse, self._manifest, self.config.max_file_bytes,
             include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
+            commit=self._readers_writer.writing,
         )
         self._searcher = Searcher(self.provider, self.store, self.sparse, self.config)
         self._reconcile_signature()
+        recover_interrupted(self.store, self.sparse, self._manifest)
         self.sparse.sync_with(self.store)
 
     @classmethod
@@ -134,7 +147,14 @@ class RAGEngine:
         k = self.config.top_k if top_k is None else top_k
         if k < 1:
             raise ValueError(f"top_k must be at least 1, got {k}")
-        return self._searcher.search(query, k, filters, hybrid, mmr, min_score)
+        with self._readers_writer.reading():
+            return self._searcher.search(query, k, filters, hybrid, mmr, min_score)
+
+    def verify(self) -> VerifyReport:
+        """Check that store, BM25 index and manifest agree (see ``ragloom status --check``)."""
+        self._require_enabled()
+        with self._write_lock, self._readers_writer.reading():
+            return verify_index(self.store, self.sparse, self._manifest)
 
     def reindex(self, path: PathLike | None = None,
                 progress: ProgressCallback | None = None) -> IndexReport:
@@ -178,12 +198,16 @@ class RAGEngine:
             return
         self._closed = True
         with self._write_lock:
-            self.sparse.persist()
-            self.store.persist()
-            self.store.close()
-            self._manifest.close()
-            if self._cache is not None:
-                self._cache.close()
+            try:
+                self.sparse.persist()
+                self.store.persist()
+                self.store.close()
+                self._manifest.close()
+                if self._cache is not None:
+                    self._cache.close()
+            finally:
+                if self._process_lock is not None:
+                    self._process_lock.release()
 
     def __enter__(self) -> RAGEngine:
         return self
@@ -241,8 +265,9 @@ class RAGEngine:
         if old_embedding is not None and old_embedding != embedding:
             logger.warning("embedding model changed from %s to %s: the index is rebuilt",
                            old_embedding, embedding)
-            self.store.reset()
-            self.sparse.clear()
+            with self._readers_writer.writing():
+                self.store.reset()
+                self.sparse.clear()
             self._manifest.clear()
         elif len(self._manifest) and self.store.count() == 0:
             logger.warning("the store is empty but the manifest lists files: re-indexing them")

@@ -6,6 +6,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from ragloom.chunking.base import content_hash
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.indexing.discovery import discover_files, relative_posix
-from ragloom.indexing.manifest import FileRecord, Manifest
+from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
 from ragloom.indexing.reading import FileContent, SkipFile, read_text_file
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
@@ -51,7 +52,8 @@ class Indexer:
     def __init__(self, base_dir: Path, chunker: FileChunker, embedder: CachedEmbedder,
                  store: VectorStore, sparse: SparseIndex, manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
-                 index_dir: Path | None = None) -> None:
+                 index_dir: Path | None = None,
+                 commit: Callable[[], AbstractContextManager[object]] = nullcontext) -> None:
         self.base_dir = base_dir
         self.chunker = chunker
         self.embedder = embedder
@@ -62,6 +64,7 @@ class Indexer:
         self.include = list(include)
         self.exclude = list(exclude)
         self.index_dir = index_dir
+        self.commit = commit  # held while the store and BM25 change, so readers see whole files
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
@@ -95,17 +98,21 @@ class Indexer:
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
         record = self.manifest.get(relative)
-        removed = set(self.store.delete_by_path(relative))
-        if record is not None:
-            self.store.delete(record.chunk_ids)
-            removed.update(record.chunk_ids)
-        self.sparse.remove(list(removed))
+        known = record.chunk_ids if record is not None else ()
+        self.manifest.begin({relative: known})
+        with self.commit():
+            removed = set(self.store.delete_by_path(relative))
+            self.store.delete(known)
+            removed.update(known)
+            self.sparse.remove(list(removed))
+        self.store.persist()
         self.manifest.write(removed=[relative])
         return len(removed)
 
     def delete_documents(self, ids: Sequence[str]) -> None:
-        self.store.delete(ids)
-        self.sparse.remove(ids)
+        with self.commit():
+            self.store.delete(ids)
+            self.sparse.remove(ids)
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> int:
@@ -119,8 +126,9 @@ class Indexer:
             metadata["embedding_model"] = self.embedder.provider.model_name
         embedded = self.embedder.embed(texts, "document")
         if ids:
-            self.store.upsert(ids, embedded.vectors, texts, metadatas)
-            self.sparse.add(ids, texts, metadatas)
+            with self.commit():
+                self.store.upsert(ids, embedded.vectors, texts, metadatas)
+                self.sparse.add(ids, texts, metadatas)
         return embedded.computed
 
     def _index_files(self, files: Sequence[Path], report: IndexReport,
@@ -149,7 +157,7 @@ class Indexer:
             else:
                 if outcome.warning:
                     report.warnings.append(f"{relative}: {outcome.warning}")
-                if previous and previous.sha256 == outcome.sha256:
+                if previous and previous.size != RECHUNK and previous.sha256 == outcome.sha256:
                     report.files_unchanged += 1
                     unchanged_versions.append(_record(relative, outcome, previous.chunk_ids))
                 else:
@@ -198,24 +206,30 @@ class Indexer:
         return chunks
 
     def _flush(self, window: _Window, report: IndexReport) -> None:
-        """Embed a window's chunks in one call, then write store and manifest."""
+        """Embed a window's chunks in one call, then journal, write store and BM25 index
+        (readers wait only for this part), make the store durable, and record the files."""
         if not window.files:
             return
         chunks = [chunk for pending in window.files for chunk in pending.chunks]
         embedded = self.embedder.embed([chunk.text for chunk in chunks], "document")
         report.chunks_embedded += embedded.computed
-        if chunks:
-            columns = ([c.id for c in chunks], [c.text for c in chunks], [c.metadata for c in chunks])
-            self.store.upsert(columns[0], embedded.vectors, columns[1], columns[2])
-            self.sparse.add(*columns)
         stale: list[str] = []
+        touched: dict[str, list[str]] = {}
         for pending in window.files:
-            if pending.previous is not None:
-                current = {chunk.id for chunk in pending.chunks}
-                stale.extend(cid for cid in pending.previous.chunk_ids if cid not in current)
-        if stale:
-            self.store.delete(stale)
-            self.sparse.remove(stale)
+            current = [chunk.id for chunk in pending.chunks]
+            old = list(pending.previous.chunk_ids) if pending.previous is not None else []
+            stale.extend(cid for cid in old if cid not in set(current))
+            touched[pending.relative] = old + current
+        self.manifest.begin(touched)
+        with self.commit():
+            if chunks:
+                columns = ([c.id for c in chunks], [c.text for c in chunks], [c.metadata for c in chunks])
+                self.store.upsert(columns[0], embedded.vectors, columns[1], columns[2])
+                self.sparse.add(*columns)
+            if stale:
+                self.store.delete(stale)
+                self.sparse.remove(stale)
+        self.store.persist()
         self.manifest.write(_record(p.relative, p.content, tuple(c.id for c in p.chunks))
                             for p in window.files)
         report.files_indexed += len(window.files)

@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+#: Size and mtime of a record that must be re-chunked even if its content is unchanged.
+RECHUNK = -1
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ class Manifest:
             "mtime_ns INTEGER, sha256 TEXT, chunk_ids TEXT, indexed_at REAL)"
         )
         self._db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+        # The journal: files whose chunks are being written; see ``begin``.
+        self._db.execute("CREATE TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, chunk_ids TEXT)")
 
     def get(self, path: str) -> FileRecord | None:
         with self._lock:
@@ -55,28 +61,51 @@ class Manifest:
             rows = self._db.execute("SELECT * FROM files").fetchall()
         return {row[0]: _record(row) for row in rows}
 
+    def begin(self, touched: dict[str, Iterable[str]]) -> None:
+        """Journal that the chunks of these files (old and new ids) are about to change in
+        the store. ``write`` for a path ends its entry; an entry left by a crash tells
+        ``pending`` which chunks may be half-written."""
+        rows = [(path, json.dumps(sorted(set(ids)))) for path, ids in touched.items()]
+        with self._transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO pending VALUES (?, ?)", rows)
+
+    def pending(self) -> dict[str, list[str]]:
+        with self._lock:
+            rows = self._db.execute("SELECT path, chunk_ids FROM pending").fetchall()
+        return {path: json.loads(ids) for path, ids in rows}
+
     def write(self, records: Iterable[FileRecord] = (), removed: Iterable[str] = ()) -> None:
-        """Add/replace ``records`` and drop ``removed`` paths in one transaction."""
+        """Add/replace ``records`` and drop ``removed`` paths, ending their journal entries,
+        in one transaction."""
         rows = [(r.path, r.size, r.mtime_ns, r.sha256, json.dumps(list(r.chunk_ids)), r.indexed_at)
                 for r in records]
+        removed = list(removed)
+        finished = [(row[0],) for row in rows] + [(path,) for path in removed]
+        with self._transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", rows)
+            db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
+            db.executemany("DELETE FROM pending WHERE path = ?", finished)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", rows)
-                self._db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
+                yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
 
     def forget_versions(self) -> None:
-        """Keep the chunk ids but forget every file version, so each file is re-chunked."""
+        """Mark every file for re-chunking (size -1) while keeping its hash and chunk ids."""
         with self._lock:
-            self._db.execute("UPDATE files SET size = -1, mtime_ns = -1, sha256 = ''")
+            self._db.execute(f"UPDATE files SET size = {RECHUNK}, mtime_ns = {RECHUNK}")
 
     def clear(self) -> None:
         with self._lock:
             self._db.execute("DELETE FROM files")
+            self._db.execute("DELETE FROM pending")
 
     def get_setting(self, key: str) -> str | None:
         with self._lock:

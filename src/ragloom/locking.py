@@ -1,0 +1,84 @@
+"""Locks: a readers-writer lock inside a process, and an index lock between processes."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ragloom.errors import IndexLockedError
+
+
+class ReadWriteLock:
+    """Many readers or one writer; a waiting writer blocks new readers (no starvation)."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._readers = 0
+        self._writer = False
+        self._waiting_writers = 0
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._condition:
+            while self._writer or self._waiting_writers:
+                self._condition.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._readers -= 1
+                if not self._readers:
+                    self._condition.notify_all()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        with self._condition:
+            self._waiting_writers += 1
+            while self._writer or self._readers:
+                self._condition.wait()
+            self._waiting_writers -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._writer = False
+                self._condition.notify_all()
+
+
+class ProcessLock:
+    """An exclusive ``flock`` on ``<index_dir>/lock`` held while an engine is open; the file
+    names the holder's pid so a second process gets a clear IndexLockedError."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(handle, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(handle)
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise IndexLockedError(
+                    f"index at {self.path.parent} is locked by pid {holder}; close that engine "
+                    f"first or use a Chroma server (vector_store.url) to share an index") from None
+            raise
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, str(os.getpid()).encode("ascii"), 0)
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            os.close(self._handle)  # closing drops the flock
+            self._handle = None

@@ -1,0 +1,45 @@
+"""The examples run as documented (hash embedder, so no model is loaded here)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def run(script: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY")}
+    environment.update({"RAGLOOM_EXAMPLE_PROVIDER": "hash", "PYTHONWARNINGS": "ignore"}, **(env or {}))
+    return subprocess.run([sys.executable, str(EXAMPLES / script), *args], capture_output=True,
+                          text=True, timeout=180, env=environment)
+
+
+def test_quickstart_indexes_docs_and_prints_context(tmp_path: Path) -> None:
+    pytest.importorskip("chromadb")
+    shutil.copytree(DOCS, tmp_path / "docs")
+    result = run("quickstart.py", str(tmp_path / "docs"), "fusion of BM25 and dense retrieval")
+    assert result.returncode == 0, result.stderr
+    assert "[RETRIEVED CONTEXT]" in result.stdout
+    again = run("quickstart.py", str(tmp_path / "docs"))
+    assert "indexed 0 files" in again.stdout
+
+
+@pytest.mark.parametrize("script", ["chat_with_repo.py", "tool_calling.py"])
+def test_gemini_examples_exit_cleanly_without_a_key(script: str) -> None:
+    result = run(script, "question")
+    assert result.returncode == 0
+    assert "set GEMINI_API_KEY" in result.stdout
+
+
+def test_turboquant_example(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def lloyd_max():\n    return 'codebook'\n")
+    result = run("turboquant_store.py", str(tmp_path), "codebook")
+    assert result.returncode == 0, result.stderr
+    assert "bytes per vector" in result.stdout and "a.py" in result.stdout
