@@ -78,7 +78,7 @@ class RAGEngine:
             self.base_dir, FileChunker(self.config), CachedEmbedder(self.provider, self._cache),
             self.store, self.sparse, self._manifest, self.config.max_file_bytes,
             include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
-            commit=self._readers_writer.writing,
+            respect_gitignore=self.config.respect_gitignore, commit=self._readers_writer.writing,
         )
         self._searcher = Searcher(self.provider, self.store, self.sparse, self.config)
         self._reconcile_signature()

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragloom.indexing.ignore import GitIgnore
 from ragloom.stores.filters import glob_regex
 from ragloom.types import SkippedFile
 
@@ -53,46 +54,97 @@ class Discovery:
 
 
 def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
-                   exclude: Sequence[str] = (), index_dir: Path | None = None) -> Discovery:
-    """Walk ``root`` (relative paths are matched against ``base_dir``) without following
-    directory symlinks; symlinked files are kept only when they resolve inside base_dir."""
+                   exclude: Sequence[str] = (), index_dir: Path | None = None,
+                   respect_gitignore: bool = True) -> Discovery:
+    """Walk ``root`` without recursion (any depth) and without following folder symlinks;
+    file symlinks are kept only when they resolve inside base_dir. Paths are matched
+    relative to ``base_dir``; .gitignore files from base_dir down are honoured."""
     result = Discovery()
     named_secrets = [p for p in include if not _is_catch_all(p)]
     resolved_base = base_dir.resolve()
     resolved_index = index_dir.resolve() if index_dir is not None else None
-    for folder, dirnames, filenames in os.walk(root, followlinks=False):
-        folder_path = Path(folder)
-        kept_dirs = []
-        for dirname in sorted(dirnames):
-            child = folder_path / dirname
-            relative = relative_posix(child, base_dir)
-            if (dirname in DEFAULT_EXCLUDED_DIRS or dirname.endswith(".egg-info")
-                    or matches_any(relative, exclude)
-                    or (resolved_index is not None and child.resolve() == resolved_index)):
-                continue
-            kept_dirs.append(dirname)
-        dirnames[:] = kept_dirs
-        for filename in sorted(filenames):
-            path = folder_path / filename
+    gitignore = GitIgnore() if respect_gitignore else None
+    if gitignore is not None:
+        for ancestor in reversed(root.resolve().parents):
+            if ancestor.is_relative_to(resolved_base):
+                gitignore.load(ancestor, _folder_key(ancestor, base_dir))
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        if gitignore is not None:
+            gitignore.load(folder, _folder_key(folder, base_dir))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as exc:
+            result.skipped.append(SkippedFile(_printable(relative_posix(folder, base_dir)),
+                                              f"cannot list folder: {exc.strerror or exc}"))
+            continue
+        subfolders = []
+        for entry in entries:
+            path = Path(entry.path)
             relative = relative_posix(path, base_dir)
+            if not _is_utf8(entry.name):
+                result.skipped.append(SkippedFile(_printable(relative), "file name is not valid UTF-8"))
+                continue
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_folder:
+                if not (entry.name in DEFAULT_EXCLUDED_DIRS or entry.name.endswith(".egg-info")
+                        or matches_any(relative, exclude)
+                        or (gitignore is not None and gitignore.ignored(relative, True))
+                        or (resolved_index is not None and path.resolve() == resolved_index)):
+                    subfolders.append(path)
+                continue
             if include and not matches_any(relative, include):
                 continue
-            if matches_any(relative, exclude):
+            ignored = gitignore is not None and gitignore.ignored(relative, False)
+            if ignored or matches_any(relative, exclude):
                 continue
             if is_secret_file(relative) and not matches_any(relative, named_secrets):
                 result.skipped.append(SkippedFile(relative, "secret file (excluded by default)"))
                 continue
-            if path.is_symlink():
-                try:
-                    target = path.resolve(strict=True)
-                except (OSError, RuntimeError):
-                    result.skipped.append(SkippedFile(relative, "broken or looping symlink"))
+            if entry.is_symlink():
+                reason = _symlink_problem(path, resolved_base)
+                if reason:
+                    result.skipped.append(SkippedFile(relative, reason))
                     continue
-                if not target.is_relative_to(resolved_base):
-                    result.skipped.append(SkippedFile(relative, "symlink points outside base_dir"))
-                    continue
+            elif not entry.is_file(follow_symlinks=False):
+                continue  # sockets, fifos, devices
             result.files.append(path)
+        stack.extend(reversed(subfolders))
     return result
+
+
+def _symlink_problem(path: Path, resolved_base: Path) -> str | None:
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "broken or looping symlink"
+    if not target.is_relative_to(resolved_base):
+        return "symlink points outside base_dir"
+    if not target.is_file():
+        return "symlink to a folder (not followed)"
+    return None
+
+
+def _folder_key(folder: Path, base_dir: Path) -> str:
+    key = relative_posix(folder, base_dir)
+    return "" if key == "." else key
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _printable(path: str) -> str:
+    """A path whose undecodable bytes are shown as escapes, safe to print and store."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def relative_posix(path: Path, base_dir: Path) -> str:

@@ -52,7 +52,7 @@ class Indexer:
     def __init__(self, base_dir: Path, chunker: FileChunker, embedder: CachedEmbedder,
                  store: VectorStore, sparse: SparseIndex, manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
-                 index_dir: Path | None = None,
+                 index_dir: Path | None = None, respect_gitignore: bool = True,
                  commit: Callable[[], AbstractContextManager[object]] = nullcontext) -> None:
         self.base_dir = base_dir
         self.chunker = chunker
@@ -64,6 +64,7 @@ class Indexer:
         self.include = list(include)
         self.exclude = list(exclude)
         self.index_dir = index_dir
+        self.respect_gitignore = respect_gitignore
         self.commit = commit  # held while the store and BM25 change, so readers see whole files
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
@@ -77,7 +78,8 @@ class Indexer:
         found = discover_files(root, self.base_dir,
                                include=self.include if include is None else include,
                                exclude=[*self.exclude, *(exclude or ())],
-                               index_dir=self.index_dir)
+                               index_dir=self.index_dir,
+                               respect_gitignore=self.respect_gitignore)
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         self._index_files(found.files, report, progress)
