@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--token-budget", type=int)
     status = commands.add_parser("status", help="what the index holds")
     status.add_argument("--json", action="store_true")
+    status.add_argument("--check", action="store_true",
+                        help="also verify that store, BM25 index and manifest agree (exit 1 if not)")
     evaluate = commands.add_parser("eval", help="nDCG/Recall/MRR@k on a BEIR-format folder")
     evaluate.add_argument("--dataset", required=True, help="folder with corpus.jsonl, "
                           "queries.jsonl, qrels.tsv")
@@ -149,15 +151,23 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                   file=out)
         elif args.command == "status":
             status = engine.status()
+            check = engine.verify() if args.check else None
             if args.json:
-                print(json.dumps(status.to_dict(), indent=2), file=out)
+                payload = status.to_dict() | ({"check": check.to_dict()} if check else {})
+                print(json.dumps(payload, indent=2), file=out)
             else:
                 when = (datetime.fromtimestamp(status.last_indexed, tz=timezone.utc).isoformat(
                     timespec="seconds") if status.last_indexed else "never")
                 print(f"files: {status.files}\nchunks: {status.chunks}\nstore: {status.store}\n"
                       f"model: {status.embedding_provider}/{status.embedding_model} "
                       f"({status.dimension}-d)\nindex: {status.index_dir} "
-                      f"({status.index_bytes / 1e6:.1f} MB)\nlast indexed: {when}", file=out)
+                      f"({status.index_bytes / 1e6:.1f} MB)\nlast indexed: {when}\n"
+                      f"files pending: {status.files_pending}", file=out)
+                if check is not None:
+                    print("check: ok" if check.ok else "check: FAILED\n" + "\n".join(
+                        f"  {problem}" for problem in check.problems), file=out)
+            if check is not None and not check.ok:
+                return EXIT_FAILURE
     return EXIT_OK
 
 

@@ -103,6 +103,7 @@ class RAGConfig(StrictModel):
     exclude: list[str] = Field(default_factory=list)
     max_file_bytes: int = Field(10_000_000, ge=1)
     index_dir: str = ".ragloom"
+    auto_sync_interval_seconds: float | None = Field(None, gt=0)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)

@@ -9,6 +9,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 
@@ -18,6 +19,7 @@ from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.registry import create_embedding_provider
 from ragloom.errors import IndexLockedError, RagloomError
+from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer, ProgressCallback
@@ -84,6 +86,9 @@ class RAGEngine:
         self._reconcile_signature()
         recover_interrupted(self.store, self.sparse, self._manifest)
         self.sparse.sync_with(self.store)
+        self._auto_sync: AutoSync | None = None
+        if self.config.auto_sync_interval_seconds:
+            self.start_auto_sync(self.config.auto_sync_interval_seconds)
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
@@ -99,8 +104,11 @@ class RAGEngine:
                         progress: ProgressCallback | None = None) -> IndexReport:
         """Index the eligible files under ``path`` (default base_dir): new and changed files
         are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
+        root = self._resolve(path)
         with self._writing():
-            return self._indexer.index_directory(self._resolve(path), include, exclude, progress)
+            report = self._indexer.index_directory(root, include, exclude, progress)
+            self._remember_root(root)
+            return report
 
     def index_file(self, path: PathLike) -> IndexReport:
         """Index one file, replacing its previous chunks if it changed."""
@@ -176,7 +184,38 @@ class RAGEngine:
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
             index_dir=str(self.index_dir), index_bytes=size,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
+            files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
+                              if root.is_dir()),
+            auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
         )
+
+    def start_auto_sync(self, interval_s: float | None = None) -> None:
+        """Re-index the indexed folders every ``interval_s`` seconds (default: the config's
+        ``auto_sync_interval_seconds``, else 30) on a background thread."""
+        self._require_enabled()
+        if self._auto_sync is not None and self._auto_sync.state.running:
+            raise RagloomError("auto-sync is already running; call stop_auto_sync() first")
+        interval = interval_s or self.config.auto_sync_interval_seconds or 30.0
+        self._auto_sync = AutoSync(self.sync, interval)
+        self._auto_sync.start()
+
+    def stop_auto_sync(self) -> None:
+        """Stop the background sync, waiting for a sync in progress to finish."""
+        if self._auto_sync is not None:
+            self._auto_sync.stop()
+
+    def sync(self) -> IndexReport:
+        """Bring every folder indexed so far up to date (what auto-sync runs each interval)."""
+        total = IndexReport()
+        for root in self._roots():
+            if root.is_dir():
+                report = self.index_directory(root)
+                for name in ("files_indexed", "files_unchanged", "files_skipped", "files_removed",
+                             "chunks_added", "chunks_removed", "chunks_embedded", "seconds"):
+                    setattr(total, name, getattr(total, name) + getattr(report, name))
+                total.skipped += report.skipped
+                total.warnings += report.warnings
+        return total
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""
@@ -196,6 +235,7 @@ class RAGEngine:
         if self._closed or not self.config.enabled:
             self._closed = True
             return
+        self.stop_auto_sync()
         self._closed = True
         with self._write_lock:
             try:
@@ -235,6 +275,16 @@ class RAGEngine:
             finally:
                 self.sparse.persist()
                 self.store.persist()
+
+    def _roots(self) -> list[Path]:
+        saved = json.loads(self._manifest.get_setting("roots") or "[]")
+        return [self.base_dir / root for root in saved] or [self.base_dir]
+
+    def _remember_root(self, root: Path) -> None:
+        relative = relative_posix(root, self.base_dir)
+        saved: list[str] = json.loads(self._manifest.get_setting("roots") or "[]")
+        if relative not in saved:
+            self._manifest.set_setting("roots", json.dumps(sorted([*saved, relative])))
 
     def _beside_store(self, kind: str, suffix: str) -> Path | None:
         """``<index_dir>/<kind>_<store>_<collection>.<suffix>`` for a persistent store."""

@@ -93,6 +93,8 @@ class IndexStatus:
     index_dir: str = ""
     index_bytes: int = 0
     last_indexed: float | None = None
+    files_pending: int = 0
+    auto_sync: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

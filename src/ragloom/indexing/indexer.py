@@ -87,6 +87,22 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
+    def count_pending(self, root: Path) -> int:
+        """Files under ``root`` that the next indexing run would (re)index or remove."""
+        found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
+                               self.respect_gitignore)
+        records = self.manifest.records()
+        pending = 0
+        for path in found.files:
+            record = records.get(relative_posix(path, self.base_dir))
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            if record is None or (record.size, record.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
+                pending += 1
+        return pending + len(self._vanished(root))
+
     def index_file(self, path: Path) -> IndexReport:
         """Index one file (re-indexing it if it changed)."""
         started = time.perf_counter()
@@ -248,13 +264,19 @@ class Indexer:
 
     def _remove_vanished(self, root: Path, report: IndexReport) -> None:
         """Drop manifest files under ``root`` that no longer exist on disk."""
+        for relative in self._vanished(root):
+            report.chunks_removed += self.remove_path(relative)
+            report.files_removed += 1
+
+    def _vanished(self, root: Path) -> list[str]:
         prefix = relative_posix(root, self.base_dir)
+        gone = []
         for relative in self.manifest.records():
             inside = prefix == "." or relative == prefix or relative.startswith(prefix + "/")
             absolute = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
             if inside and not absolute.is_file():
-                report.chunks_removed += self.remove_path(relative)
-                report.files_removed += 1
+                gone.append(relative)
+        return gone
 
 
 def _record(relative: str, content: FileContent, chunk_ids: Iterable[str]) -> FileRecord:

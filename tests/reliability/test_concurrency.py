@@ -1,0 +1,117 @@
+"""One engine shared by threads, and two processes on one index."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import hash_config, write
+from ragloom import IndexLockedError, RAGEngine
+
+STRESS_SECONDS = 20.0
+
+
+def mutate(root: Path, rng: random.Random, versions: dict[str, set[str]], step: int) -> None:
+    """Edit, add or delete a file, remembering every content hash each path ever had."""
+    import hashlib
+
+    name = f"pkg/module_{rng.randrange(40)}.py"
+    path = root / name
+    if path.exists() and rng.random() < 0.15:
+        path.unlink()
+        return
+    body = "".join(f"def handler_{step}_{i}(request):\n    return respond(request, {i} + {step})\n\n"
+                   for i in range(rng.randrange(1, 30)))
+    write(root, name, body)
+    versions.setdefault(name, set()).add(hashlib.sha256(body.encode()).hexdigest()[:16])
+
+
+@pytest.mark.slow
+def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    rng = random.Random(7)
+    versions: dict[str, set[str]] = {}
+    for step in range(60):
+        mutate(root, rng, versions, step)
+    config = hash_config(chunk_size=300, chunk_overlap=50, vector_store={"provider": "turboquant"})
+    engine = RAGEngine(config, root)
+    engine.index_directory()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    problems: list[str] = []
+    searches = [0] * 8
+
+    def searcher(slot: int) -> None:
+        local = random.Random(slot)
+        while not stop.is_set():
+            try:
+                results = engine.search(f"handler request respond {local.randrange(100)}", top_k=10)
+            except BaseException as exc:  # noqa: BLE001 - every failure is a finding
+                errors.append(exc)
+                return
+            searches[slot] += 1
+            seen: dict[str, str] = {}
+            for result in results:
+                path, file_hash = result.metadata["path"], result.metadata["file_hash"]
+                if file_hash not in versions.get(path, set()):
+                    problems.append(f"{path}: version {file_hash} never existed")
+                if seen.setdefault(path, file_hash) != file_hash:
+                    problems.append(f"{path}: chunks of two versions in one search")
+
+    threads = [threading.Thread(target=searcher, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + STRESS_SECONDS
+    step = 60
+    rounds = 0
+    try:
+        while time.monotonic() < deadline:
+            for _ in range(5):
+                mutate(root, rng, versions, step)
+                step += 1
+            engine.index_directory()
+            rounds += 1
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+    assert not errors, errors[:3]
+    assert not problems, problems[:5]
+    assert sum(searches) > 100 and rounds > 5
+    assert engine.verify().ok
+    final = {(c.id, c.text) for c in engine.store.get(engine.store.ids())}
+    engine.close()
+    fresh_config = hash_config(chunk_size=300, chunk_overlap=50)
+    with RAGEngine(fresh_config, root) as fresh:
+        fresh.index_directory()
+        assert final == {(c.id, c.text) for c in fresh.store.get(fresh.store.ids())}
+    print(f"\nstress: {sum(searches)} searches by 8 threads during {rounds} re-index rounds "
+          f"({step - 60} file changes) in {STRESS_SECONDS:.0f}s")
+
+
+def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, tmp_path):
+        code = ("import sys; sys.path.insert(0, 'tests'); from helpers import hash_config;"
+                "from ragloom import RAGEngine;"
+                f"RAGEngine(hash_config(vector_store={{'provider': 'turboquant'}}), {str(tmp_path)!r})")
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parents[2], timeout=120)
+        assert result.returncode != 0
+        assert "IndexLockedError" in result.stderr
+        assert f"is locked by pid {__import__('os').getpid()}" in result.stderr
+    with RAGEngine(config, tmp_path) as again:  # released on close
+        assert again.is_empty()
+
+
+def test_second_engine_in_the_same_process_is_refused_too(tmp_path: Path) -> None:
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, tmp_path):
+        with pytest.raises(IndexLockedError, match="locked by pid"):
+            RAGEngine(config, tmp_path)
