@@ -14,14 +14,16 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sysconfig
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from ragloom.chunking.character import CharacterChunker
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import stdlib_pieces  # noqa: E402
+
 from ragloom.config import RAGConfig
 from ragloom.embeddings.hashing import HashEmbeddingProvider
 from ragloom.retrieval.bm25 import BM25Index
@@ -43,22 +45,6 @@ class RandomQueries(HashEmbeddingProvider):
     def embed_query(self, text: str) -> np.ndarray:
         vector = self._rng.normal(size=DIM).astype(np.float32)
         return vector / np.linalg.norm(vector)
-
-
-def stdlib_pieces(limit: int) -> list[str]:
-    chunker = CharacterChunker(300, 0)
-    pieces: list[str] = []
-    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
-        if "site-packages" in path.parts:
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
-        pieces.extend(piece.text for piece in chunker.pieces(text) if piece.text.strip())
-        if len(pieces) >= limit:
-            return pieces[:limit]
-    return pieces
 
 
 def p50_ms(searcher: Searcher, queries: list[str], hybrid: bool) -> float:

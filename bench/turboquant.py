@@ -16,13 +16,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sysconfig
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ragloom.chunking.character import CharacterChunker
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import stdlib_pieces  # noqa: E402
+
 from ragloom.quant.codebook import lloyd_max_codebook
 from ragloom.quant.turboquant import TurboQuantizer
 from ragloom.stores.base import EmbeddingSpec
@@ -40,18 +42,7 @@ def stdlib_embeddings(cache: Path, count: int = 40_000) -> np.ndarray:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from ragloom.embeddings.local import LocalEmbeddingProvider
 
-    chunker = CharacterChunker(300, 0)
-    pieces: list[str] = []
-    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
-        if "site-packages" in path.parts:
-            continue
-        try:
-            pieces += [p.text for p in chunker.pieces(path.read_text(encoding="utf-8")) if p.text.strip()]
-        except (UnicodeDecodeError, OSError):
-            continue
-        if len(pieces) >= count:
-            break
-    vectors = LocalEmbeddingProvider(batch_size=128).embed(pieces[:count])
+    vectors = LocalEmbeddingProvider(batch_size=128).embed(stdlib_pieces(count))
     np.save(cache, vectors)
     return vectors
 

@@ -67,7 +67,7 @@ def test_upserts_split_under_max_batch_size(tmp_path: Path) -> None:
 
 def test_wrong_dimension_upsert_is_rejected(tmp_path: Path) -> None:
     store = ChromaVectorStore.open_local(tmp_path / "db", "dims", SPEC)
-    with pytest.raises(ValueError, match="dimension 8, the collection holds 16"):
+    with pytest.raises(ValueError, match="dimension 8, the store holds 16"):
         store.upsert(["a"], np.ones((1, 8)), ["t"], [{"path": "a"}])
 
 

@@ -70,11 +70,14 @@ class VectorStore(Protocol):
 
 
 def check_upsert_arguments(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
-                           metadatas: Sequence[Metadata]) -> np.ndarray:
-    """Validate an upsert's columns (equal lengths, 2-d finite vectors, unique ids)."""
+                           metadatas: Sequence[Metadata], dimension: int | None = None) -> np.ndarray:
+    """Validate an upsert's columns (equal lengths, 2-d finite vectors of ``dimension``
+    columns when given, unique ids) and return the vectors as float32."""
     matrix = np.asarray(vectors, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[0] != len(ids):
         raise ValueError(f"vectors must have shape ({len(ids)}, dim), got {matrix.shape}")
+    if dimension is not None and len(ids) and matrix.shape[1] != dimension:
+        raise ValueError(f"vectors have dimension {matrix.shape[1]}, the store holds {dimension}")
     if len(texts) != len(ids) or len(metadatas) != len(ids):
         raise ValueError(
             f"ids, texts and metadatas differ in length: {len(ids)}, {len(texts)}, {len(metadatas)}"

@@ -123,10 +123,7 @@ class ChromaVectorStore:
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
-        matrix = check_upsert_arguments(ids, vectors, texts, metadatas)
-        if matrix.shape[0] and matrix.shape[1] != self._embedding.dimension:
-            raise ValueError(f"vectors have dimension {matrix.shape[1]}, the collection "
-                             f"holds {self._embedding.dimension}")
+        matrix = check_upsert_arguments(ids, vectors, texts, metadatas, self._embedding.dimension)
         with self._lock:
             for start in range(0, len(ids), self._max_batch):
                 stop = start + self._max_batch

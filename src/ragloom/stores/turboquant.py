@@ -132,10 +132,7 @@ class TurboQuantStore:
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
-        matrix = check_upsert_arguments(ids, vectors, texts, metadatas)
-        if matrix.shape[0] and matrix.shape[1] != self.quantizer.dim:
-            raise ValueError(f"vectors have dimension {matrix.shape[1]}, the store holds "
-                             f"{self.quantizer.dim}")
+        matrix = check_upsert_arguments(ids, vectors, texts, metadatas, self.quantizer.dim)
         compressed = self.quantizer.compress(matrix)
         with self._lock:
             self._forget(ids)
