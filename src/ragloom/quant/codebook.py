@@ -29,8 +29,14 @@ class Codebook:
     mse_per_vector: float   # expected ||y - Q(y)||² for a unit y, i.e. dim x per-coordinate MSE
 
     def encode(self, values: np.ndarray) -> np.ndarray:
-        """Index of the nearest centroid of each value."""
-        return np.searchsorted(self.thresholds, values).astype(np.uint8)
+        """Index of the nearest centroid of each value (the number of thresholds below it)."""
+        thresholds = self.thresholds.astype(values.dtype)
+        if len(thresholds) > 31:  # many levels: binary search beats one pass per threshold
+            return np.searchsorted(thresholds, values, side="left").astype(np.uint8)
+        codes = np.zeros(values.shape, dtype=np.uint8)
+        for threshold in thresholds:
+            codes += values > threshold
+        return codes
 
 
 def coordinate_density(dim: int, grid: np.ndarray) -> np.ndarray:

@@ -87,8 +87,8 @@ class TurboQuantizer:
         if matrix.shape[1] != self.dim:
             raise ValueError(f"vectors have dimension {matrix.shape[1]}, expected {self.dim}")
         norms = np.linalg.norm(matrix, axis=1).astype(np.float32)
-        unit = matrix / np.where(norms > 0, norms, 1.0)[:, None]
-        rotated = self.rotation.rotate(unit)
+        rotated = self.rotation.rotate(matrix)  # rotations keep norms: normalize afterwards
+        rotated /= np.where(norms > 0, norms, 1.0)[:, None]
         if self.codebook is not None:
             codes = self.codebook.encode(rotated)
             approx = self.codebook.centroids[codes].astype(np.float32)
