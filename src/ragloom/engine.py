@@ -18,7 +18,7 @@ from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.registry import create_embedding_provider
-from ragloom.errors import IndexLockedError, RagloomError
+from ragloom.errors import RagloomError
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
@@ -59,17 +59,20 @@ class RAGEngine:
         if not self.config.enabled:
             return
         self.provider = embedding_provider or create_embedding_provider(self.config)
-        self.store = vector_store or create_vector_store(
-            self.config, self.base_dir,
-            EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
-                          self.provider.dimension))
-        if self.store.persistent:
+        persistent = (vector_store.persistent if vector_store is not None
+                      else self.config.vector_store.provider != "mock")
+        if persistent:  # before the store opens: it may rebuild files another process owns
             self._process_lock = ProcessLock(self.index_dir / "lock")
-            try:
-                self._process_lock.acquire()
-            except IndexLockedError:
-                self.store.close()
-                raise
+            self._process_lock.acquire()
+        try:
+            self.store = vector_store or create_vector_store(
+                self.config, self.base_dir,
+                EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
+                              self.provider.dimension))
+        except BaseException:
+            if self._process_lock is not None:
+                self._process_lock.release()
+            raise
         self._cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
                        if self.config.embedding_cache else None)
         self._manifest = Manifest(self._beside_store("manifest", "sqlite"))

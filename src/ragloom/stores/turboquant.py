@@ -244,7 +244,7 @@ class TurboQuantStore:
             return
         with self._lock:
             pending = self._pending
-            if not pending.added and not pending.deleted and self._segments:
+            if not pending.added and not pending.deleted:
                 return
             self.path.mkdir(parents=True, exist_ok=True)
             dead = len(self._ids) - len(self._row_of)
