@@ -65,14 +65,21 @@ class RAGEngine:
             self._process_lock = ProcessLock(self.index_dir / "lock")
             self._process_lock.acquire()
         try:
-            self.store = vector_store or create_vector_store(
-                self.config, self.base_dir,
-                EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
-                              self.provider.dimension))
+            self._open_parts(vector_store)
         except BaseException:
             if self._process_lock is not None:
                 self._process_lock.release()
             raise
+        self._auto_sync: AutoSync | None = None
+        if self.config.auto_sync_interval_seconds:
+            self.start_auto_sync(self.config.auto_sync_interval_seconds)
+
+    def _open_parts(self, vector_store: VectorStore | None) -> None:
+        """Store, cache, manifest, BM25 index, indexer and searcher; then recovery."""
+        self.store = vector_store or create_vector_store(
+            self.config, self.base_dir,
+            EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
+                          self.provider.dimension))
         self._cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
                        if self.config.embedding_cache else None)
         self._manifest = Manifest(self._beside_store("manifest", "sqlite"))
@@ -89,9 +96,6 @@ class RAGEngine:
         self._reconcile_signature()
         recover_interrupted(self.store, self.sparse, self._manifest)
         self.sparse.sync_with(self.store)
-        self._auto_sync: AutoSync | None = None
-        if self.config.auto_sync_interval_seconds:
-            self.start_auto_sync(self.config.auto_sync_interval_seconds)
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
