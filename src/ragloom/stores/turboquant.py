@@ -188,17 +188,20 @@ class TurboQuantStore:
                 signs = self._data.planes[0] if everything else self._data.planes[0][rows]
                 sketch = sign_sketch_scores(signs, rotated)
                 rows = rows[np.argpartition(-sketch, pool - 1)[:pool]]
-            scores = self.quantizer.score_rotated(rotated, self._data.take(rows)) / np.maximum(
-                self._data.norms[rows], 1e-30)
+            scores = self._cosines(rotated, rows, refined=False)
             if self._data.refine is not None:
-                keep = top_k_indices(scores, max(self.second_pass, top_k))
-                rows = rows[keep]
-                scores = self.quantizer.score_rotated(rotated, self._data.take(rows), refined=True) \
-                    / np.maximum(self._data.norms[rows], 1e-30)
+                rows = rows[top_k_indices(scores, max(self.second_pass, top_k))]
+                scores = self._cosines(rotated, rows, refined=True)
             best = top_k_indices(scores, top_k)
             return [SearchResult(id=self._ids[rows[i]], text=self._texts[rows[i]],
                                  metadata=dict(self._metadatas[rows[i]]), score=float(scores[i]),
                                  distance=float(1.0 - scores[i])) for i in best]
+
+    def _cosines(self, rotated_query: np.ndarray, rows: np.ndarray, refined: bool) -> np.ndarray:
+        """Estimated cosine similarity of the unit query with each row."""
+        part = self._data.take(rows)
+        scores = self.quantizer.score_rotated(rotated_query, part, refined, for_ranking=True)
+        return scores / np.maximum(part.norms, 1e-30)
 
     def first_pass_size(self, rows: int, top_k: int) -> int:
         """Candidates kept by the sign-sketch pass: ``first_pass``, growing with the store
