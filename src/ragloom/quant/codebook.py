@@ -29,14 +29,36 @@ class Codebook:
     mse_per_vector: float   # expected ||y - Q(y)||² for a unit y, i.e. dim x per-coordinate MSE
 
     def encode(self, values: np.ndarray) -> np.ndarray:
-        """Index of the nearest centroid of each value (the number of thresholds below it)."""
-        thresholds = self.thresholds.astype(values.dtype)
-        if len(thresholds) > 31:  # many levels: binary search beats one pass per threshold
-            return np.searchsorted(thresholds, values, side="left").astype(np.uint8)
-        codes = np.zeros(values.shape, dtype=np.uint8)
-        for threshold in thresholds:
-            codes += values > threshold
+        """Index of the nearest centroid of each value: the number of thresholds below it.
+
+        Up to 4 bits: one comparison per threshold. Above: a fine uniform grid gives each
+        value the code of its grid cell's left edge; a cell holds at most one threshold, so
+        one comparison with the next threshold finishes the job."""
+        if len(self.thresholds) <= 15:  # up to 4 bits one comparison per threshold is fastest
+            codes = np.zeros(values.shape, dtype=np.uint8)
+            for threshold in self.thresholds.astype(np.float32):
+                codes += values > threshold
+            return codes
+        grid_low, inverse_step, codes_at_cells, thresholds = self._encoding_tables()
+        cells = np.clip((values - grid_low) * inverse_step, 0, len(codes_at_cells) - 1).astype(np.int32)
+        codes = codes_at_cells[cells]
+        codes += values > thresholds[codes]
         return codes
+
+    def _encoding_tables(self) -> tuple[np.float32, np.float32, np.ndarray, np.ndarray]:
+        cached = self.__dict__.get("_tables")
+        if cached is None:
+            gaps = np.diff(self.thresholds)
+            width = (gaps.min() / 2) if len(gaps) else 1.0 / np.sqrt(self.dim)
+            low = min(-8.0 / np.sqrt(self.dim), self.thresholds[0] - width) if len(self.thresholds) else -1.0
+            high = max(8.0 / np.sqrt(self.dim), self.thresholds[-1] + width) if len(self.thresholds) else 1.0
+            cells = int(np.ceil((high - low) / width))
+            edges = low + width * np.arange(cells)
+            codes_at_cells = np.searchsorted(self.thresholds, edges, side="left").astype(np.uint8)
+            padded = np.append(self.thresholds, np.inf).astype(np.float32)  # the code past the last
+            cached = (np.float32(low), np.float32(1.0 / width), codes_at_cells, padded)
+            object.__setattr__(self, "_tables", cached)
+        return cached
 
 
 def coordinate_density(dim: int, grid: np.ndarray) -> np.ndarray:

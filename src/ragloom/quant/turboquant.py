@@ -24,6 +24,7 @@ from ragloom.quant.codebook import Codebook, lloyd_max_codebook
 from ragloom.quant.rotation import SEED_TAG, make_rotation
 
 FORMAT_VERSION = 1
+_BLOCK_ROWS = 2048
 
 
 @dataclass
@@ -47,13 +48,16 @@ class CompressedVectors:
 
     def concatenate(self, other: CompressedVectors) -> CompressedVectors:
         """These rows followed by ``other``'s."""
-        def join(mine: np.ndarray | None, theirs: np.ndarray | None, axis: int = 0) -> np.ndarray | None:
-            return None if mine is None or theirs is None else np.concatenate([mine, theirs], axis=axis)
-        return CompressedVectors(np.concatenate([self.norms, other.norms]),
-                                 np.concatenate([self.planes, other.planes], axis=1),
-                                 join(self.qjl_signs, other.qjl_signs),
-                                 join(self.residual_norms, other.residual_norms),
-                                 join(self.refine, other.refine, 1))
+        return CompressedVectors.join([self, other])
+
+    @staticmethod
+    def join(parts: list[CompressedVectors]) -> CompressedVectors:
+        """The rows of all ``parts`` in order, copied once."""
+        def stack(name: str, axis: int = 0) -> np.ndarray | None:
+            arrays = [getattr(part, name) for part in parts]
+            return None if any(a is None for a in arrays) else np.concatenate(arrays, axis=axis)
+        return CompressedVectors(stack("norms"), stack("planes", 1), stack("qjl_signs"),  # type: ignore[arg-type]
+                                 stack("residual_norms"), stack("refine", 1))
 
     def nbytes_per_vector(self) -> float:
         parts = [self.norms, self.planes, self.qjl_signs, self.residual_norms, self.refine]
@@ -86,19 +90,24 @@ class TurboQuantizer:
         matrix = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
         if matrix.shape[1] != self.dim:
             raise ValueError(f"vectors have dimension {matrix.shape[1]}, expected {self.dim}")
+        blocks = [self._compress_block(matrix[start:start + _BLOCK_ROWS])
+                  for start in range(0, len(matrix), _BLOCK_ROWS)] or [self._compress_block(matrix)]
+        return blocks[0] if len(blocks) == 1 else CompressedVectors.join(blocks)
+
+    def _compress_block(self, matrix: np.ndarray) -> CompressedVectors:
+        """Compress a block of rows small enough to stay in cache between passes."""
         norms = np.linalg.norm(matrix, axis=1).astype(np.float32)
         rotated = self.rotation.rotate(matrix)  # rotations keep norms: normalize afterwards
         rotated /= np.where(norms > 0, norms, 1.0)[:, None]
         if self.codebook is not None:
             codes = self.codebook.encode(rotated)
-            approx = self.codebook.centroids[codes].astype(np.float32)
             planes = pack_planes(codes, self.mse_bits)
         else:
             codes = np.zeros(rotated.shape, dtype=np.uint8)
-            approx = np.zeros_like(rotated)
             planes = np.zeros((0, len(matrix), (self.dim + 7) // 8), dtype=np.uint8)
         compressed = CompressedVectors(norms, planes)
         if self._sketch is not None:
+            approx = self._centroids[codes] if self.codebook is not None else np.zeros_like(rotated)
             residual = rotated - approx
             compressed.residual_norms = np.linalg.norm(residual, axis=1).astype(np.float32)
             compressed.qjl_signs = np.packbits(residual @ self._sketch.T > 0, axis=1)

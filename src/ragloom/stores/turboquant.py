@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ragloom.embeddings.base import l2_normalize
-from ragloom.quant.bits import sign_sketch_scores
+from ragloom.quant.bits import sign_sketch_scores, sign_words
 from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments
 from ragloom.stores.filters import Filters, compile_filters, matches_all
@@ -83,6 +83,7 @@ class TurboQuantStore:
         self._data = self.quantizer.compress(np.zeros((0, self.quantizer.dim), np.float32))
         self._pending = _Pending()
         self._segments: list[str] = []
+        self._words: np.ndarray | None = None
 
     def _settings(self) -> dict[str, object]:
         return {"quantizer": self.quantizer.describe(), "embedding_model": self.embedding.model,
@@ -121,6 +122,7 @@ class TurboQuantStore:
         self._row_of.update((doc_id, start + i) for i, doc_id in enumerate(ids))
         self._alive = np.concatenate([self._alive, np.ones(len(ids), dtype=bool)])
         self._data = self._data.concatenate(compressed)
+        self._words = None
 
     def _delete_rows(self, ids: Sequence[str]) -> None:
         for doc_id in ids:
@@ -185,8 +187,8 @@ class TurboQuantStore:
             rotated = self.quantizer.prepare_query(query)
             pool = self.first_pass_size(len(rows), top_k)
             if len(rows) > pool and len(self._data.planes):
-                signs = self._data.planes[0] if everything else self._data.planes[0][rows]
-                sketch = sign_sketch_scores(signs, rotated)
+                words = self._sign_words() if everything else self._sign_words()[:, rows]
+                sketch = sign_sketch_scores(words, rotated)
                 rows = rows[np.argpartition(-sketch, pool - 1)[:pool]]
             scores = self._cosines(rotated, rows, refined=False)
             if self._data.refine is not None:
@@ -196,6 +198,13 @@ class TurboQuantStore:
             return [SearchResult(id=self._ids[rows[i]], text=self._texts[rows[i]],
                                  metadata=dict(self._metadatas[rows[i]]), score=float(scores[i]),
                                  distance=float(1.0 - scores[i])) for i in best]
+
+    def _sign_words(self) -> np.ndarray:
+        """The sign plane laid out word by word for the first pass (kept until rows change:
+        48 more bytes per 384-d vector in memory, nothing on disk)."""
+        if self._words is None:
+            self._words = sign_words(self._data.planes[0])
+        return self._words
 
     def _cosines(self, rotated_query: np.ndarray, rows: np.ndarray, refined: bool) -> np.ndarray:
         """Estimated cosine similarity of the unit query with each row."""
