@@ -42,13 +42,14 @@ def sign_words(sign_plane: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.view(np.uint64).T)
 
 
-def sign_sketch_scores(words: np.ndarray, rotated_query: np.ndarray, weight_bits: int = 3) -> np.ndarray:
-    """A cheap estimate of the ranking by <q, y> from the sign bits of y only.
+def sign_sketch_scores(words: np.ndarray, rotated_query: np.ndarray, weight_bits: int = 2) -> np.ndarray:
+    """A cheap estimate of the ranking by <q, y> from the sign bits of y only (higher is
+    closer).
 
-    ``words`` come from ``sign_words``. The score is the sum over coordinates of |q_j| x
-    [sign(y_j) == sign(q_j)], with |q_j| rounded to ``weight_bits`` bits: one popcount pass
-    per weight bit and word (bit-sliced weights), far better than plain Hamming ranking
-    at the same storage.
+    ``words`` come from ``sign_words``. The score is minus the sum over coordinates of
+    |q_j| x [sign(y_j) != sign(q_j)], with |q_j| rounded to ``weight_bits`` bits: one
+    popcount pass per weight bit and word (bit-sliced weights), far better than plain
+    Hamming ranking at the same storage.
     """
     magnitude = np.abs(rotated_query)
     levels = (1 << weight_bits) - 1
@@ -56,15 +57,16 @@ def sign_sketch_scores(words: np.ndarray, rotated_query: np.ndarray, weight_bits
     query_words = sign_words(np.packbits(rotated_query > 0)[None, :])[:, 0]
     masks = [sign_words(np.packbits((scaled >> bit) & 1)[None, :])[:, 0] for bit in range(weight_bits)]
     count = words.shape[1]
-    scores = np.zeros(count, dtype=np.int32)
-    agree = np.empty(count, dtype=np.uint64)
+    disagreements = [np.zeros(count, dtype=np.uint16) for _ in masks]
+    differ = np.empty(count, dtype=np.uint64)
     selected = np.empty(count, dtype=np.uint64)
     for word in range(words.shape[0]):
-        np.bitwise_xor(words[word], query_words[word], out=agree)
-        np.invert(agree, out=agree)
-        for bit, mask in enumerate(masks):
-            if mask[word] == 0:
-                continue
-            np.bitwise_and(agree, mask[word], out=selected)
-            scores += popcount(selected).astype(np.int32) << bit
+        np.bitwise_xor(words[word], query_words[word], out=differ)
+        for mask, total in zip(masks, disagreements):
+            if mask[word]:
+                np.bitwise_and(differ, mask[word], out=selected)
+                np.add(total, popcount(selected), out=total, casting="unsafe")
+    scores = np.zeros(count, dtype=np.int32)
+    for bit, total in enumerate(disagreements):
+        scores -= total.astype(np.int32) << bit
     return scores

