@@ -127,9 +127,11 @@ class ChromaVectorStore:
         with self._lock:
             for start in range(0, len(ids), self._max_batch):
                 stop = start + self._max_batch
-                # Chroma's upsert merges metadata into the old record; delete first so an
-                # upsert replaces the chunk entirely, stale keys included.
-                self._call("delete", ids=list(ids[start:stop]))
+                # Chroma's upsert merges metadata into the old record; delete the ids that
+                # exist first so an upsert replaces the chunk entirely, stale keys included.
+                existing = self._call("get", ids=list(ids[start:stop]), include=[])["ids"]
+                if existing:
+                    self._call("delete", ids=list(existing))
                 self._call("add", ids=list(ids[start:stop]), embeddings=matrix[start:stop],
                            documents=list(texts[start:stop]),
                            metadatas=[dict(m) or None for m in metadatas[start:stop]])
