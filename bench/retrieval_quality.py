@@ -26,14 +26,13 @@ from ragloom.eval import evaluate, format_scores, index_dataset, load_beir  # no
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
-    "no stemming": {"stemming": False},
-    "no stopwords": {"stopwords": False},
-    "rrf k=60, dense 1 : sparse 1": {"fusion": "rrf"},
-    "score fusion 0.5": {"fusion": "score"},
+    "no feedback": {"feedback": False},
+    "no feedback, no stemming": {"feedback": False, "stemming": False},
+    "no feedback, no stopwords": {"feedback": False, "stopwords": False},
+    "no feedback, score fusion": {"feedback": False, "fusion": "score"},
+    "score fusion": {"fusion": "score"},
     "score fusion dense 0.7": {"fusion": "score", "dense_weight": 0.7, "sparse_weight": 0.3},
-    "score fusion dense 0.3": {"fusion": "score", "dense_weight": 0.3, "sparse_weight": 0.7},
-    "rrf + feedback": {"fusion": "rrf", "feedback": True},
-    "score + feedback": {"fusion": "score", "feedback": True},
+    "feedback weight 0.5": {"feedback_weight": 0.5},
 }
 
 
