@@ -6,7 +6,6 @@ index. SQLite's WAL mode and busy timeout make it safe for several threads and p
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ import numpy as np
 
 from ragloom.chunking.base import content_hash
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
+from ragloom.sqlite_db import connect, transaction
 
 _SQLITE_MAX_PARAMETERS = 900
 
@@ -25,16 +25,8 @@ class EmbeddingCache:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = None if path is None else Path(path)
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(
-            ":memory:" if self.path is None else str(self.path),
-            timeout=60.0, check_same_thread=False, isolation_level=None,
-        )
-        if self.path is not None:
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=NORMAL")
+        self._connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
         self._connection.execute(
             "CREATE TABLE IF NOT EXISTS embeddings (namespace TEXT NOT NULL, "
             "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
@@ -63,16 +55,8 @@ class EmbeddingCache:
         """Store vectors by text hash in one transaction."""
         rows = [(namespace, text_hash, np.asarray(vector, dtype=np.float32).tobytes())
                 for text_hash, vector in vectors.items()]
-        with self._lock:
-            self._connection.execute("BEGIN IMMEDIATE")
-            try:
-                self._connection.executemany(
-                    "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows
-                )
-                self._connection.execute("COMMIT")
-            except BaseException:
-                self._connection.execute("ROLLBACK")
-                raise
+        with transaction(self._connection, self._lock) as db:
+            db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
 
     def count(self) -> int:
         with self._lock:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+
+from ragloom.sqlite_db import connect, transaction
 
 #: Size and mtime of a record that must be re-chunked even if its content is unchanged.
 RECHUNK = -1
@@ -36,13 +38,8 @@ class Manifest:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(":memory:" if path is None else str(path), timeout=60.0,
-                                   check_same_thread=False, isolation_level=None)
-        if path is not None:
-            self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = connect(path)  # synchronous=FULL: the journal must survive a crash
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, "
             "mtime_ns INTEGER, sha256 TEXT, chunk_ids TEXT, indexed_at REAL)"
@@ -86,16 +83,8 @@ class Manifest:
             db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
             db.executemany("DELETE FROM pending WHERE path = ?", finished)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._db, self._lock)
 
     def forget_versions(self) -> None:
         """Mark every file for re-chunking (size -1) while keeping its hash and chunk ids."""
