@@ -23,16 +23,10 @@ class EmbeddingProvider(ABC):
 
     provider_name: ClassVar[str]
     max_texts_per_call: ClassVar[int] = 10_000
-
-    @property
-    @abstractmethod
-    def model_name(self) -> str:
-        """The model the vectors come from; part of the embedding cache key."""
-
-    @property
-    @abstractmethod
-    def dimension(self) -> int:
-        """Length of every vector this provider returns."""
+    #: The model the vectors come from (part of the embedding cache key); set by __init__.
+    model_name: str
+    #: Length of every vector this provider returns; set by __init__.
+    dimension: int
 
     @abstractmethod
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:

@@ -43,8 +43,8 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         full = FULL_DIMENSIONS.get(model_name.removeprefix("models/"))
         if dimension is None and full is None:
             raise ConfigError(f"embedding_dim must be set for Gemini model {model_name!r}")
-        self._model_name = model_name
-        self._dimension = int(dimension or full)  # type: ignore[arg-type]
+        self.model_name = model_name
+        self.dimension = int(dimension or full)  # type: ignore[arg-type]
         self._send_dimension = dimension is not None and dimension != full
         self._client = client or build_client(api_key, base_url, "the Gemini embedding provider")
         genai = genai_module("the Gemini embedding provider")
@@ -55,14 +55,6 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self._sleep = sleep
-
-    @property
-    def model_name(self) -> str:
-        return self._model_name
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
 
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
         requests = [texts[i:i + MAX_TEXTS_PER_REQUEST]
@@ -79,13 +71,13 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         """One embed_content call, retried on transient failures."""
         config = self._types.EmbedContentConfig(
             task_type=TASK_TYPES[task],
-            output_dimensionality=self._dimension if self._send_dimension else None,
+            output_dimensionality=self.dimension if self._send_dimension else None,
         )
         attempt = 0
         while True:
             try:
                 response = self._client.models.embed_content(
-                    model=self._model_name, contents=texts, config=config)
+                    model=self.model_name, contents=texts, config=config)
                 return self._vectors(response, len(texts))
             except self._errors.APIError as exc:
                 if exc.code not in RETRYABLE_STATUS or attempt >= self.max_retries:
@@ -96,7 +88,7 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
             except Exception as exc:  # connection errors from the HTTP layer
                 if attempt >= self.max_retries:
                     raise EmbeddingError(
-                        f"Gemini embedding model {self._model_name!r} unreachable after "
+                        f"Gemini embedding model {self.model_name!r} unreachable after "
                         f"{attempt + 1} attempt(s): {type(exc).__name__}: {exc}"
                     ) from None
                 self._sleep(self._backoff(attempt, None))
@@ -106,14 +98,14 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         embeddings = response.embeddings or []
         if len(embeddings) != expected:
             raise EmbeddingError(
-                f"Gemini model {self._model_name!r} returned {len(embeddings)} embeddings "
+                f"Gemini model {self.model_name!r} returned {len(embeddings)} embeddings "
                 f"for {expected} texts"
             )
         vectors = np.asarray([e.values for e in embeddings], dtype=np.float32)
-        if vectors.ndim != 2 or vectors.shape[1] != self._dimension:
+        if vectors.ndim != 2 or vectors.shape[1] != self.dimension:
             raise EmbeddingError(
-                f"Gemini model {self._model_name!r} returned vectors of shape {vectors.shape}, "
-                f"expected dimension {self._dimension}"
+                f"Gemini model {self.model_name!r} returned vectors of shape {vectors.shape}, "
+                f"expected dimension {self.dimension}"
             )
         return vectors
 
@@ -127,7 +119,7 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         message = getattr(exc, "message", None) or str(exc)
         retried = f" after {attempt + 1} attempts" if attempt else ""
         return EmbeddingError(
-            f"Gemini embedding request for model {self._model_name!r} failed{retried} with "
+            f"Gemini embedding request for model {self.model_name!r} failed{retried} with "
             f"HTTP {exc.code} {getattr(exc, 'status', '') or ''}: {message}".replace("  ", " ")
         )
 

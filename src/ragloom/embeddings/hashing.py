@@ -46,20 +46,13 @@ class HashEmbeddingProvider(EmbeddingProvider):
     def __init__(self, dimension: int = DEFAULT_HASH_DIMENSION) -> None:
         if dimension < 1:
             raise ValueError(f"dimension must be positive, got {dimension}")
-        self._dimension = dimension
-
-    @property
-    def model_name(self) -> str:
-        return "feature-hash-v1"
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
+        self.model_name = "feature-hash-v1"
+        self.dimension = dimension
 
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
-        vectors = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for feature, weight in _features(text):
-                column, sign = _bucket(feature, self._dimension)
+                column, sign = _bucket(feature, self.dimension)
                 vectors[row, column] += sign * weight
         return l2_normalize(vectors)

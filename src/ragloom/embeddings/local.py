@@ -73,7 +73,7 @@ class LocalEmbeddingProvider(EmbeddingProvider):
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, device: str | None = None,
                  batch_size: int = 64, normalize: bool = True,
                  max_seq_length: int | None = None) -> None:
-        self._model_name = model_name
+        self.model_name = model_name
         self._model, self._lock = _shared_model(resolve_model_source(model_name), device)
         self.batch_size = batch_size
         self.normalize = normalize
@@ -83,20 +83,12 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         dimension = dimension_of()
         if dimension is None:
             raise EmbeddingError(f"local model {model_name!r} does not report its dimension")
-        self._dimension = int(dimension)
+        self.dimension = int(dimension)
         prompts = getattr(self._model, "prompts", None) or {}
         self._prompt_names: dict[str, str | None] = {
             "query": "query" if prompts.get("query") else None,
             "document": next((n for n in ("document", "passage") if prompts.get(n)), None),
         }
-
-    @property
-    def model_name(self) -> str:
-        return self._model_name
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
 
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
         with self._lock:
