@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -87,3 +87,10 @@ def check_upsert_arguments(ids: Sequence[str], vectors: np.ndarray, texts: Seque
     if not np.isfinite(matrix).all():
         raise ValueError("vectors contain NaN or infinity")
     return matrix
+
+
+def require_stored(ids: Sequence[str], stored: Container[str]) -> None:
+    """KeyError naming (up to five of) the ids that are not stored."""
+    missing = [chunk_id for chunk_id in ids if chunk_id not in stored]
+    if missing:
+        raise KeyError(f"no vectors stored for ids {missing[:5]}")

@@ -22,7 +22,7 @@ import numpy as np
 from ragloom._optional import import_optional
 from ragloom.embeddings.base import l2_normalize
 from ragloom.errors import StoreError
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.filters import Condition, Filters, compile_filters, matches_all
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -179,9 +179,7 @@ class ChromaVectorStore:
             return np.zeros((0, self._embedding.dimension), dtype=np.float32)
         found = self._call("get", ids=list(ids), include=["embeddings"])
         by_id = dict(zip(found["ids"], found["embeddings"]))
-        missing = [cid for cid in ids if cid not in by_id]
-        if missing:
-            raise KeyError(f"no vectors stored for ids {missing[:5]}")
+        require_stored(ids, by_id)
         return l2_normalize(np.asarray([by_id[cid] for cid in ids], dtype=np.float32))
 
     def ids(self) -> list[str]:

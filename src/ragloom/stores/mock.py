@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ragloom.embeddings.base import l2_normalize
-from ragloom.stores.base import check_upsert_arguments
+from ragloom.stores.base import check_upsert_arguments, require_stored
 from ragloom.stores.filters import Filters, compile_filters, matches_all
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -82,9 +82,7 @@ class MockVectorStore:
 
     def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
         with self._lock:
-            missing = [cid for cid in ids if cid not in self._vectors]
-            if missing:
-                raise KeyError(f"no vectors stored for ids {missing[:5]}")
+            require_stored(ids, self._vectors)
             if not ids:
                 return np.zeros((0, 0), dtype=np.float32)
             return np.stack([self._vectors[cid] for cid in ids])

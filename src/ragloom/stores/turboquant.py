@@ -25,7 +25,7 @@ import numpy as np
 from ragloom.embeddings.base import l2_normalize
 from ragloom.quant.bits import sign_sketch_scores, sign_words
 from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.filters import Filters, compile_filters, matches_all
 from ragloom.stores.mock import top_k_indices
 from ragloom.types import Chunk, Metadata, SearchResult
@@ -225,9 +225,7 @@ class TurboQuantStore:
     def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
         """Unit vectors reconstructed from the codes (refined when the tier exists)."""
         with self._lock:
-            missing = [doc_id for doc_id in ids if doc_id not in self._row_of]
-            if missing:
-                raise KeyError(f"no vectors stored for ids {missing[:5]}")
+            require_stored(ids, self._row_of)
             rows = np.array([self._row_of[doc_id] for doc_id in ids], dtype=np.int64)
             return l2_normalize(self.quantizer.decompress(self._data.take(rows)))
 
