@@ -14,6 +14,8 @@ from math import lgamma, log, pi, sqrt
 
 import numpy as np
 
+from ragloom.quant.bits import pack_planes
+
 _GRID_POINTS = 200_001
 _TAIL_SIGMAS = 14.0
 
@@ -45,6 +47,30 @@ class Codebook:
         codes += values > thresholds[codes]
         return codes
 
+    def encode_planes(self, values: np.ndarray) -> np.ndarray:
+        """``pack_planes(self.encode(values), bits)``, computed without the codes when that
+        is faster (up to 5 bits).
+
+        The codebook is symmetric, so a code is a sign bit (plane 0) and the count c of
+        positive thresholds below |value|, bit-complemented for negative values. Bit j of c
+        is the parity of the indicators [c >= m 2^j], m = 1, 2, ...; each indicator is one
+        comparison, packed to bits at once, so the planes are XORs of packed bytes."""
+        if self.bits > 5:
+            return pack_planes(self.encode(values), self.bits)
+        sign = values > 0
+        negative = np.packbits(~sign, axis=-1)
+        magnitude = np.abs(values)
+        positive_thresholds = self.thresholds[len(self.thresholds) // 2 + 1:].astype(np.float32)
+        above = [np.packbits(magnitude > threshold, axis=-1) for threshold in positive_thresholds]
+        planes = np.empty((self.bits, *negative.shape), dtype=np.uint8)
+        planes[0] = np.packbits(sign, axis=-1)
+        for bit in range(self.bits - 1):
+            plane = planes[self.bits - 1 - bit]
+            plane[...] = negative
+            for indicator in above[(1 << bit) - 1::1 << bit]:
+                plane ^= indicator
+        return planes
+
     def _encoding_tables(self) -> tuple[np.float32, np.float32, np.ndarray, np.ndarray]:
         cached = self.__dict__.get("_tables")
         if cached is None:
@@ -68,32 +94,92 @@ def coordinate_density(dim: int, grid: np.ndarray) -> np.ndarray:
     return np.exp(log_norm + (dim - 3) / 2 * np.log(inside))
 
 
-@lru_cache(maxsize=64)
-def lloyd_max_codebook(dim: int, bits: int, iterations: int = 2000, tolerance: float = 1e-13) -> Codebook:
-    """The MSE-optimal ``bits``-bit codebook for a coordinate of a rotated unit vector."""
-    if dim < 2 or not 1 <= bits <= 8:
-        raise ValueError(f"need dim >= 2 and 1 <= bits <= 8, got dim={dim}, bits={bits}")
-    edge = min(1.0, _TAIL_SIGMAS / sqrt(dim))
-    grid = np.linspace(-edge, edge, _GRID_POINTS)
-    weights = coordinate_density(dim, grid) * (grid[1] - grid[0])
-    weights /= weights.sum()
+def _lloyd(grid: np.ndarray, weights: np.ndarray, levels: int, symmetric: bool,
+           iterations: int, tolerance: float) -> np.ndarray:
+    """Lloyd's iteration on a weighted grid: the centroids of the MSE-optimal ``levels``-level
+    quantizer (thresholds at midpoints, centroids at conditional means)."""
     mass = np.concatenate([[0.0], np.cumsum(weights)])
     moment = np.concatenate([[0.0], np.cumsum(weights * grid)])
-    levels = 2 ** bits
-    sigma = 1.0 / sqrt(dim)
-    centroids = sigma * np.linspace(-2.0, 2.0, levels) if levels > 1 else np.zeros(1)
+    spread = float(np.sqrt(np.sum(weights * grid * grid) / mass[-1] - (moment[-1] / mass[-1]) ** 2)) or 1.0
+    # start from the high-resolution optimum: level density proportional to f^(1/3)
+    companded = np.cumsum(np.cbrt(weights))
+    quantiles = (np.arange(levels) + 0.5) / levels * companded[-1]
+    centroids = grid[np.minimum(np.searchsorted(companded, quantiles), len(grid) - 1)]
     for _ in range(iterations):
         thresholds = (centroids[1:] + centroids[:-1]) / 2
         cuts = np.concatenate([[0], np.searchsorted(grid, thresholds), [len(grid)]])
         cell_mass = mass[cuts[1:]] - mass[cuts[:-1]]
         cell_moment = moment[cuts[1:]] - moment[cuts[:-1]]
         updated = np.where(cell_mass > 0, cell_moment / np.maximum(cell_mass, 1e-300), centroids)
-        updated = (updated - updated[::-1]) / 2  # the density is symmetric: keep it exact
-        if np.max(np.abs(updated - centroids)) < tolerance * sigma:
-            centroids = updated
-            break
+        if symmetric:
+            updated = (updated - updated[::-1]) / 2  # the density is symmetric: keep it exact
+        converged = np.max(np.abs(updated - centroids)) < tolerance * spread
         centroids = updated
+        if converged:
+            break
+    return centroids
+
+
+def _density_grid(dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """A fine grid over the coordinate's range and the probability of each grid point."""
+    edge = min(1.0, _TAIL_SIGMAS / sqrt(dim))
+    grid = np.linspace(-edge, edge, _GRID_POINTS)
+    weights = coordinate_density(dim, grid) * (grid[1] - grid[0])
+    return grid, weights / weights.sum()
+
+
+def _mse_per_vector(dim: int, grid: np.ndarray, weights: np.ndarray, reconstruction: np.ndarray) -> float:
+    return float(dim * np.sum(weights * (grid - reconstruction) ** 2))
+
+
+@lru_cache(maxsize=64)
+def lloyd_max_codebook(dim: int, bits: int, iterations: int = 2000, tolerance: float = 1e-13) -> Codebook:
+    """The MSE-optimal ``bits``-bit codebook for a coordinate of a rotated unit vector."""
+    if dim < 2 or not 1 <= bits <= 8:
+        raise ValueError(f"need dim >= 2 and 1 <= bits <= 8, got dim={dim}, bits={bits}")
+    grid, weights = _density_grid(dim)
+    centroids = _lloyd(grid, weights, 2 ** bits, True, iterations, tolerance)
     thresholds = (centroids[1:] + centroids[:-1]) / 2
-    nearest = centroids[np.searchsorted(thresholds, grid)]
-    mse = float(dim * np.sum(weights * (grid - nearest) ** 2))
+    mse = _mse_per_vector(dim, grid, weights, centroids[np.searchsorted(thresholds, grid)])
     return Codebook(dim, bits, centroids.astype(np.float64), thresholds.astype(np.float64), mse)
+
+
+@dataclass(frozen=True)
+class Refinement:
+    """Finer levels inside every cell of a codebook: for each cell, the Lloyd-Max quantizer
+    of the coordinate density restricted to that cell. Together with the cell's code this
+    is a nested quantizer of ``bits + refine_bits`` bits (a re-ranking tier)."""
+
+    refine_bits: int
+    levels: np.ndarray      # (cells, 2**refine_bits) float32, ascending within a cell
+    thresholds: np.ndarray  # (cells, 2**refine_bits - 1) float32
+    mse_per_vector: float
+
+    def encode(self, values: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """The level of each value inside its cell ``codes``."""
+        positions = np.zeros(values.shape, dtype=np.uint8)
+        for column in self.thresholds.T:
+            positions += values > column[codes]
+        return positions
+
+    def decode(self, codes: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        flat = codes.astype(np.intp) << self.refine_bits
+        flat |= positions
+        return self.levels.reshape(-1)[flat]
+
+
+@lru_cache(maxsize=64)
+def refinement(dim: int, bits: int, refine_bits: int, iterations: int = 2000,
+               tolerance: float = 1e-12) -> Refinement:
+    """The per-cell refinement of ``lloyd_max_codebook(dim, bits)`` with ``refine_bits`` bits."""
+    codebook = lloyd_max_codebook(dim, bits)
+    grid, weights = _density_grid(dim)
+    cuts = np.concatenate([[0], np.searchsorted(grid, codebook.thresholds), [len(grid)]])
+    levels = np.stack([_lloyd(grid[low:high], weights[low:high], 2 ** refine_bits, False,
+                              iterations, tolerance) for low, high in zip(cuts[:-1], cuts[1:])])
+    thresholds = (levels[:, 1:] + levels[:, :-1]) / 2
+    reconstruction = np.concatenate([
+        cell_levels[np.searchsorted(cell_thresholds, grid[low:high])]
+        for cell_levels, cell_thresholds, low, high in zip(levels, thresholds, cuts[:-1], cuts[1:])])
+    mse = _mse_per_vector(dim, grid, weights, reconstruction)
+    return Refinement(refine_bits, levels.astype(np.float32), thresholds.astype(np.float32), mse)

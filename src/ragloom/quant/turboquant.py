@@ -6,25 +6,32 @@ coordinate distribution (TurboQuant-mse). With ``residual=True`` the MSE quantiz
 b-1 bits and the residual r = Πy - c(code) is sketched with 1-bit QJL, sign(S r) for a
 Gaussian S, plus ||r|| (TurboQuant-prod), which makes inner products unbiased:
 <q, x> ≈ |x| (<Πq, c> + ||r|| sqrt(π/2)/d <S Πq, sign(S r)>).
-An optional ``refine_bits`` tier stores each coordinate's position inside its Lloyd-Max
-cell on a uniform grid, used only to re-rank a candidate pool.
+An optional ``refine_bits`` tier stores each coordinate's level inside its Lloyd-Max cell
+(a Lloyd-Max quantizer of the density restricted to the cell), used only to re-rank a
+candidate pool.
 """
 
 from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import pi, sqrt
 
 import numpy as np
 
 from ragloom.quant.bits import pack_planes, unpack_planes
-from ragloom.quant.codebook import Codebook, lloyd_max_codebook
+from ragloom.quant.codebook import Codebook, lloyd_max_codebook, refinement
 from ragloom.quant.rotation import SEED_TAG, make_rotation
 
 FORMAT_VERSION = 1
-_BLOCK_ROWS = 2048
+_ROTATE_ROWS = 4096    # rows rotated by one BLAS product
+_BLOCK_ROWS = 2048      # rows quantized together
+
+
+#: The axis along which each part of ``CompressedVectors`` holds its rows.
+_ROW_AXIS = {"norms": 0, "planes": 1, "qjl_signs": 0, "residual_norms": 0, "refine": 1}
 
 
 @dataclass
@@ -40,27 +47,46 @@ class CompressedVectors:
     def __len__(self) -> int:
         return len(self.norms)
 
-    def take(self, rows: np.ndarray) -> CompressedVectors:
-        def pick(array: np.ndarray | None, axis: int = 0) -> np.ndarray | None:
-            return None if array is None else np.take(array, rows, axis=axis)
-        return CompressedVectors(self.norms[rows], np.take(self.planes, rows, axis=1),
-                                 pick(self.qjl_signs), pick(self.residual_norms), pick(self.refine, 1))
+    def _map(self, change: Callable[[np.ndarray, int], np.ndarray]) -> CompressedVectors:
+        """A copy with ``change(part, row_axis)`` applied to every part present."""
+        parts = {name: getattr(self, name) for name in _ROW_AXIS}
+        return CompressedVectors(**{name: None if part is None else change(part, _ROW_AXIS[name])
+                                    for name, part in parts.items()})
 
-    def concatenate(self, other: CompressedVectors) -> CompressedVectors:
-        """These rows followed by ``other``'s."""
-        return CompressedVectors.join([self, other])
+    def take(self, rows: np.ndarray) -> CompressedVectors:
+        return self._map(lambda part, axis: np.take(part, rows, axis=axis))
+
+    def head(self, count: int) -> CompressedVectors:
+        """Views of the first ``count`` rows."""
+        return self._map(lambda part, axis: part[(slice(None),) * axis + (slice(0, count),)])
+
+    def with_capacity(self, capacity: int) -> CompressedVectors:
+        """A copy with room for ``capacity`` rows; rows past ``len(self)`` are zero."""
+        def grow(part: np.ndarray, axis: int) -> np.ndarray:
+            shape = list(part.shape)
+            shape[axis] = capacity
+            grown = np.zeros(shape, dtype=part.dtype)
+            grown[(slice(None),) * axis + (slice(0, part.shape[axis]),)] = part
+            return grown
+        return self._map(grow)
+
+    def write(self, start: int, rows: CompressedVectors) -> None:
+        """Copy ``rows`` into these arrays from row ``start`` on (in place)."""
+        for name, axis in _ROW_AXIS.items():
+            part = getattr(self, name)
+            if part is not None:
+                part[(slice(None),) * axis + (slice(start, start + len(rows)),)] = getattr(rows, name)
 
     @staticmethod
     def join(parts: list[CompressedVectors]) -> CompressedVectors:
         """The rows of all ``parts`` in order, copied once."""
-        def stack(name: str, axis: int = 0) -> np.ndarray | None:
+        def stack(name: str, axis: int) -> np.ndarray | None:
             arrays = [getattr(part, name) for part in parts]
             return None if any(a is None for a in arrays) else np.concatenate(arrays, axis=axis)
-        return CompressedVectors(stack("norms"), stack("planes", 1), stack("qjl_signs"),  # type: ignore[arg-type]
-                                 stack("residual_norms"), stack("refine", 1))
+        return CompressedVectors(**{name: stack(name, axis) for name, axis in _ROW_AXIS.items()})
 
     def nbytes_per_vector(self) -> float:
-        parts = [self.norms, self.planes, self.qjl_signs, self.residual_norms, self.refine]
+        parts = [getattr(self, name) for name in _ROW_AXIS]
         return sum(p.nbytes for p in parts if p is not None) / max(len(self), 1)
 
 
@@ -80,7 +106,8 @@ class TurboQuantizer:
         self.codebook: Codebook | None = lloyd_max_codebook(dim, self.mse_bits) if self.mse_bits else None
         sketch_rng = np.random.default_rng([seed, SEED_TAG, 1])
         self._sketch = sketch_rng.standard_normal((dim, dim)).astype(np.float32) if residual else None
-        self._cells = self._cell_bounds() if refine_bits and self.codebook else None
+        self.refinement = (refinement(dim, self.mse_bits, refine_bits) if refine_bits and self.codebook
+                           else None)
         self._centroids = (self.codebook.centroids.astype(np.float32) if self.codebook
                            else np.zeros(1, np.float32))
 
@@ -90,32 +117,33 @@ class TurboQuantizer:
         matrix = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
         if matrix.shape[1] != self.dim:
             raise ValueError(f"vectors have dimension {matrix.shape[1]}, expected {self.dim}")
-        blocks = [self._compress_block(matrix[start:start + _BLOCK_ROWS])
-                  for start in range(0, len(matrix), _BLOCK_ROWS)] or [self._compress_block(matrix)]
+        blocks = []
+        for start in range(0, max(len(matrix), 1), _ROTATE_ROWS):
+            rows = matrix[start:start + _ROTATE_ROWS]
+            norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+            rotated = self.rotation.rotate(rows)  # rotations keep norms: normalize afterwards
+            rotated /= np.where(norms > 0, norms, 1.0)[:, None]
+            blocks.extend(self._quantize_block(rotated[first:first + _BLOCK_ROWS],
+                                               norms[first:first + _BLOCK_ROWS])
+                          for first in range(0, max(len(rows), 1), _BLOCK_ROWS))
         return blocks[0] if len(blocks) == 1 else CompressedVectors.join(blocks)
 
-    def _compress_block(self, matrix: np.ndarray) -> CompressedVectors:
-        """Compress a block of rows small enough to stay in cache between passes."""
-        norms = np.linalg.norm(matrix, axis=1).astype(np.float32)
-        rotated = self.rotation.rotate(matrix)  # rotations keep norms: normalize afterwards
-        rotated /= np.where(norms > 0, norms, 1.0)[:, None]
-        if self.codebook is not None:
-            codes = self.codebook.encode(rotated)
-            planes = pack_planes(codes, self.mse_bits)
+    def _quantize_block(self, rotated: np.ndarray, norms: np.ndarray) -> CompressedVectors:
+        """Quantize rotated unit rows, a block small enough to stay in cache between passes."""
+        if self.codebook is None:
+            planes = np.zeros((0, len(rotated), (self.dim + 7) // 8), dtype=np.uint8)
         else:
-            codes = np.zeros(rotated.shape, dtype=np.uint8)
-            planes = np.zeros((0, len(matrix), (self.dim + 7) // 8), dtype=np.uint8)
+            planes = self.codebook.encode_planes(rotated)
         compressed = CompressedVectors(norms, planes)
+        if self._sketch is None and self.refinement is None:
+            return compressed
+        codes = self.codebook.encode(rotated) if self.codebook else np.zeros(rotated.shape, np.uint8)
         if self._sketch is not None:
-            approx = self._centroids[codes] if self.codebook is not None else np.zeros_like(rotated)
-            residual = rotated - approx
+            residual = rotated - self._centroids[codes] if self.codebook else rotated
             compressed.residual_norms = np.linalg.norm(residual, axis=1).astype(np.float32)
             compressed.qjl_signs = np.packbits(residual @ self._sketch.T > 0, axis=1)
-        if self._cells is not None:
-            low, width = self._cells[0][codes], self._cells[1][codes]
-            levels = 1 << self.refine_bits
-            position = np.clip(((rotated - low) / width * levels).astype(np.int64), 0, levels - 1)
-            compressed.refine = pack_planes(position.astype(np.uint8), self.refine_bits)
+        if self.refinement is not None:
+            compressed.refine = pack_planes(self.refinement.encode(rotated, codes), self.refine_bits)
         return compressed
 
     def rotated_approximation(self, compressed: CompressedVectors, refined: bool = False) -> np.ndarray:
@@ -123,10 +151,8 @@ class TurboQuantizer:
         if self.codebook is None:
             return np.zeros((len(compressed), self.dim), dtype=np.float32)
         codes = unpack_planes(compressed.planes, self.mse_bits, self.dim)
-        if refined and compressed.refine is not None and self._cells is not None:
-            position = unpack_planes(compressed.refine, self.refine_bits, self.dim)
-            low, width = self._cells[0][codes], self._cells[1][codes]
-            return (low + (position + 0.5) / (1 << self.refine_bits) * width).astype(np.float32)
+        if refined and compressed.refine is not None and self.refinement is not None:
+            return self.refinement.decode(codes, unpack_planes(compressed.refine, self.refine_bits, self.dim))
         return self._centroids[codes]
 
     def decompress(self, compressed: CompressedVectors, refined: bool = True) -> np.ndarray:
@@ -206,11 +232,3 @@ class TurboQuantizer:
                 arrays["norms"], arrays["planes"],
                 *(arrays[n] if n in arrays else None for n in ("qjl_signs", "residual_norms", "refine")))
         return quantizer, compressed
-
-    def _cell_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Lower bound and width of each Lloyd-Max cell; the outer cells end where the
-        coordinate density is negligible (6 standard deviations)."""
-        assert self.codebook is not None
-        edge = 6.0 / sqrt(self.dim)
-        bounds = np.concatenate([[-edge], self.codebook.thresholds, [edge]]).astype(np.float32)
-        return bounds[:-1], np.diff(bounds)

@@ -16,8 +16,7 @@ import logging
 import os
 import shutil
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -35,14 +34,6 @@ logger = logging.getLogger("ragloom")
 SEGMENT_LIST = "segments.json"
 _PARTS = ("norms", "planes", "qjl_signs", "residual_norms", "refine")
 _MAX_SEGMENTS = 64
-
-
-@dataclass
-class _Pending:
-    """Writes since the last persist: ids deleted from earlier segments, rows added."""
-
-    deleted: set[str] = field(default_factory=set)
-    added: set[str] = field(default_factory=set)
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -79,11 +70,22 @@ class TurboQuantStore:
         self._row_of: dict[str, int] = {}
         self._texts: list[str] = []
         self._metadatas: list[Metadata] = []
-        self._alive = np.zeros(0, dtype=bool)
-        self._data = self.quantizer.compress(np.zeros((0, self.quantizer.dim), np.float32))
-        self._pending = _Pending()
+        self._alive_buffer = np.zeros(0, dtype=bool)
+        self._buffer = self.quantizer.compress(np.zeros((0, self.quantizer.dim), np.float32))
+        self._saved_rows = 0  # rows before this one are in the segment files
+        self._deleted_since_save: set[str] = set()  # ids of saved rows deleted since
         self._segments: list[str] = []
         self._words: np.ndarray | None = None
+
+    @property
+    def _data(self) -> CompressedVectors:
+        """The compressed rows, dead ones included (row i belongs to ``self._ids[i]``)."""
+        return self._buffer.head(len(self._ids))
+
+    @property
+    def _alive(self) -> np.ndarray:
+        """Per row: not deleted or replaced since it was written."""
+        return self._alive_buffer[:len(self._ids)]
 
     def _settings(self) -> dict[str, object]:
         return {"quantizer": self.quantizer.describe(), "embedding_model": self.embedding.model,
@@ -102,33 +104,44 @@ class TurboQuantStore:
         for name in saved["segments"]:
             self._replay(path / name)
         self._segments = list(saved["segments"])
-        self._pending = _Pending()
+        self._mark_saved()
 
     def _replay(self, segment: Path) -> None:
         with np.load(segment, allow_pickle=False) as arrays:
             header = json.loads(arrays["header"].tobytes().decode("utf-8"))
             parts = {name: arrays[name] for name in _PARTS if name in arrays}
-        self._delete_rows(header["deleted"])
+        # ids already present are replaced (a segment written after a failed compaction
+        # repeats rows of the segments before it)
+        self._delete_rows([*header["deleted"], *(self._row_of.keys() & header["ids"])])
         self._append(header["ids"], header["texts"], header["metadatas"], CompressedVectors(
             parts["norms"], parts["planes"], parts.get("qjl_signs"), parts.get("residual_norms"),
             parts.get("refine")))
 
     def _append(self, ids: list[str], texts: list[str], metadatas: list[Metadata],
                 compressed: CompressedVectors) -> None:
-        start = len(self._ids)
+        start, end = len(self._ids), len(self._ids) + len(ids)
+        if end > len(self._buffer):  # grow geometrically: appends cost O(1) per row overall
+            capacity = max(end, 2 * len(self._buffer), 1024)
+            self._buffer = self._buffer.with_capacity(capacity)
+            self._alive_buffer = np.concatenate([self._alive_buffer[:start],
+                                                 np.zeros(capacity - start, dtype=bool)])
+        self._buffer.write(start, compressed)
+        self._alive_buffer[start:end] = True
         self._ids.extend(ids)
         self._texts.extend(texts)
         self._metadatas.extend(metadatas)
-        self._row_of.update((doc_id, start + i) for i, doc_id in enumerate(ids))
-        self._alive = np.concatenate([self._alive, np.ones(len(ids), dtype=bool)])
-        self._data = self._data.concatenate(compressed)
+        self._row_of.update(zip(ids, range(start, end)))
         self._words = None
 
-    def _delete_rows(self, ids: Sequence[str]) -> None:
-        for doc_id in ids:
-            row = self._row_of.pop(doc_id, None)
-            if row is not None:
-                self._alive[row] = False
+    def _delete_rows(self, ids: Iterable[str]) -> None:
+        rows = np.array([row for doc_id in ids if (row := self._row_of.pop(doc_id, None)) is not None],
+                        dtype=np.int64)
+        self._alive[rows] = False
+        self._deleted_since_save.update(self._ids[row] for row in rows[rows < self._saved_rows])
+
+    def _mark_saved(self) -> None:
+        self._saved_rows = len(self._ids)
+        self._deleted_since_save = set()
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -137,21 +150,12 @@ class TurboQuantStore:
         matrix = check_upsert_arguments(ids, vectors, texts, metadatas, self.quantizer.dim)
         compressed = self.quantizer.compress(matrix)
         with self._lock:
-            self._forget(ids)
-            self._append(list(ids), list(texts), [dict(m) for m in metadatas], compressed)
-            self._pending.added.update(ids)
+            self._delete_rows(self._row_of.keys() & ids)
+            self._append(list(ids), list(texts), list(map(dict, metadatas)), compressed)
 
     def delete(self, ids: Sequence[str]) -> None:
         with self._lock:
-            self._forget(ids)
-
-    def _forget(self, ids: Sequence[str]) -> None:
-        for doc_id in ids:
-            if doc_id in self._pending.added:
-                self._pending.added.discard(doc_id)
-            elif doc_id in self._row_of:
-                self._pending.deleted.add(doc_id)
-        self._delete_rows(ids)
+            self._delete_rows(ids)
 
     def delete_by_path(self, path: str) -> list[str]:
         with self._lock:
@@ -253,33 +257,32 @@ class TurboQuantStore:
         if self.path is None:
             return
         with self._lock:
-            pending = self._pending
-            if not pending.added and not pending.deleted:
+            new_rows = self._saved_rows + np.flatnonzero(self._alive[self._saved_rows:])
+            if not len(new_rows) and not self._deleted_since_save:
                 return
             self.path.mkdir(parents=True, exist_ok=True)
             dead = len(self._ids) - len(self._row_of)
             compact = len(self._segments) >= _MAX_SEGMENTS or dead > 0.3 * max(len(self._ids), 1)
             if compact:
                 self._compact_memory()
-                ids, deleted = list(self._row_of), []
+                new_rows, deleted = np.arange(len(self._ids)), []
             else:
-                ids, deleted = [i for i in pending.added if i in self._row_of], sorted(pending.deleted)
+                deleted = sorted(self._deleted_since_save)
             number = 1 + max((int(name.split(".")[0]) for name in self._segments), default=0)
             name = f"{number:08d}.npz"
-            self._write_segment(self.path / name, ids, deleted)
+            self._write_segment(self.path / name, new_rows, deleted)
             segments = [name] if compact else [*self._segments, name]
             _fsync_write(self.path / SEGMENT_LIST, json.dumps(
                 {"settings": self._settings(), "segments": segments}).encode("utf-8"))
             for old in set(self._segments) - set(segments):
                 (self.path / old).unlink(missing_ok=True)
             self._segments = segments
-            self._pending = _Pending()
+            self._mark_saved()
 
-    def _write_segment(self, path: Path, ids: list[str], deleted: list[str]) -> None:
-        rows = np.array([self._row_of[doc_id] for doc_id in ids], dtype=np.int64)
+    def _write_segment(self, path: Path, rows: np.ndarray, deleted: list[str]) -> None:
         part = self._data.take(rows)
-        header = {"ids": ids, "deleted": deleted, "texts": [self._texts[r] for r in rows],
-                  "metadatas": [self._metadatas[r] for r in rows]}
+        header = {"ids": [self._ids[r] for r in rows], "deleted": deleted,
+                  "texts": [self._texts[r] for r in rows], "metadatas": [self._metadatas[r] for r in rows]}
         arrays = {name: getattr(part, name) for name in _PARTS if getattr(part, name) is not None}
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with temporary.open("wb") as handle:
