@@ -69,6 +69,18 @@ def test_norms_are_kept_separately() -> None:
     assert np.allclose(np.linalg.norm(restored, axis=1), np.arange(1, 11), rtol=0.01)
 
 
+def test_without_norms_decompress_gives_unit_vectors_and_saves_four_bytes() -> None:
+    vectors = unit_rows(10, 64) * 3.0
+    kept, dropped = TurboQuantizer(64, 4), TurboQuantizer(64, 4, keep_norms=False)
+    with_norms, without = kept.compress(vectors), dropped.compress(vectors)
+    assert without.norms is None
+    assert with_norms.nbytes_per_vector() - without.nbytes_per_vector() == 4
+    assert np.allclose(np.linalg.norm(kept.decompress(with_norms), axis=1), 3.0, rtol=0.1)
+    assert np.allclose(dropped.decompress(without), kept.decompress(with_norms) / 3.0, atol=1e-6)
+    loaded_quantizer, loaded = TurboQuantizer.deserialize(dropped.serialize(without))
+    assert not loaded_quantizer.keep_norms and loaded.norms is None
+
+
 def test_serialize_round_trip_decodes_identically() -> None:
     vectors = unit_rows(100, 96)
     quantizer = TurboQuantizer(96, 3, seed=5, residual=True, refine_bits=2)

@@ -118,7 +118,7 @@ def test_search_recall_against_exact(refine_bits: int, floor: float) -> None:
         exact = set(np.argsort(-(base @ query))[:10].astype(str))
         hits += len(exact & {r.id for r in store.query(query, 10)})
     assert hits / 300 >= floor
-    assert store.bytes_per_vector() == 4 + (4 + refine_bits) * dim / 8
+    assert store.bytes_per_vector() == (4 + refine_bits) * dim / 8  # cosine store: no norms kept
 
 
 def test_engine_with_turboquant(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from math import pi, sqrt
 
@@ -25,27 +25,36 @@ from ragloom.quant.bits import pack_planes, unpack_planes
 from ragloom.quant.codebook import Codebook, lloyd_max_codebook, refinement
 from ragloom.quant.rotation import SEED_TAG, make_rotation
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 added keep_norms; version 1 data always kept norms
 _ROTATE_ROWS = 4096    # rows rotated by one BLAS product
 _BLOCK_ROWS = 2048      # rows quantized together
 
 
 #: The axis along which each part of ``CompressedVectors`` holds its rows.
-_ROW_AXIS = {"norms": 0, "planes": 1, "qjl_signs": 0, "residual_norms": 0, "refine": 1}
+_ROW_AXIS = {"planes": 1, "norms": 0, "qjl_signs": 0, "residual_norms": 0, "refine": 1}
 
 
 @dataclass
 class CompressedVectors:
-    """Compressed rows: norms, bit-planes of the MSE codes, optional QJL and refine parts."""
+    """Compressed rows: bit-planes of the MSE codes, norms (unless the quantizer was told
+    to drop them), optional QJL and refine parts."""
 
-    norms: np.ndarray                          # (n,) float32
     planes: np.ndarray                         # (mse_bits, n, ceil(d/8)) uint8
+    norms: np.ndarray | None = None            # (n,) float32
     qjl_signs: np.ndarray | None = None        # (n, ceil(d/8)) uint8
     residual_norms: np.ndarray | None = None   # (n,) float32
     refine: np.ndarray | None = None           # (refine_bits, n, ceil(d/8)) uint8
 
     def __len__(self) -> int:
-        return len(self.norms)
+        return self.planes.shape[1]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The parts present, by name (what ``from_arrays`` takes back)."""
+        return {name: part for name in _ROW_AXIS if (part := getattr(self, name)) is not None}
+
+    @staticmethod
+    def from_arrays(arrays: Mapping[str, np.ndarray]) -> CompressedVectors:
+        return CompressedVectors(**{name: arrays[name] for name in _ROW_AXIS if name in arrays})
 
     def _map(self, change: Callable[[np.ndarray, int], np.ndarray]) -> CompressedVectors:
         """A copy with ``change(part, row_axis)`` applied to every part present."""
@@ -94,13 +103,16 @@ class TurboQuantizer:
     """Compress and score vectors of dimension ``dim`` at ``bits`` bits per coordinate."""
 
     def __init__(self, dim: int, bits: int = 4, seed: int = 0, residual: bool = False,
-                 rotation: str = "dense", refine_bits: int = 0) -> None:
+                 rotation: str = "dense", refine_bits: int = 0, keep_norms: bool = True) -> None:
+        """``keep_norms=False`` stores unit directions only (4 bytes less per vector), for
+        callers that rank by cosine: ``decompress`` then returns unit vectors."""
         if not 1 <= bits <= 8:
             raise ValueError(f"bits must be in 1..8, got {bits}")
         if not 0 <= refine_bits <= 8:
             raise ValueError(f"refine_bits must be in 0..8, got {refine_bits}")
         self.dim, self.bits, self.seed = dim, bits, seed
         self.residual, self.refine_bits, self.rotation_kind = residual, refine_bits, rotation
+        self.keep_norms = keep_norms
         self.mse_bits = bits - 1 if residual else bits
         self.rotation = make_rotation(rotation, dim, seed)
         self.codebook: Codebook | None = lloyd_max_codebook(dim, self.mse_bits) if self.mse_bits else None
@@ -134,7 +146,7 @@ class TurboQuantizer:
             planes = np.zeros((0, len(rotated), (self.dim + 7) // 8), dtype=np.uint8)
         else:
             planes = self.codebook.encode_planes(rotated)
-        compressed = CompressedVectors(norms, planes)
+        compressed = CompressedVectors(planes, norms if self.keep_norms else None)
         if self._sketch is None and self.refinement is None:
             return compressed
         codes = self.codebook.encode(rotated) if self.codebook else np.zeros(rotated.shape, np.uint8)
@@ -156,11 +168,12 @@ class TurboQuantizer:
         return self._centroids[codes]
 
     def decompress(self, compressed: CompressedVectors, refined: bool = True) -> np.ndarray:
-        """Vectors back in the original space (norm included)."""
+        """Vectors back in the original space (norm included when kept)."""
         rotated = self.rotated_approximation(compressed, refined)
         if compressed.qjl_signs is not None and not (refined and compressed.refine is not None):
             rotated = rotated + self._qjl_reconstruction(compressed)
-        return self.rotation.unrotate(rotated) * compressed.norms[:, None]
+        vectors = self.rotation.unrotate(rotated)
+        return vectors if compressed.norms is None else vectors * compressed.norms[:, None]
 
     def _qjl_reconstruction(self, compressed: CompressedVectors) -> np.ndarray:
         assert self._sketch is not None and compressed.qjl_signs is not None
@@ -195,40 +208,34 @@ class TurboQuantizer:
             sketched = self._sketch @ rotated_query
             signs = np.unpackbits(compressed.qjl_signs, axis=1, count=self.dim).astype(np.float32) * 2 - 1
             scores = scores + (signs @ sketched) * (sqrt(pi / 2) / self.dim) * compressed.residual_norms
-        return scores * compressed.norms
+        return scores if compressed.norms is None else scores * compressed.norms
 
     # -- persistence -----------------------------------------------------------------------
 
     def describe(self) -> dict[str, object]:
         return {"version": FORMAT_VERSION, "dim": self.dim, "bits": self.bits, "seed": self.seed,
                 "residual": self.residual, "rotation": self.rotation_kind,
-                "refine_bits": self.refine_bits}
+                "refine_bits": self.refine_bits, "keep_norms": self.keep_norms}
 
     @classmethod
     def from_description(cls, description: dict[str, object]) -> TurboQuantizer:
-        if description.get("version") != FORMAT_VERSION:
+        if description.get("version") not in (1, FORMAT_VERSION):
             raise ValueError(f"unsupported TurboQuant format version {description.get('version')}")
         return cls(int(description["dim"]), int(description["bits"]),  # type: ignore[arg-type]
                    int(description["seed"]), bool(description["residual"]),  # type: ignore[arg-type]
-                   str(description["rotation"]), int(description["refine_bits"]))  # type: ignore[arg-type]
+                   str(description["rotation"]), int(description["refine_bits"]),  # type: ignore[arg-type]
+                   bool(description.get("keep_norms", True)))
 
     def serialize(self, compressed: CompressedVectors) -> bytes:
         """Versioned bytes holding the quantizer settings and the compressed rows."""
-        arrays = {"norms": compressed.norms, "planes": compressed.planes}
-        for name in ("qjl_signs", "residual_norms", "refine"):
-            value = getattr(compressed, name)
-            if value is not None:
-                arrays[name] = value
         buffer = io.BytesIO()
         header = np.frombuffer(json.dumps(self.describe()).encode(), dtype=np.uint8)
-        np.savez(buffer, header=header, **arrays)
+        np.savez(buffer, header=header, **compressed.arrays())
         return buffer.getvalue()
 
     @classmethod
     def deserialize(cls, data: bytes) -> tuple[TurboQuantizer, CompressedVectors]:
         with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
             quantizer = cls.from_description(json.loads(arrays["header"].tobytes()))
-            compressed = CompressedVectors(
-                arrays["norms"], arrays["planes"],
-                *(arrays[n] if n in arrays else None for n in ("qjl_signs", "residual_norms", "refine")))
+            compressed = CompressedVectors.from_arrays(arrays)
         return quantizer, compressed

@@ -32,7 +32,6 @@ from ragloom.types import Chunk, Metadata, SearchResult
 logger = logging.getLogger("ragloom")
 
 SEGMENT_LIST = "segments.json"
-_PARTS = ("norms", "planes", "qjl_signs", "residual_norms", "refine")
 _MAX_SEGMENTS = 64
 
 
@@ -58,7 +57,9 @@ class TurboQuantStore:
         self.embedding = embedding
         self.first_pass, self.second_pass = first_pass, second_pass
         self._lock = threading.RLock()
-        self.quantizer = TurboQuantizer(embedding.dimension, bits, seed, residual, "dense", refine_bits)
+        # stores rank by cosine and hand out unit vectors: the norms would be dead weight
+        self.quantizer = TurboQuantizer(embedding.dimension, bits, seed, residual, "dense", refine_bits,
+                                        keep_norms=False)
         self._reset_memory()
         if path is not None:
             self._open(path)
@@ -109,13 +110,11 @@ class TurboQuantStore:
     def _replay(self, segment: Path) -> None:
         with np.load(segment, allow_pickle=False) as arrays:
             header = json.loads(arrays["header"].tobytes().decode("utf-8"))
-            parts = {name: arrays[name] for name in _PARTS if name in arrays}
+            compressed = CompressedVectors.from_arrays(arrays)
         # ids already present are replaced (a segment written after a failed compaction
         # repeats rows of the segments before it)
         self._delete_rows([*header["deleted"], *(self._row_of.keys() & header["ids"])])
-        self._append(header["ids"], header["texts"], header["metadatas"], CompressedVectors(
-            parts["norms"], parts["planes"], parts.get("qjl_signs"), parts.get("residual_norms"),
-            parts.get("refine")))
+        self._append(header["ids"], header["texts"], header["metadatas"], compressed)
 
     def _append(self, ids: list[str], texts: list[str], metadatas: list[Metadata],
                 compressed: CompressedVectors) -> None:
@@ -212,9 +211,7 @@ class TurboQuantStore:
 
     def _cosines(self, rotated_query: np.ndarray, rows: np.ndarray, refined: bool) -> np.ndarray:
         """Estimated cosine similarity of the unit query with each row."""
-        part = self._data.take(rows)
-        scores = self.quantizer.score_rotated(rotated_query, part, refined, for_ranking=True)
-        return scores / np.maximum(part.norms, 1e-30)
+        return self.quantizer.score_rotated(rotated_query, self._data.take(rows), refined, for_ranking=True)
 
     def first_pass_size(self, rows: int, top_k: int) -> int:
         """Candidates kept by the sign-sketch pass: ``first_pass``, never below 20 x top_k
@@ -283,7 +280,7 @@ class TurboQuantStore:
         part = self._data.take(rows)
         header = {"ids": [self._ids[r] for r in rows], "deleted": deleted,
                   "texts": [self._texts[r] for r in rows], "metadatas": [self._metadatas[r] for r in rows]}
-        arrays = {name: getattr(part, name) for name in _PARTS if getattr(part, name) is not None}
+        arrays = part.arrays()
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with temporary.open("wb") as handle:
             np.savez(handle, header=np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8), **arrays)
