@@ -1,4 +1,4 @@
-"""A compressed index: the TurboQuant store keeps 384-d vectors in 196 bytes (4 bits).
+"""A compressed index: the TurboQuant store keeps 384-d vectors in 192 bytes (4 bits).
 
     python examples/turboquant_store.py [FOLDER] [QUERY]
 """

@@ -63,7 +63,9 @@ class CompressedVectors:
                                     for name, part in parts.items()})
 
     def take(self, rows: np.ndarray) -> CompressedVectors:
-        return self._map(lambda part, axis: np.take(part, rows, axis=axis))
+        # indexing, not np.take: np.take first copies a strided view (the store's rows are
+        # a view of a larger buffer) whole
+        return self._map(lambda part, axis: part[(slice(None),) * axis + (rows,)])
 
     def head(self, count: int) -> CompressedVectors:
         """Views of the first ``count`` rows."""
