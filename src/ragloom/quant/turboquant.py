@@ -72,11 +72,11 @@ class CompressedVectors:
         return self._map(lambda part, axis: part[(slice(None),) * axis + (slice(0, count),)])
 
     def with_capacity(self, capacity: int) -> CompressedVectors:
-        """A copy with room for ``capacity`` rows; rows past ``len(self)`` are zero."""
+        """A copy with room for ``capacity`` rows; rows past ``len(self)`` are unset."""
         def grow(part: np.ndarray, axis: int) -> np.ndarray:
             shape = list(part.shape)
             shape[axis] = capacity
-            grown = np.zeros(shape, dtype=part.dtype)
+            grown = np.empty(shape, dtype=part.dtype)  # rows past len(self) are never read
             grown[(slice(None),) * axis + (slice(0, part.shape[axis]),)] = part
             return grown
         return self._map(grow)

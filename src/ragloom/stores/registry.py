@@ -48,7 +48,7 @@ def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpe
 
     settings = config.vector_store
     return TurboQuantStore(store_path(config, base_dir), embedding, settings.bits,
-                           settings.residual, settings.refine_bits)
+                           settings.residual, settings.refine_bits, first_pass=settings.first_pass)
 
 
 def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
