@@ -9,6 +9,7 @@ perturbing stored vectors (x + 0.05 noise, renormalized), one query at a time; q
 and build speed at 10k, 100k and 1M vectors beside exact NumPy float32 search in the same run.
 
     python bench/turboquant.py [--vectors /tmp/stdlib_minilm_40k.npy] [--sizes 10000 100000 1000000]
+                               [--seed 2026] [--skip mse bias recall seeds latency]
 """
 
 from __future__ import annotations
@@ -251,8 +252,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--skip", nargs="*", default=[],
                         choices=["mse", "bias", "recall", "seeds", "latency"])
+    parser.add_argument("--seed", type=int, default=2026, help="seed of the random vectors and queries")
     args = parser.parse_args()
-    rng = np.random.default_rng(2026)
+    rng = np.random.default_rng(args.seed)
     real = unit(stdlib_embeddings(Path(args.vectors)))
     random_vectors = unit(rng.normal(size=(40_000, DIM)))
     datasets = {"random": random_vectors, "real": real}

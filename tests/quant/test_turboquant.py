@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ragloom.quant.bits import pack_planes, unpack_planes
-from ragloom.quant.codebook import lloyd_max_codebook
+from ragloom.quant.codebook import lloyd_max_codebook, refinement
 from ragloom.quant.rotation import DenseRotation, HadamardRotation
 from ragloom.quant.turboquant import TurboQuantizer
 
@@ -49,6 +49,38 @@ def test_bit_planes_round_trip(bits: int, dim: int) -> None:
     planes = pack_planes(codes, bits)
     assert planes.shape == (bits, 5, (dim + 7) // 8)
     assert np.array_equal(unpack_planes(planes, bits, dim), codes)
+
+
+@pytest.mark.parametrize("bits", range(1, 9))
+@pytest.mark.parametrize("dim", [7, 64, 384])
+def test_planes_straight_from_comparisons_equal_packed_codes(bits: int, dim: int) -> None:
+    values = (np.random.default_rng(dim + bits).normal(size=(40, dim)) / np.sqrt(dim)).astype(np.float32)
+    values[0, 0] = 0.0
+    codebook = lloyd_max_codebook(dim, bits)
+    assert np.array_equal(codebook.encode_planes(values), pack_planes(codebook.encode(values), bits))
+
+
+@pytest.mark.parametrize("refine_bits", [1, 2, 3, 4])
+def test_refinement_is_nearly_a_lloyd_max_quantizer_of_the_total_bits(refine_bits: int) -> None:
+    tier = refinement(384, 4, refine_bits)
+    single = lloyd_max_codebook(384, 4 + refine_bits)
+    assert single.mse_per_vector <= tier.mse_per_vector <= 1.05 * single.mse_per_vector
+    codebook = lloyd_max_codebook(384, 4)
+    bounds = np.concatenate([[-1.0], codebook.thresholds, [1.0]])
+    assert np.all(tier.levels >= bounds[:-1, None]) and np.all(tier.levels <= bounds[1:, None])
+    assert np.all(np.diff(tier.levels, axis=1) > 0)
+
+
+def test_refined_values_decode_to_the_nearest_level_of_their_cell() -> None:
+    values = unit_rows(200, 384, 3)
+    codebook, tier = lloyd_max_codebook(384, 4), refinement(384, 4, 3)
+    codes = codebook.encode(values)
+    decoded = tier.decode(codes, tier.encode(values, codes))
+    candidates = tier.levels[codes]  # (n, d, 8): every level of each value's cell
+    nearest = np.take_along_axis(candidates, np.abs(candidates - values[..., None]).argmin(-1)[..., None], -1)
+    assert np.allclose(decoded, nearest[..., 0])
+    measured = float(((values - decoded) ** 2).sum(axis=1).mean())
+    assert measured == pytest.approx(tier.mse_per_vector, rel=0.1)
 
 
 @pytest.mark.parametrize("rotation", [DenseRotation, HadamardRotation])

@@ -77,6 +77,29 @@ def test_many_deletes_compact_to_one_segment(tmp_path: Path) -> None:
     assert TurboQuantStore(tmp_path / "tq", spec).count() == 100
 
 
+def test_failed_compaction_then_append_leaves_no_ghost_rows(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = EmbeddingSpec("x", 32)
+    store = TurboQuantStore(tmp_path / "tq", spec)
+    fill(store, 0, 100, 32)
+    store.persist()
+    store.delete([f"v{i}" for i in range(40)])  # enough dead rows to compact
+
+    def full_disk(*args: object) -> None:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(store, "_write_segment", full_disk)
+    with pytest.raises(OSError):
+        store.persist()
+    monkeypatch.undo()
+    fill(store, 100, 5, 32)
+    store.persist()  # appends every live row again after the old segments
+    reopened = TurboQuantStore(tmp_path / "tq", spec)
+    assert reopened.count() == 65 and sorted(reopened.ids()) == sorted(store.ids())
+    results = reopened.query(store.get_vectors(["v50"])[0], 65)
+    assert len({result.id for result in results}) == len(results) == 65
+
+
 def test_leftover_temp_files_are_ignored(tmp_path: Path) -> None:
     spec = EmbeddingSpec("x", 32)
     store = TurboQuantStore(tmp_path / "tq", spec)

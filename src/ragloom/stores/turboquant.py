@@ -1,12 +1,14 @@
-"""A vector store holding TurboQuant-compressed vectors (~8x smaller than float32 at 4 bits).
+"""A vector store holding TurboQuant-compressed unit directions (8x smaller than float32 at
+4 bits; no norms: the store ranks by cosine).
 
-Search never decodes the whole store: a first pass ranks every row by the Hamming distance
-between its sign bit-plane and the rotated query's signs (popcount over packed words), the
-best ``first_pass`` rows are scored from their codes with the query (lookup of centroids),
-and with a refine tier the best ``second_pass`` of those are re-scored from the finer
-codes. Writes go to memory; ``persist`` appends one segment file (new rows plus the ids
-deleted since the last segment) and then atomically swaps the segment list, so an append
-never rewrites older data and a crash leaves the previous state readable.
+Search never decodes the whole store: a first pass ranks every row by the |q|-weighted
+Hamming distance between its sign bit-plane and the rotated query's signs (popcount over
+packed words), the best ``first_pass`` rows are scored from their codes with the query
+(lookup of centroids), and with a refine tier the best ``second_pass`` of those are
+re-scored from the finer codes. Writes go to memory; ``persist`` appends one segment file
+(new rows plus the ids deleted since the last segment) and then atomically swaps the
+segment list, so an append never rewrites older data and a crash leaves the previous state
+readable.
 """
 
 from __future__ import annotations
@@ -111,9 +113,7 @@ class TurboQuantStore:
         with np.load(segment, allow_pickle=False) as arrays:
             header = json.loads(arrays["header"].tobytes().decode("utf-8"))
             compressed = CompressedVectors.from_arrays(arrays)
-        # ids already present are replaced (a segment written after a failed compaction
-        # repeats rows of the segments before it)
-        self._delete_rows([*header["deleted"], *(self._row_of.keys() & header["ids"])])
+        self._delete_rows(header["deleted"])
         self._append(header["ids"], header["texts"], header["metadatas"], compressed)
 
     def _append(self, ids: list[str], texts: list[str], metadatas: list[Metadata],
@@ -260,9 +260,8 @@ class TurboQuantStore:
             self.path.mkdir(parents=True, exist_ok=True)
             dead = len(self._ids) - len(self._row_of)
             compact = len(self._segments) >= _MAX_SEGMENTS or dead > 0.3 * max(len(self._ids), 1)
-            if compact:
-                self._compact_memory()
-                new_rows, deleted = np.arange(len(self._ids)), []
+            if compact:  # one segment with every live row; memory is compacted only once it is saved
+                new_rows, deleted = np.flatnonzero(self._alive), []
             else:
                 deleted = sorted(self._deleted_since_save)
             number = 1 + max((int(name.split(".")[0]) for name in self._segments), default=0)
@@ -273,6 +272,8 @@ class TurboQuantStore:
                 {"settings": self._settings(), "segments": segments}).encode("utf-8"))
             for old in set(self._segments) - set(segments):
                 (self.path / old).unlink(missing_ok=True)
+            if compact:
+                self._compact_memory()
             self._segments = segments
             self._mark_saved()
 
