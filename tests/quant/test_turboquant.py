@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragloom.quant.bits import pack_planes, unpack_planes
+from ragloom.quant.bits import (
+    pack_planes,
+    sign_sketch_scores,
+    sign_words,
+    two_plane_sketch_scores,
+    unpack_planes,
+)
 from ragloom.quant.codebook import lloyd_max_codebook, refinement
 from ragloom.quant.rotation import DenseRotation, HadamardRotation
 from ragloom.quant.turboquant import TurboQuantizer
@@ -58,6 +64,20 @@ def test_planes_straight_from_comparisons_equal_packed_codes(bits: int, dim: int
     values[0, 0] = 0.0
     codebook = lloyd_max_codebook(dim, bits)
     assert np.array_equal(codebook.encode_planes(values), pack_planes(codebook.encode(values), bits))
+
+
+@pytest.mark.parametrize("dim", [20, 64, 384])
+def test_sketch_scores_equal_their_formulas_with_rounded_query_weights(dim: int) -> None:
+    rng = np.random.default_rng(dim)
+    query = rng.normal(size=dim).astype(np.float32)
+    signs, large = rng.random((50, dim)) > 0.5, rng.random((50, dim)) > 0.5
+    weights = np.rint(np.abs(query) / np.abs(query).max() * 3)  # 2 weight bits
+    disagree = signs != (query > 0)
+    def words(bits: np.ndarray) -> np.ndarray:
+        return sign_words(np.packbits(bits, axis=1))
+    assert np.array_equal(sign_sketch_scores(words(signs), query), -(disagree * weights).sum(axis=1))
+    expected = (weights * (1 + 2.5 * large) * (1 - 2 * disagree)).sum(axis=1)
+    assert np.allclose(two_plane_sketch_scores(words(signs), words(large), query, 3.5), expected)
 
 
 @pytest.mark.parametrize("refine_bits", [1, 2, 3, 4])

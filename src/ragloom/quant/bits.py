@@ -52,6 +52,25 @@ def sign_words(sign_plane: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.view(np.uint64).T)
 
 
+def _query_bits(rotated_query: np.ndarray, weight_bits: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The query's sign words and its |q| rounded to ``weight_bits`` bits, one mask of
+    words per weight bit (bit-sliced weights)."""
+    magnitude = np.abs(rotated_query)
+    levels = (1 << weight_bits) - 1
+    scaled = np.rint(magnitude / (magnitude.max() or 1.0) * levels).astype(np.int64)
+    query_words = sign_words(np.packbits(rotated_query > 0)[None, :])[:, 0]
+    masks = [sign_words(np.packbits((scaled >> bit) & 1)[None, :])[:, 0] for bit in range(weight_bits)]
+    return query_words, masks
+
+
+def _weighted_count(selected: np.ndarray, masks: list[np.ndarray]) -> np.ndarray:
+    """Per row: the sum of the rounded |q_j| over the set bits of ``selected`` (words, n)."""
+    total = np.zeros(selected.shape[1], dtype=np.int64)
+    for bit, mask in enumerate(masks):
+        total += popcount(selected & mask[:, None]).sum(axis=0, dtype=np.int64) << bit
+    return total
+
+
 def sign_sketch_scores(words: np.ndarray, rotated_query: np.ndarray, weight_bits: int = 2) -> np.ndarray:
     """A cheap estimate of the ranking by <q, y> from the sign bits of y only (higher is
     closer).
@@ -62,17 +81,26 @@ def sign_sketch_scores(words: np.ndarray, rotated_query: np.ndarray, weight_bits
     Hamming ranking at the same storage. Rows are scored in blocks whose temporaries
     stay in cache (1.6x faster at 1M rows).
     """
-    magnitude = np.abs(rotated_query)
-    levels = (1 << weight_bits) - 1
-    scaled = np.rint(magnitude / (magnitude.max() or 1.0) * levels).astype(np.int64)
-    query_words = sign_words(np.packbits(rotated_query > 0)[None, :])[:, 0]
-    masks = [sign_words(np.packbits((scaled >> bit) & 1)[None, :])[:, 0] for bit in range(weight_bits)]
+    query_words, masks = _query_bits(rotated_query, weight_bits)
     count = words.shape[1]
     scores = np.empty(count, dtype=np.int32)
     for start in range(0, count, _SKETCH_ROWS):
         scores[start:start + _SKETCH_ROWS] = _sketch_block(words[:, start:start + _SKETCH_ROWS],
                                                            query_words, masks)
     return scores
+
+
+def two_plane_sketch_scores(sign: np.ndarray, large: np.ndarray, rotated_query: np.ndarray,
+                            large_ratio: float, weight_bits: int = 2) -> np.ndarray:
+    """The sign sketch refined with one magnitude bit per coordinate, for a few thousand
+    candidates: y_j is taken as sign_j x (1 or ``large_ratio``), so the score is
+    sum_j |q_j| (1 + (r - 1) L_j) (1 - 2 D_j) with D the sign disagreements and L the
+    large-magnitude bits, all from popcounts (``sign`` and ``large`` from ``sign_words``)."""
+    query_words, masks = _query_bits(rotated_query, weight_bits)
+    differ = sign ^ query_words[:, None]
+    plain = _weighted_count(~differ, masks) - _weighted_count(differ, masks)
+    boost = _weighted_count(large & ~differ, masks) - _weighted_count(large & differ, masks)
+    return plain + (large_ratio - 1.0) * boost
 
 
 _SKETCH_ROWS = 32_768

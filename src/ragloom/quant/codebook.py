@@ -71,6 +71,11 @@ class Codebook:
                 plane ^= indicator
         return planes
 
+    def large_magnitude_ratio(self) -> float:
+        """E|y| over the upper half of the magnitude cells divided by E|y| over the lower
+        half (plane 1 tells the halves apart); needs at least 2 bits."""
+        return _large_magnitude_ratio(self.dim, self.bits)
+
     def _encoding_tables(self) -> tuple[np.float32, np.float32, np.ndarray, np.ndarray]:
         cached = self.__dict__.get("_tables")
         if cached is None:
@@ -183,3 +188,17 @@ def refinement(dim: int, bits: int, refine_bits: int, iterations: int = 2000,
         for cell_levels, cell_thresholds, low, high in zip(levels, thresholds, cuts[:-1], cuts[1:])])
     mse = _mse_per_vector(dim, grid, weights, reconstruction)
     return Refinement(refine_bits, levels.astype(np.float32), thresholds.astype(np.float32), mse)
+
+
+@lru_cache(maxsize=64)
+def _large_magnitude_ratio(dim: int, bits: int) -> float:
+    if bits < 2:
+        raise ValueError("the magnitude halves need at least 2 bits")
+    positive_thresholds = lloyd_max_codebook(dim, bits).thresholds[2 ** (bits - 1):]
+    split = positive_thresholds[2 ** (bits - 2) - 1]
+    grid, weights = _density_grid(dim)
+    magnitude = np.abs(grid)
+    low, high = magnitude < split, magnitude >= split
+    low_mean = np.sum(weights[low] * magnitude[low]) / np.sum(weights[low])
+    high_mean = np.sum(weights[high] * magnitude[high]) / np.sum(weights[high])
+    return float(high_mean / low_mean)
