@@ -42,7 +42,7 @@ class VectorStoreConfig(StrictModel):
     bits: int = Field(4, ge=1, le=8)
     residual: bool = False
     refine_bits: int = Field(0, ge=0, le=8)
-    first_pass: int = Field(1000, ge=1)
+    first_pass: int = Field(4000, ge=1)
 
     def resolved_api_key(self) -> str | None:
         """The store API key from ``api_key`` or the environment variable ``api_key_env``."""
