@@ -34,6 +34,11 @@ _BLOCK_ROWS = 2048      # rows quantized together
 _ROW_AXIS = {"planes": 1, "norms": 0, "qjl_signs": 0, "residual_norms": 0, "refine": 1}
 
 
+def _rows_at(axis: int, rows: slice | np.ndarray) -> tuple[slice | np.ndarray, ...]:
+    """An index selecting ``rows`` along ``axis`` (everything along the axes before it)."""
+    return (slice(None),) * axis + (rows,)
+
+
 @dataclass
 class CompressedVectors:
     """Compressed rows: bit-planes of the MSE codes, norms (unless the quantizer was told
@@ -65,11 +70,11 @@ class CompressedVectors:
     def take(self, rows: np.ndarray) -> CompressedVectors:
         # indexing, not np.take: np.take first copies a strided view (the store's rows are
         # a view of a larger buffer) whole
-        return self._map(lambda part, axis: part[(slice(None),) * axis + (rows,)])
+        return self._map(lambda part, axis: part[_rows_at(axis, rows)])
 
     def head(self, count: int) -> CompressedVectors:
         """Views of the first ``count`` rows."""
-        return self._map(lambda part, axis: part[(slice(None),) * axis + (slice(0, count),)])
+        return self._map(lambda part, axis: part[_rows_at(axis, slice(0, count))])
 
     def with_capacity(self, capacity: int) -> CompressedVectors:
         """A copy with room for ``capacity`` rows; rows past ``len(self)`` are unset."""
@@ -77,7 +82,7 @@ class CompressedVectors:
             shape = list(part.shape)
             shape[axis] = capacity
             grown = np.empty(shape, dtype=part.dtype)  # rows past len(self) are never read
-            grown[(slice(None),) * axis + (slice(0, part.shape[axis]),)] = part
+            grown[_rows_at(axis, slice(0, part.shape[axis]))] = part
             return grown
         return self._map(grow)
 
@@ -86,7 +91,7 @@ class CompressedVectors:
         for name, axis in _ROW_AXIS.items():
             part = getattr(self, name)
             if part is not None:
-                part[(slice(None),) * axis + (slice(start, start + len(rows)),)] = getattr(rows, name)
+                part[_rows_at(axis, slice(start, start + len(rows)))] = getattr(rows, name)
 
     @staticmethod
     def join(parts: list[CompressedVectors]) -> CompressedVectors:
