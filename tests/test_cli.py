@@ -58,10 +58,70 @@ def test_index_search_status_context(project: Path) -> None:
 
 
 def test_python_dash_m_works(project: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "ragloom", "status"], cwd=project,
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
+    (project / "src/parser.py").unlink()
+    (project / "docs/guide.md").unlink()
+    for command in ("index", "status"):
+        result = subprocess.run([sys.executable, "-m", "ragloom", command], cwd=project,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
     assert "chunks: 0" in result.stdout
+
+
+def listing(folder: Path) -> list[str]:
+    """Every path under ``folder`` except SQLite's shared-memory and WAL files, which a
+    reader of a WAL database opens beside it (they hold no data of their own)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                  if not p.name.endswith(("-shm", "-wal")))
+
+
+@pytest.mark.parametrize("command", [["status"], ["search", "parse"], ["context", "parse"]])
+def test_reading_without_an_index_creates_nothing(project: Path, command: list[str]) -> None:
+    before = listing(project)
+    result = ragloom(project, *command)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"ragloom: no index in {project / '.ragloom'}; run 'ragloom index' in {project} to build one"]
+    assert result.stdout == ""
+    assert listing(project) == before
+
+
+def test_config_is_found_from_a_subfolder(project: Path) -> None:
+    assert ragloom(project, "index").returncode == 0
+    before = listing(project)
+    found = ragloom(project / "src", "search", "parse config", "--json", "--top-k", "1")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)[0]["metadata"]["path"] == "src/parser.py"
+    assert not (project / "src" / ".ragloom").exists()
+    assert listing(project) == before
+
+
+@pytest.mark.parametrize("args", [["search", "q", "--top-k", "0"], ["context", "q", "--token-budget", "-5"],
+                                  ["search", "q", "--top-k", "many"],
+                                  ["eval", "--dataset", ".", "--modes", "bogus"]])
+def test_usage_errors_exit_2_with_one_line(project: Path, args: list[str]) -> None:
+    result = ragloom(project, *args)
+    assert result.returncode == 2
+    last = result.stderr.strip().splitlines()[-1]
+    assert "error:" in last and "Traceback" not in result.stderr
+
+
+def test_closed_pipe_exits_quietly(project: Path) -> None:
+    assert ragloom(project, "index").returncode == 0
+    command = shutil.which("ragloom") or f"{sys.executable} -m ragloom"
+    for reader in ("head -1", "true"):
+        result = subprocess.run(f"{command} search 'parse config' | {reader}", shell=True, cwd=project,
+                                capture_output=True, text=True, timeout=120,
+                                executable="/bin/bash")
+        assert result.stderr == "", (reader, result.stderr)
+
+
+def test_empty_index_and_no_results_print_a_hint(project: Path) -> None:
+    (project / "src/parser.py").unlink()
+    (project / "docs/guide.md").unlink()
+    assert ragloom(project, "index").returncode == 0
+    result = ragloom(project, "search", "anything")
+    assert result.returncode == 0 and result.stdout == ""
+    assert "the index is empty; run 'ragloom index'" in result.stderr
 
 
 def test_bad_config_exits_2_with_one_line(project: Path) -> None:
@@ -82,6 +142,7 @@ def test_missing_config_file_and_bad_path_exit_2(project: Path) -> None:
 def test_pyproject_tool_table_is_read(tmp_path: Path) -> None:
     write(tmp_path, "pyproject.toml", "[project]\nname='x'\n\n[tool.ragloom]\nembedding_provider='hash'\n"
           "[tool.ragloom.vector_store]\nprovider='chroma'\ncollection_name='fromproject'\n")
+    assert ragloom(tmp_path, "index").returncode == 0
     result = ragloom(tmp_path, "status", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["index_dir"].endswith(".ragloom")

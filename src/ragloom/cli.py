@@ -10,15 +10,21 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ragloom.config import RAGConfig, load_config
-from ragloom.errors import ConfigError, RagloomError
-from ragloom.types import IndexReport
+from ragloom.config import RAGConfig, load_config, tomllib
+from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
+from ragloom.eval import MODES
+from ragloom.types import IndexReport, SearchResult
+
+if TYPE_CHECKING:
+    from ragloom.engine import RAGEngine
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -28,23 +34,31 @@ class UsageError(Exception):
 
 
 def find_config(explicit: str | None, cwd: Path) -> tuple[RAGConfig, Path]:
-    """The config to use and the base_dir it implies."""
+    """The config to use and the base_dir it implies: ``--config``, else the nearest
+    ``ragloom.toml`` or ``pyproject.toml`` with a ``[tool.ragloom]`` table in ``cwd`` or a
+    folder above it (as git and ruff look), else the defaults with ``cwd`` as base_dir."""
     if explicit:
         path = Path(explicit)
         if not path.is_file():
             raise UsageError(f"config file not found: {path}")
         table = "tool.ragloom" if path.name == "pyproject.toml" else "rag"
         return load_config(path, table), path.resolve().parent
-    if (cwd / "ragloom.toml").is_file():
-        return load_config(cwd / "ragloom.toml"), cwd
-    pyproject = cwd / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            return load_config(pyproject, "tool.ragloom"), cwd
-        except ConfigError as exc:
-            if "no [tool.ragloom] table" not in str(exc):
-                raise
+    for folder in (cwd, *cwd.parents):
+        if (folder / "ragloom.toml").is_file():
+            return load_config(folder / "ragloom.toml"), folder
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and _has_ragloom_table(pyproject):
+            return load_config(pyproject, "tool.ragloom"), folder
     return RAGConfig(), cwd
+
+
+def _has_ragloom_table(pyproject: Path) -> bool:
+    try:
+        with pyproject.open("rb") as handle:
+            document = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(document.get("tool"), dict) and "ragloom" in document["tool"]
 
 
 def progress_printer(stream=sys.stderr) -> Callable[[int, int], None]:  # type: ignore[no-untyped-def]
@@ -96,12 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument("path", nargs="?")
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
     search.add_argument("query")
-    search.add_argument("--top-k", type=int)
+    search.add_argument("--top-k", type=_positive_int)
     search.add_argument("--json", action="store_true", help="machine-readable output")
     context = commands.add_parser("context", help="print the block that would be injected")
     context.add_argument("query")
-    context.add_argument("--top-k", type=int)
-    context.add_argument("--token-budget", type=int)
+    context.add_argument("--top-k", type=_positive_int)
+    context.add_argument("--token-budget", type=_non_negative_int)
     status = commands.add_parser("status", help="what the index holds")
     status.add_argument("--json", action="store_true")
     status.add_argument("--check", action="store_true",
@@ -109,11 +123,28 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="nDCG/Recall/MRR@k on a BEIR-format folder")
     evaluate.add_argument("--dataset", required=True, help="folder with corpus.jsonl, "
                           "queries.jsonl, qrels.tsv")
-    evaluate.add_argument("--modes", nargs="+", default=None)
-    evaluate.add_argument("--k", type=int, default=10)
+    evaluate.add_argument("--modes", nargs="+", default=None, choices=MODES)
+    evaluate.add_argument("--k", type=_positive_int, default=10)
     evaluate.add_argument("--work-dir", help="keep the index and cache here for reruns")
     evaluate.add_argument("--json", action="store_true")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-untyped-def]
@@ -122,13 +153,20 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
 
     config, base_dir = find_config(args.config, Path.cwd())
     if args.command == "eval":
-        from ragloom.eval import MODES, format_scores, run_eval
+        from ragloom.eval import format_scores, run_eval
 
         scores = run_eval(config, args.dataset, args.modes or MODES, args.k, args.work_dir)
         print(json.dumps([s.to_dict() for s in scores], indent=2) if args.json
               else format_scores(scores, args.k), file=out)
         return EXIT_OK
-    with RAGEngine(config, base_dir) as engine:
+    reading = args.command in ("search", "context", "status")
+    try:
+        engine = RAGEngine(config, base_dir, read_only=reading)
+    except IndexNotFoundError:
+        print(f"ragloom: no index in {base_dir / config.index_dir}; run 'ragloom index' "
+              f"in {base_dir} to build one", file=sys.stderr)
+        return EXIT_FAILURE
+    with engine:
         if args.command in ("index", "reindex"):
             method = engine.index_directory if args.command == "index" else engine.reindex
             target = Path(args.path) if args.path else None
@@ -139,6 +177,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             print(describe_report(report), file=out)
         elif args.command == "search":
             results = engine.search(args.query, top_k=args.top_k)
+            _hint_if_nothing(engine, results)
             if args.json:
                 print(json.dumps([r.to_dict() for r in results], indent=2), file=out)
             for rank, r in enumerate([] if args.json else results, start=1):
@@ -147,8 +186,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 print(f"{rank}. {r.score:.4f}  {where}", file=out)
                 print("   " + r.text.strip().replace("\n", "\n   ")[:400], file=out)
         elif args.command == "context":
-            print(format_context(engine.search(args.query, top_k=args.top_k), args.token_budget),
-                  file=out)
+            results = engine.search(args.query, top_k=args.top_k)
+            _hint_if_nothing(engine, results)
+            print(format_context(results, args.token_budget), file=out)
         elif args.command == "status":
             status = engine.status()
             check = engine.verify() if args.check else None
@@ -171,6 +211,16 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     return EXIT_OK
 
 
+def _hint_if_nothing(engine: RAGEngine, results: list[SearchResult]) -> None:
+    """Say on stderr why a search printed nothing."""
+    if results:
+        return
+    if engine.is_empty():
+        print("ragloom: the index is empty; run 'ragloom index' to add files", file=sys.stderr)
+    else:
+        print("ragloom: no results for this query", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -178,6 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="ragloom: %(message)s")
     try:
         return run(args)
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except (UsageError, ConfigError, FileNotFoundError, NotADirectoryError) as exc:
         print(f"ragloom: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE

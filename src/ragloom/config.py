@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, model_validator
 
 from ragloom.errors import ConfigError
 
@@ -108,6 +108,12 @@ class RAGConfig(StrictModel):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
+    _source_file: Path | None = PrivateAttr(None)
+
+    @property
+    def source_file(self) -> Path | None:
+        """The TOML file this config was read from (never indexed: it may hold keys)."""
+        return self._source_file
 
     def resolved_api_key(self) -> str | None:
         """The Gemini API key from ``api_key`` or the variable named by ``api_key_env``."""
@@ -178,4 +184,6 @@ def load_config(path: str | os.PathLike[str], table: str = "rag") -> RAGConfig:
         section = section[part]
     if not isinstance(section, dict):
         raise ConfigError(f"{file}: [{table}] must be a table, got {type(section).__name__}")
-    return parse_config(section, source=f"{file} [{table}]")
+    config = parse_config(section, source=f"{file} [{table}]")
+    config._source_file = file.resolve()
+    return config

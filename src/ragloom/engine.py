@@ -8,7 +8,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
@@ -18,13 +18,14 @@ from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.registry import create_embedding_provider
-from ragloom.errors import RagloomError
+from ragloom.errors import IndexLockedError, RagloomError, ReadOnlyError, StoreError
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer, ProgressCallback
 from ragloom.indexing.manifest import Manifest
 from ragloom.locking import ProcessLock, ReadWriteLock
+from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
@@ -48,54 +49,100 @@ class RAGEngine:
 
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
                  embedding_provider: EmbeddingProvider | None = None,
-                 vector_store: VectorStore | None = None) -> None:
+                 vector_store: VectorStore | None = None, read_only: bool = False) -> None:
         self.config = config if config is not None else RAGConfig()
         self.base_dir = Path(base_dir).resolve()
         self.index_dir = self.base_dir / self.config.index_dir
+        self.read_only = read_only
         self._write_lock = threading.RLock()
         self._readers_writer = ReadWriteLock()
         self._closed = False
         self._process_lock: ProcessLock | None = None
+        self._state_lock = ProcessLock(self.index_dir / "state.lock")
+        self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
             return
         self.provider = embedding_provider or create_embedding_provider(self.config)
-        persistent = (vector_store.persistent if vector_store is not None
-                      else self.config.vector_store.provider != "mock")
-        if persistent:  # before the store opens: it may rebuild files another process owns
-            self._process_lock = ProcessLock(self.index_dir / "lock")
-            self._process_lock.acquire()
         try:
-            self._open_parts(vector_store)
+            if read_only:
+                self._open_for_reading(vector_store)
+            else:
+                self._open_for_writing(vector_store)
         except BaseException:
             if self._process_lock is not None:
                 self._process_lock.release()
             raise
-        self._auto_sync: AutoSync | None = None
-        if self.config.auto_sync_interval_seconds:
+        if self.config.auto_sync_interval_seconds and not read_only:
             self.start_auto_sync(self.config.auto_sync_interval_seconds)
 
-    def _open_parts(self, vector_store: VectorStore | None) -> None:
-        """Store, cache, manifest, BM25 index, indexer and searcher; then recovery."""
+    def _open_for_writing(self, vector_store: VectorStore | None) -> None:
+        """Take the index lock (before the store opens: it may rebuild files another process
+        owns), open every part, finish an interrupted write, adopt new settings."""
+        persistent = (vector_store.persistent if vector_store is not None
+                      else self.config.vector_store.provider != "mock")
+        if persistent:
+            claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files)
+            self._process_lock = ProcessLock(self.index_dir / "lock")
+            self._process_lock.acquire()
+        self._open_parts(vector_store, read_only=False)
+        self._reconcile_signature()
+        recover_interrupted(self.store, self.sparse, self._manifest)
+        self.sparse.sync_with(self.store)
+
+    def _open_for_reading(self, vector_store: VectorStore | None) -> None:
+        """Load the last persisted state without writing anything. Several readers may run
+        while a writer holds the index; a store that cannot be read beside a writer
+        (embedded Chroma) is refused while one has it open."""
+        if vector_store is None and self.config.vector_store.provider != "mock":
+            claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files, create=False)
+        probe = ProcessLock(self.index_dir / "lock")
+        writer_active = False
+        if self.index_dir.is_dir():
+            try:
+                probe.acquire(shared=True)
+            except IndexLockedError:
+                writer_active = True
+        try:
+            with self._state_lock.held(shared=True) if self.index_dir.is_dir() else nullcontext():
+                self._open_parts(vector_store, read_only=True)
+        except BaseException:
+            probe.release()
+            raise
+        if not self.store.concurrent_readers:
+            if writer_active:
+                self.store.close()
+                raise IndexLockedError(
+                    f"index at {self.index_dir} is open for writing by another process, and "
+                    f"a {self.store.name} store cannot be read beside its writer; close that "
+                    f"engine first or use a Chroma server (vector_store.url)")
+            self._process_lock = probe  # held shared: no writer opens while we read
+        else:
+            probe.release()
+        self._check_signature()
+        self.sparse.sync_with(self.store)
+
+    def _open_parts(self, vector_store: VectorStore | None, read_only: bool) -> None:
+        """Store, cache, manifest, BM25 index, indexer and searcher."""
         self.store = vector_store or create_vector_store(
             self.config, self.base_dir,
             EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
-                          self.provider.dimension))
+                          self.provider.dimension), read_only)
         self._cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
-                       if self.config.embedding_cache else None)
-        self._manifest = Manifest(self._beside_store("manifest", "sqlite"))
+                       if self.config.embedding_cache and not read_only else None)
+        self._manifest = Manifest(self._beside_store("manifest", "sqlite"), read_only)
         retrieval = self.config.retrieval
         self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
-            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers))
+            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only)
         self._indexer = Indexer(
             self.base_dir, FileChunker(self.config), CachedEmbedder(self.provider, self._cache),
             self.store, self.sparse, self._manifest, self.config.max_file_bytes,
             include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
             respect_gitignore=self.config.respect_gitignore, commit=self._readers_writer.writing,
+            persist=self._persist,
+            config_files=[relative_posix(file, self.base_dir)
+                          for file in (self.config.source_file,) if file is not None],
         )
         self._searcher = Searcher(self.provider, self.store, self.sparse, self.config)
-        self._reconcile_signature()
-        recover_interrupted(self.store, self.sparse, self._manifest)
-        self.sparse.sync_with(self.store)
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
@@ -156,8 +203,11 @@ class RAGEngine:
                         filters: Filters | None = None, hybrid: bool | None = None,
                         mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
-        if not self.config.enabled or not query.strip():
-            return SearchResponse([], "disabled" if not self.config.enabled else "empty-query")
+        if not self.config.enabled:
+            return SearchResponse([], "disabled")
+        self._require_open()
+        if not query.strip():
+            return SearchResponse([], "empty-query")
         compile_filters(filters)
         k = self.config.top_k if top_k is None else top_k
         if k < 1:
@@ -246,8 +296,8 @@ class RAGEngine:
         self._closed = True
         with self._write_lock:
             try:
-                self.sparse.persist()
-                self.store.persist()
+                if not self.read_only:
+                    self._persist()
                 self.store.close()
                 self._manifest.close()
                 if self._cache is not None:
@@ -276,12 +326,22 @@ class RAGEngine:
         """Serialize a write and persist the store and BM25 index after it, even if it fails
         half-way (what was written stays consistent with the manifest)."""
         self._require_enabled()
+        if self.read_only:
+            raise ReadOnlyError(f"this RAGEngine on {self.index_dir} is open for reading only")
         with self._write_lock:
             try:
                 yield
             finally:
-                self.sparse.persist()
-                self.store.persist()
+                self._persist()
+
+    def _persist(self) -> None:
+        """Make the store and BM25 index durable together, under the state lock, so a reader
+        in another process loads both before or both after this write."""
+        if not self.store.persistent:
+            return
+        with self._state_lock.held():
+            self.sparse.persist()
+            self.store.persist()
 
     def _roots(self) -> list[Path]:
         saved = json.loads(self._manifest.get_setting("roots") or "[]")
@@ -300,9 +360,27 @@ class RAGEngine:
         return self.index_dir / (f"{kind}_{self.store.name}_"
                                  f"{self.config.vector_store.collection_name}.{suffix}")
 
+    def _check_signature(self) -> None:
+        """For reading: the index must have been built by this embedding model (only a
+        write rebuilds it)."""
+        built = self._manifest.get_setting("embedding")
+        if built is not None and built != self._embedding_signature():
+            provider, model, dimension = json.loads(built)
+            raise StoreError(
+                f"the index at {self.index_dir} was built with {provider}/{model} ({dimension}-d), "
+                f"not {self.provider.provider_name}/{self.provider.model_name} "
+                f"({self.provider.dimension}-d); run 'ragloom index' to rebuild it")
+
+    def _embedding_signature(self) -> str:
+        return json.dumps([self.provider.provider_name, self.provider.model_name,
+                           self.provider.dimension])
+
     def _require_enabled(self) -> None:
         if not self.config.enabled:
             raise RagloomError("RAG is disabled (rag.enabled = false); nothing can be indexed")
+        self._require_open()
+
+    def _require_open(self) -> None:
         if self._closed:
             raise RagloomError("this RAGEngine is closed")
 
@@ -314,8 +392,7 @@ class RAGEngine:
 
     def _reconcile_signature(self) -> None:
         """Start afresh when the embedding model changed; re-chunk when chunking changed."""
-        embedding = json.dumps([self.provider.provider_name, self.provider.model_name,
-                                self.provider.dimension])
+        embedding = self._embedding_signature()
         chunking = json.dumps([self.config.chunk_size, self.config.chunk_overlap,
                                self.config.chunking.model_dump(mode="json")], sort_keys=True)
         old_embedding = self._manifest.get_setting("embedding")
@@ -335,3 +412,8 @@ class RAGEngine:
             self._manifest.forget_versions()
         self._manifest.set_setting("embedding", embedding)
         self._manifest.set_setting("chunking", chunking)
+
+
+def _holds_index_files(folder: Path) -> bool:
+    """An index folder written before ownership markers existed."""
+    return any(folder.glob("manifest_*.sqlite")) or (folder / "embeddings.sqlite").is_file()

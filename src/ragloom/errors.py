@@ -23,5 +23,13 @@ class IndexLockedError(StoreError):
     """Another process holds the index for writing."""
 
 
+class IndexNotFoundError(StoreError):
+    """There is no index to read yet (reading never creates one)."""
+
+
+class ReadOnlyError(StoreError):
+    """A write was asked of an engine or store opened for reading only."""
+
+
 class MissingDependencyError(RagloomError, ImportError):
     """An optional dependency is not installed; the message says which extra to install."""

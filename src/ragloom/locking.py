@@ -52,33 +52,53 @@ class ReadWriteLock:
 
 
 class ProcessLock:
-    """An exclusive ``flock`` on ``<index_dir>/lock`` held while an engine is open; the file
-    names the holder's pid so a second process gets a clear IndexLockedError."""
+    """An ``flock`` on a file in the index folder, between processes.
+
+    The writer of an index holds ``<index_dir>/lock`` exclusively while its engine is open
+    (the file names its pid, so a second writer gets a clear IndexLockedError). The same
+    class guards ``<index_dir>/state.lock``: the writer holds it exclusively while it makes
+    a write durable, readers hold it shared while they load, so a reader always loads the
+    last persisted state and never half of a write.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle: int | None = None
 
-    def acquire(self) -> None:
+    def acquire(self, shared: bool = False, blocking: bool = False) -> None:
+        """Take the lock (``shared`` for readers); without ``blocking``, a lock held by
+        another process raises IndexLockedError naming it."""
         import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, mode if blocking else mode | fcntl.LOCK_NB)
         except OSError as exc:
             holder = os.pread(handle, 64, 0).decode("ascii", "replace").strip() or "unknown"
             os.close(handle)
             if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 raise IndexLockedError(
-                    f"index at {self.path.parent} is locked by pid {holder}; close that engine "
+                    f"index at {self.path.parent} is locked by pid {holder}"
+                    f"{'' if shared else ' (or by processes reading it)'}; close that engine "
                     f"first or use a Chroma server (vector_store.url) to share an index") from None
             raise
-        os.ftruncate(handle, 0)
-        os.pwrite(handle, str(os.getpid()).encode("ascii"), 0)
+        if not shared:
+            os.ftruncate(handle, 0)
+            os.pwrite(handle, str(os.getpid()).encode("ascii"), 0)
         self._handle = handle
 
     def release(self) -> None:
         if self._handle is not None:
             os.close(self._handle)  # closing drops the flock
             self._handle = None
+
+    @contextmanager
+    def held(self, shared: bool = False) -> Iterator[None]:
+        """Hold the lock for a ``with`` block, waiting for it if another process has it."""
+        self.acquire(shared=shared, blocking=True)
+        try:
+            yield
+        finally:
+            self.release()

@@ -10,8 +10,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-def connect(path: Path | None, synchronous: str = "FULL") -> sqlite3.Connection:
-    """A connection to ``path`` (in memory when None), WAL mode on disk."""
+def connect(path: Path | None, synchronous: str = "FULL", read_only: bool = False) -> sqlite3.Connection:
+    """A connection to ``path`` (in memory when None), WAL mode on disk; ``read_only``
+    opens an existing database without the right to change it."""
+    if read_only and path is not None:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=60.0,
+                               check_same_thread=False, isolation_level=None)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(":memory:" if path is None else str(path), timeout=60.0,

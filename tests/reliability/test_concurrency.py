@@ -6,7 +6,6 @@ import random
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,10 @@ import pytest
 from helpers import hash_config, write
 from ragloom import IndexLockedError, RAGEngine
 
-STRESS_SECONDS = 20.0
+ROUNDS = 30
+SEARCHERS = 8
+#: Searches each thread must finish between two re-index rounds before the next starts.
+SEARCHES_PER_ROUND = 2
 
 
 def mutate(root: Path, rng: random.Random, versions: dict[str, set[str]], step: int) -> None:
@@ -45,7 +47,8 @@ def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> N
     stop = threading.Event()
     errors: list[BaseException] = []
     problems: list[str] = []
-    searches = [0] * 8
+    searches = [0] * SEARCHERS
+    progressed = threading.Condition()
 
     def searcher(slot: int) -> None:
         local = random.Random(slot)
@@ -55,7 +58,9 @@ def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> N
             except BaseException as exc:  # noqa: BLE001 - every failure is a finding
                 errors.append(exc)
                 return
-            searches[slot] += 1
+            with progressed:
+                searches[slot] += 1
+                progressed.notify_all()
             seen: dict[str, str] = {}
             for result in results:
                 path, file_hash = result.metadata["path"], result.metadata["file_hash"]
@@ -64,26 +69,29 @@ def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> N
                 if seen.setdefault(path, file_hash) != file_hash:
                     problems.append(f"{path}: chunks of two versions in one search")
 
-    threads = [threading.Thread(target=searcher, args=(i,)) for i in range(8)]
+    def wait_for_searches(minimum: int) -> None:
+        """Until every thread has finished ``minimum`` searches (or one failed)."""
+        with progressed:
+            progressed.wait_for(lambda: errors or min(searches) >= minimum, timeout=300)
+
+    threads = [threading.Thread(target=searcher, args=(i,)) for i in range(SEARCHERS)]
     for thread in threads:
         thread.start()
-    deadline = time.monotonic() + STRESS_SECONDS
     step = 60
-    rounds = 0
     try:
-        while time.monotonic() < deadline:
+        for round_number in range(1, ROUNDS + 1):
             for _ in range(5):
                 mutate(root, rng, versions, step)
                 step += 1
             engine.index_directory()
-            rounds += 1
+            wait_for_searches(round_number * SEARCHES_PER_ROUND)
     finally:
         stop.set()
         for thread in threads:
             thread.join(30)
     assert not errors, errors[:3]
     assert not problems, problems[:5]
-    assert sum(searches) > 100 and rounds > 5
+    assert min(searches) >= ROUNDS * SEARCHES_PER_ROUND
     assert engine.verify().ok
     final = {(c.id, c.text) for c in engine.store.get(engine.store.ids())}
     engine.close()
@@ -91,8 +99,8 @@ def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> N
     with RAGEngine(fresh_config, root) as fresh:
         fresh.index_directory()
         assert final == {(c.id, c.text) for c in fresh.store.get(fresh.store.ids())}
-    print(f"\nstress: {sum(searches)} searches by 8 threads during {rounds} re-index rounds "
-          f"({step - 60} file changes) in {STRESS_SECONDS:.0f}s")
+    print(f"\nstress: {sum(searches)} searches by {SEARCHERS} threads during {ROUNDS} re-index "
+          f"rounds ({step - 60} file changes)")
 
 
 def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:

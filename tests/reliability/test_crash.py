@@ -1,5 +1,6 @@
-"""kill -9 at random points while indexing: the index reopens consistent, and finishing
-the work gives exactly what a clean run gives, without embedding any text twice."""
+"""kill -9 at every named crash point of the write path (deterministic fault injection, see
+``ragloom.faults``): the index reopens consistent, and finishing the work gives exactly
+what a clean run gives, without embedding any text twice."""
 
 from __future__ import annotations
 
@@ -8,80 +9,85 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from helpers import hash_config, write
-from ragloom import RAGEngine
+from ragloom import RAGConfig, RAGEngine
 from ragloom.chunking.base import content_hash
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.hashing import HashEmbeddingProvider
+from ragloom.faults import CRASH_POINTS, ENVIRONMENT_VARIABLE
 
 TESTS = Path(__file__).resolve().parents[1]
 CHILD = Path(__file__).resolve().parent / "crash_child.py"
-KILLS = 24
+STORE_ONLY_POINTS = {"segment-written": "turboquant"}
 
 
 def build_tree(root: Path, rng: random.Random, generation: int) -> None:
+    """Edit about a third of 120 modules and delete four existing ones."""
     for index in range(120):
         if rng.random() < 0.3 or not (root / f"src/m{index}.py").exists():
             body = "".join(f"def f_{generation}_{index}_{i}(x):\n    return x * {i} + {generation}\n\n"
                            for i in range(rng.randrange(2, 25)))
             write(root, f"src/m{index}.py", body)
-    for index in rng.sample(range(120), 3):
-        (root / f"src/m{index}.py").unlink(missing_ok=True)
+    for index in rng.sample(range(120), 4):
+        (root / f"src/m{index}.py").unlink()
 
 
 def snapshot(engine: RAGEngine) -> set[tuple[str, str]]:
     return {(c.id, c.text) for c in engine.store.get(engine.store.ids())}
 
 
+def uncached_chunks(root: Path, config: RAGConfig) -> int:
+    """Chunks of the tree whose text the embedding cache does not hold."""
+    chunker = FileChunker(config)
+    texts = {c.text for path in root.rglob("*.py")
+             for c in chunker.chunk(path.read_text(), path.relative_to(root).as_posix())}
+    cache = EmbeddingCache(root / ".ragloom" / "embeddings.sqlite")
+    namespace = CachedEmbedder(HashEmbeddingProvider(), cache).namespace("document")
+    cached = cache.get_many(namespace, [content_hash(t) for t in texts], 384)
+    cache.close()
+    return len(texts) - len(cached)
+
+
+def clean_snapshot(clean_root: Path, root: Path, config: RAGConfig) -> set[tuple[str, str]]:
+    """What a clean index of ``root``'s files holds (built in a new folder: Chroma caches
+    clients by path, so one folder is never reused)."""
+    for path in root.rglob("*.py"):
+        write(clean_root, path.relative_to(root).as_posix(), path.read_text())
+    with RAGEngine(config, clean_root) as clean:
+        clean.index_directory()
+        return snapshot(clean)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("store", ["turboquant", "chroma"])
-def test_kill_at_random_points(tmp_path: Path, store: str) -> None:
+def test_kill_at_every_crash_point(tmp_path: Path, store: str) -> None:
     if store == "chroma":
         pytest.importorskip("chromadb")
     root = tmp_path / "project"
     rng = random.Random(11)
     config = hash_config(chunk_size=200, chunk_overlap=20, vector_store={"provider": store})
-    kills = 0
-    for generation in range(KILLS if store == "turboquant" else 6):
+    points = [p for p in CRASH_POINTS if STORE_ONLY_POINTS.get(p, store) == store]
+    visited = []
+    for generation, (point, hit) in enumerate((p, n) for p in points for n in (1, 3)):
         build_tree(root, rng, generation)
-        child = subprocess.Popen([sys.executable, str(CHILD), str(root), "40", str(TESTS), store],
-                                 stdout=subprocess.PIPE, text=True)
-        assert child.stdout is not None and child.stdout.readline().strip() == "opened"
-        time.sleep(rng.uniform(0.0, 0.6))
-        if child.poll() is None:
-            os.kill(child.pid, signal.SIGKILL)
-            kills += 1
-        child.wait(30)
+        environment = {**os.environ, ENVIRONMENT_VARIABLE: f"{point}:{hit}"}
+        child = subprocess.run([sys.executable, str(CHILD), str(root), "40", str(TESTS), store],
+                               env=environment, capture_output=True, text=True, timeout=300)
+        assert child.returncode == -signal.SIGKILL, (point, hit, child.returncode, child.stderr[-2000:])
+        visited.append(f"{point}:{hit}")
+        uncached = uncached_chunks(root, config)
         with RAGEngine(config, root) as engine:
-            report = engine.verify()
-            assert report.ok, (generation, report.problems[:5])
-    assert kills >= (20 if store == "turboquant" else 4)
-
-    provider = HashEmbeddingProvider()
-    chunker = FileChunker(config)
-    texts = {c.text for path in root.rglob("*.py")
-             for c in chunker.chunk(path.read_text(), path.relative_to(root).as_posix())}
-    cache = EmbeddingCache(root / ".ragloom" / "embeddings.sqlite")
-    namespace = CachedEmbedder(provider, cache).namespace("document")
-    uncached = len(texts) - len(cache.get_many(namespace, [content_hash(t) for t in texts], 384))
-    cache.close()
-    with RAGEngine(config, root) as engine:
-        report = engine.index_directory()
-        assert report.chunks_embedded == uncached
-        assert engine.verify().ok
-        finished = snapshot(engine)
-    clean_root = tmp_path / "clean"
-    clean_root.mkdir()
-    for path in root.rglob("*.py"):
-        write(clean_root, path.relative_to(root).as_posix(), path.read_text())
-    with RAGEngine(config, clean_root) as clean:
-        clean.index_directory()
-        assert finished == snapshot(clean)
-    print(f"\n{store}: {kills} kill points survived, final index {len(finished)} chunks identical "
-          f"to a clean run; {uncached} chunks left to embed after the kills")
+            assert engine.verify().ok, (point, hit, engine.verify().problems[:5])
+            report = engine.index_directory()
+            assert report.chunks_embedded == uncached, (point, hit)  # nothing embedded twice
+            assert engine.verify().ok, (point, hit)
+            finished = snapshot(engine)
+        assert finished == clean_snapshot(tmp_path / f"clean{generation}", root, config), (point, hit)
+    assert len(visited) == 2 * len(points)
+    print(f"\n{store}: killed at {len(visited)} crash points ({', '.join(visited)}); after each, "
+          f"the index verified, finishing embedded only uncached text and equalled a clean run")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -31,11 +32,11 @@ class ChromaServer:
 
     @staticmethod
     def available() -> bool:
-        return shutil.which("chroma") is not None
+        return chroma_command() is not None
 
     def __enter__(self) -> ChromaServer:
         self._process = subprocess.Popen(
-            ["chroma", "run", "--path", str(self.path), "--host", "127.0.0.1",
+            [str(chroma_command()), "run", "--path", str(self.path), "--host", "127.0.0.1",
              "--port", str(self.port)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + self.startup_seconds
@@ -58,3 +59,9 @@ class ChromaServer:
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
+
+
+def chroma_command() -> str | None:
+    """The ``chroma`` script of the running interpreter's environment, else one on PATH."""
+    beside = Path(sys.executable).parent / "chroma"
+    return str(beside) if beside.is_file() else shutil.which("chroma")

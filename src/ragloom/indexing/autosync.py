@@ -49,7 +49,12 @@ class AutoSync:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
-        self.state.running = False
+        self.state.running = self.alive
+
+    @property
+    def alive(self) -> bool:
+        """Whether the background thread is still running."""
+        return self._thread.is_alive()
 
     def run_once(self) -> IndexReport | None:
         """One sync now, unless one is already running (then None)."""

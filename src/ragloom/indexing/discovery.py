@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,10 +55,12 @@ class Discovery:
 
 def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                    exclude: Sequence[str] = (), index_dir: Path | None = None,
-                   respect_gitignore: bool = True) -> Discovery:
+                   respect_gitignore: bool = True, config_files: Collection[str] = ()) -> Discovery:
     """Walk ``root`` without recursion (any depth) and without following folder symlinks;
     file symlinks are kept only when they resolve inside base_dir. Paths are matched
-    relative to ``base_dir``; .gitignore files from base_dir down are honoured."""
+    relative to ``base_dir``; .gitignore files from base_dir down are honoured. Secret
+    files and ``config_files`` (relative paths of the config the engine was loaded from,
+    which may hold API keys) are skipped unless an include pattern names them."""
     result = Discovery()
     named_secrets = [p for p in include if not _is_catch_all(p)]
     resolved_base = base_dir.resolve()
@@ -104,6 +106,10 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                 continue
             if is_secret_file(relative) and not matches_any(relative, named_secrets):
                 result.skipped.append(SkippedFile(relative, "secret file (excluded by default)"))
+                continue
+            if relative in config_files and not matches_any(relative, named_secrets):
+                result.skipped.append(SkippedFile(
+                    relative, "the ragloom config file (may hold keys; excluded by default)"))
                 continue
             if entry.is_symlink():
                 reason = _symlink_problem(path, resolved_base)

@@ -13,6 +13,7 @@ from pathlib import Path
 from ragloom.chunking.base import content_hash
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder
+from ragloom.faults import crash_point
 from ragloom.indexing.discovery import discover_files, relative_posix
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
 from ragloom.indexing.reading import FileContent, SkipFile, read_text_file
@@ -53,7 +54,9 @@ class Indexer:
                  store: VectorStore, sparse: SparseIndex, manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None, respect_gitignore: bool = True,
-                 commit: Callable[[], AbstractContextManager[object]] = nullcontext) -> None:
+                 commit: Callable[[], AbstractContextManager[object]] = nullcontext,
+                 persist: Callable[[], None] | None = None,
+                 config_files: Sequence[str] = ()) -> None:
         self.base_dir = base_dir
         self.chunker = chunker
         self.embedder = embedder
@@ -66,6 +69,8 @@ class Indexer:
         self.index_dir = index_dir
         self.respect_gitignore = respect_gitignore
         self.commit = commit  # held while the store and BM25 change, so readers see whole files
+        self.persist = persist or store.persist  # makes store and BM25 durable together
+        self.config_files = frozenset(config_files)
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
@@ -79,7 +84,8 @@ class Indexer:
                                include=self.include if include is None else include,
                                exclude=[*self.exclude, *(exclude or ())],
                                index_dir=self.index_dir,
-                               respect_gitignore=self.respect_gitignore)
+                               respect_gitignore=self.respect_gitignore,
+                               config_files=self.config_files)
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         self._index_files(found.files, report, progress)
@@ -90,7 +96,7 @@ class Indexer:
     def count_pending(self, root: Path) -> int:
         """Files under ``root`` that the next indexing run would (re)index or remove."""
         found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
-                               self.respect_gitignore)
+                               self.respect_gitignore, self.config_files)
         records = self.manifest.records()
         pending = 0
         for path in found.files:
@@ -118,12 +124,14 @@ class Indexer:
         record = self.manifest.get(relative)
         known = record.chunk_ids if record is not None else ()
         self.manifest.begin({relative: known})
+        crash_point("removal-journaled")
         with self.commit():
             removed = set(self.store.delete_by_path(relative))
             self.store.delete(known)
             removed.update(known)
             self.sparse.remove(list(removed))
-        self.store.persist()
+        self.persist()
+        crash_point("removal-persisted")
         self.manifest.write(removed=[relative])
         return len(removed)
 
@@ -231,6 +239,7 @@ class Indexer:
         chunks = [chunk for pending in window.files for chunk in pending.chunks]
         embedded = self.embedder.embed([chunk.text for chunk in chunks], "document")
         report.chunks_embedded += embedded.computed
+        crash_point("embedded")
         stale: list[str] = []
         touched: dict[str, list[str]] = {}
         for pending in window.files:
@@ -239,6 +248,7 @@ class Indexer:
             stale.extend(cid for cid in old if cid not in set(current))
             touched[pending.relative] = old + current
         self.manifest.begin(touched)
+        crash_point("journaled")
         with self.commit():
             if chunks:
                 columns = ([c.id for c in chunks], [c.text for c in chunks], [c.metadata for c in chunks])
@@ -247,9 +257,12 @@ class Indexer:
             if stale:
                 self.store.delete(stale)
                 self.sparse.remove(stale)
-        self.store.persist()
+        crash_point("store-written")
+        self.persist()
+        crash_point("store-persisted")
         self.manifest.write(_record(p.relative, p.content, tuple(c.id for c in p.chunks))
                             for p in window.files)
+        crash_point("manifest-written")
         report.files_indexed += len(window.files)
         report.chunks_added += len(chunks)
         report.chunks_removed += len(stale)

@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragloom.errors import IndexNotFoundError
 from ragloom.sqlite_db import connect, transaction
 
 #: Size and mtime of a record that must be re-chunked even if its content is unchanged.
@@ -36,9 +37,14 @@ class FileRecord:
 class Manifest:
     """File records plus a few key/value settings (e.g. the index signature)."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, read_only: bool = False) -> None:
         self.path = path
         self._lock = threading.Lock()
+        if read_only:
+            if path is None or not path.is_file():
+                raise IndexNotFoundError(f"no index manifest at {path}")
+            self._db = connect(path, read_only=True)
+            return
         self._db = connect(path)  # synchronous=FULL: the journal must survive a crash
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, "

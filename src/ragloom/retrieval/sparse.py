@@ -22,8 +22,10 @@ _REBUILD_PAGE = 2000
 class SparseIndex:
     """BM25 over the stored chunks; ``path=None`` keeps it in memory only."""
 
-    def __init__(self, path: Path | None = None, tokenizer: Tokenizer = tokenize) -> None:
+    def __init__(self, path: Path | None = None, tokenizer: Tokenizer = tokenize,
+                 read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only  # rebuilt in memory when stale, never written
         self.tokenizer = tokenizer
         self._lock = threading.RLock()
         self._dirty = False
@@ -96,6 +98,6 @@ class SparseIndex:
     def persist(self) -> None:
         """Write to disk if anything changed since the last write."""
         with self._lock:
-            if self.path is not None and self._dirty:
+            if self.path is not None and self._dirty and not self.read_only:
                 self.index.save(self.path)
             self._dirty = False

@@ -28,7 +28,10 @@ class VectorStore(Protocol):
     """
 
     name: str
+    #: Whether the store keeps its data on disk or a server (and needs the index lock).
     persistent: bool
+    #: Whether other processes may read while one process writes.
+    concurrent_readers: bool
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None: ...

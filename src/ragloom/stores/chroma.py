@@ -21,7 +21,8 @@ import numpy as np
 
 from ragloom._optional import import_optional
 from ragloom.embeddings.base import l2_normalize
-from ragloom.errors import StoreError
+from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
+from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.filters import Condition, Filters, compile_filters, matches_all
 from ragloom.types import Chunk, Metadata, SearchResult
@@ -46,9 +47,13 @@ def _settings(chromadb: Any, api_key: str | None = None) -> Any:
     return chromadb.config.Settings(**options)
 
 
-def persistent_client(path: Path) -> Any:
+def persistent_client(path: Path, read_only: bool = False) -> Any:
+    """An embedded client on ``path``, a folder ragloom created (see ``ragloom.ownership``);
+    for reading, a missing database is IndexNotFoundError and nothing is created."""
     chromadb = _chromadb()
-    path.mkdir(parents=True, exist_ok=True)
+    claim_folder(path, STORE_MARKER, "Chroma store", _holds_chroma_database, create=not read_only)
+    if read_only and not _holds_chroma_database(path):
+        raise IndexNotFoundError(f"no Chroma database at {path}")
     try:
         return chromadb.PersistentClient(path=str(path), settings=_settings(chromadb))
     except Exception as exc:
@@ -71,38 +76,54 @@ def http_client(url: str, api_key: str | None = None) -> Any:
 
 
 class ChromaVectorStore:
-    """A Chroma collection in cosine space holding ragloom chunks."""
+    """A Chroma collection in cosine space holding ragloom chunks.
+
+    Embedded Chroma is not process-safe, so another process may read it only while no
+    writer has it open (``concurrent_readers`` is False); a Chroma server serves any number.
+    """
 
     name = "chroma"
     persistent = True
 
     def __init__(self, client: Any, collection_name: str, embedding: EmbeddingSpec,
-                 location: str) -> None:
+                 location: str, remote: bool = False, read_only: bool = False) -> None:
         self._client = client
         self._collection_name = collection_name
         self._embedding = embedding
         self.location = location
+        self.concurrent_readers = remote
+        self.read_only = read_only
         self._lock = threading.RLock()
         self._paths: tuple[float, list[str]] | None = None
         self._max_batch = int(client.get_max_batch_size())
         self._collection = self._open_collection()
 
     @classmethod
-    def open_local(cls, path: Path, collection_name: str, embedding: EmbeddingSpec) -> ChromaVectorStore:
-        return cls(persistent_client(path), collection_name, embedding, str(path))
+    def open_local(cls, path: Path, collection_name: str, embedding: EmbeddingSpec,
+                   read_only: bool = False) -> ChromaVectorStore:
+        return cls(persistent_client(path, read_only), collection_name, embedding, str(path),
+                   read_only=read_only)
 
     @classmethod
     def open_remote(cls, url: str, collection_name: str, embedding: EmbeddingSpec,
-                    api_key: str | None = None) -> ChromaVectorStore:
-        return cls(http_client(url, api_key), collection_name, embedding, url)
+                    api_key: str | None = None, read_only: bool = False) -> ChromaVectorStore:
+        return cls(http_client(url, api_key), collection_name, embedding, url, remote=True,
+                   read_only=read_only)
 
     def _open_collection(self) -> Any:
         expected = {MODEL_KEY: self._embedding.model, DIMENSION_KEY: self._embedding.dimension,
                     "hnsw:space": "cosine"}
         try:
+            if self.read_only:
+                return self._existing_collection()
             collection = self._client.get_or_create_collection(
                 self._collection_name, metadata=expected, embedding_function=None)
             recorded = collection.metadata or {}
+            if MODEL_KEY not in recorded:
+                raise StoreError(
+                    f"Chroma collection {self._collection_name!r} at {self.location} was not "
+                    f"created by ragloom; ragloom will not change or drop it: choose another "
+                    f"vector_store.collection_name")
             if (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY)) != (
                     self._embedding.model, self._embedding.dimension):
                 logger.warning(
@@ -120,6 +141,23 @@ class ChromaVectorStore:
         except Exception as exc:
             raise StoreError(f"cannot open Chroma collection {self._collection_name!r} at "
                              f"{self.location}: {type(exc).__name__}: {exc}") from exc
+
+    def _existing_collection(self) -> Any:
+        """The collection as it is, for reading: never created, dropped or rebuilt."""
+        try:
+            collection = self._client.get_collection(self._collection_name, embedding_function=None)
+        except Exception:
+            raise IndexNotFoundError(f"no Chroma collection {self._collection_name!r} at "
+                                     f"{self.location}") from None
+        recorded = collection.metadata or {}
+        built = (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY))
+        if built != (self._embedding.model, self._embedding.dimension):
+            raise StoreError(
+                f"Chroma collection {self._collection_name!r} at {self.location} was built with "
+                f"model {built[0]} ({built[1]}-d), not {self._embedding.model} "
+                f"({self._embedding.dimension}-d); run 'ragloom index' to rebuild it "
+                f"(reading never does)")
+        return collection
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
@@ -209,6 +247,8 @@ class ChromaVectorStore:
             return list(self._paths[1])
 
     def reset(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"the Chroma store at {self.location} is open for reading only")
         with self._lock:
             self._client.delete_collection(self._collection_name)
             self._collection = self._open_collection()
@@ -218,14 +258,19 @@ class ChromaVectorStore:
         """Chroma writes through to disk; nothing to flush."""
 
     def close(self) -> None:
-        """Drop this store's handles (Chroma has no explicit close)."""
+        """Release the client: Chroma shares one system per path in a process and keeps the
+        index in memory, so an embedded store reopened later must not reuse a stale one."""
         with self._lock:
             self._collection = None
-            self._client = None
+            client, self._client = self._client, None
+            if client is not None and hasattr(client, "close"):  # chromadb >= 1.1
+                client.close()
 
     def _call(self, method: str, **kwargs: Any) -> Any:
         if self._collection is None:
             raise StoreError("this Chroma store is closed")
+        if self.read_only and method in _WRITES:
+            raise ReadOnlyError(f"the Chroma store at {self.location} is open for reading only")
         try:
             return getattr(self._collection, method)(**kwargs)
         except (ValueError, TypeError):
@@ -257,3 +302,10 @@ class ChromaVectorStore:
 
 
 _NOTHING = object()
+_WRITES = frozenset({"add", "delete", "upsert", "update"})
+
+
+def _holds_chroma_database(folder: Path) -> bool:
+    """A Chroma folder made before ownership markers existed (ragloom only ever touches its
+    own collection in it, recognised by its metadata)."""
+    return (folder / "chroma.sqlite3").is_file()

@@ -18,6 +18,7 @@ class MockVectorStore:
 
     name = "mock"
     persistent = False
+    concurrent_readers = True
 
     def __init__(self) -> None:
         self._lock = threading.RLock()

@@ -10,7 +10,9 @@ from ragloom.config import RAGConfig
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mock import MockVectorStore
 
-StoreFactory = Callable[[RAGConfig, Path, EmbeddingSpec], VectorStore]
+#: (config, base_dir, embedding, read_only) -> store; a read-only store never creates,
+#: rebuilds or deletes anything, and raises IndexNotFoundError when there is nothing to read.
+StoreFactory = Callable[[RAGConfig, Path, EmbeddingSpec, bool], VectorStore]
 
 vector_stores: Registry[StoreFactory] = Registry("vector store", "vector_store.provider")
 
@@ -26,31 +28,36 @@ def store_path(config: RAGConfig, base_dir: Path) -> Path:
 
 
 @vector_stores.register("mock")
-def _mock_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
+def _mock_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                read_only: bool) -> VectorStore:
     return MockVectorStore()
 
 
 @vector_stores.register("chroma")
-def _chroma_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
+def _chroma_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                  read_only: bool) -> VectorStore:
     from ragloom.stores.chroma import ChromaVectorStore
 
     settings = config.vector_store
     if settings.url:
         return ChromaVectorStore.open_remote(settings.url, settings.collection_name, embedding,
-                                             settings.resolved_api_key())
+                                             settings.resolved_api_key(), read_only)
     return ChromaVectorStore.open_local(store_path(config, base_dir), settings.collection_name,
-                                        embedding)
+                                        embedding, read_only)
 
 
 @vector_stores.register("turboquant")
-def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
+def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                      read_only: bool) -> VectorStore:
     from ragloom.stores.turboquant import TurboQuantStore
 
     settings = config.vector_store
     return TurboQuantStore(store_path(config, base_dir), embedding, settings.bits,
-                           settings.residual, settings.refine_bits, first_pass=settings.first_pass)
+                           settings.residual, settings.refine_bits, first_pass=settings.first_pass,
+                           read_only=read_only)
 
 
-def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec) -> VectorStore:
-    """The store for ``config.vector_store.provider``."""
-    return vector_stores.get(config.vector_store.provider)(config, base_dir, embedding)
+def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                        read_only: bool = False) -> VectorStore:
+    """The store for ``config.vector_store.provider`` (opened for reading only if asked)."""
+    return vector_stores.get(config.vector_store.provider)(config, base_dir, embedding, read_only)

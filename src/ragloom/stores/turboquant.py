@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -25,6 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ragloom.embeddings.base import l2_normalize
+from ragloom.errors import ReadOnlyError, StoreError
+from ragloom.faults import crash_point
+from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.bits import sign_sketch_scores, sign_words, two_plane_sketch_scores
 from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
@@ -36,6 +39,8 @@ logger = logging.getLogger("ragloom")
 
 SEGMENT_LIST = "segments.json"
 _MAX_SEGMENTS = 64
+#: The files this store writes (and so the only ones it ever deletes).
+_OWN_FILE = re.compile(r"^(segments\.json|\d{8}\.npz|\.(segments\.json|\d{8}\.npz)\.\d+\.tmp)$")
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -52,11 +57,15 @@ class TurboQuantStore:
 
     name = "turboquant"
 
+    #: Another process may load the last persisted state while a writer appends segments.
+    concurrent_readers = True
+
     def __init__(self, path: Path | None, embedding: EmbeddingSpec, bits: int = 4,
                  residual: bool = False, refine_bits: int = 0, seed: int = 0,
-                 first_pass: int = 4000, second_pass: int = 100) -> None:
+                 first_pass: int = 4000, second_pass: int = 100, read_only: bool = False) -> None:
         self.path = path
         self.persistent = path is not None
+        self.read_only = read_only
         self.embedding = embedding
         self.first_pass, self.second_pass = first_pass, second_pass
         self._lock = threading.RLock()
@@ -65,6 +74,7 @@ class TurboQuantStore:
                                         keep_norms=False)
         self._reset_memory()
         if path is not None:
+            claim_folder(path, STORE_MARKER, "TurboQuant store", _holds_segments, create=not read_only)
             self._open(path)
 
     # -- state -----------------------------------------------------------------------------
@@ -101,6 +111,10 @@ class TurboQuantStore:
             return
         saved = json.loads(listing.read_text(encoding="utf-8"))
         if saved.get("settings") != self._settings():
+            if self.read_only:
+                raise StoreError(
+                    f"TurboQuant store at {path} was built with {saved.get('settings')}, not "
+                    f"{self._settings()}; run 'ragloom index' to rebuild it (reading never does)")
             logger.warning("TurboQuant store at %s was built with %s; now %s: dropping it and "
                            "rebuilding the index", path, saved.get("settings"), self._settings())
             self._drop_files()
@@ -147,6 +161,7 @@ class TurboQuantStore:
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
+        self._require_writable()
         matrix = check_upsert_arguments(ids, vectors, texts, metadatas, self.quantizer.dim)
         compressed = self.quantizer.compress(matrix)
         with self._lock:
@@ -154,6 +169,7 @@ class TurboQuantStore:
             self._append(list(ids), list(texts), list(map(dict, metadatas)), compressed)
 
     def delete(self, ids: Sequence[str]) -> None:
+        self._require_writable()
         with self._lock:
             self._delete_rows(ids)
 
@@ -165,15 +181,22 @@ class TurboQuantStore:
             return doomed
 
     def reset(self) -> None:
+        self._require_writable()
         with self._lock:
             self._reset_memory()
             if self.path is not None:
                 self._drop_files()
 
     def _drop_files(self) -> None:
+        """Delete the segment files and list this store wrote; nothing else in the folder."""
         assert self.path is not None
-        if self.path.exists():
-            shutil.rmtree(self.path)
+        for file in self.path.iterdir():
+            if _OWN_FILE.match(file.name) and file.is_file():
+                file.unlink()
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"the TurboQuant store at {self.path} is open for reading only")
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -272,7 +295,7 @@ class TurboQuantStore:
     def persist(self) -> None:
         """Append a segment with the writes since the last persist (or, when many segments
         or dead rows piled up, one compacted segment), then swap the segment list."""
-        if self.path is None:
+        if self.path is None or self.read_only:
             return
         with self._lock:
             new_rows = self._saved_rows + np.flatnonzero(self._alive[self._saved_rows:])
@@ -288,6 +311,7 @@ class TurboQuantStore:
             number = 1 + max((int(name.split(".")[0]) for name in self._segments), default=0)
             name = f"{number:08d}.npz"
             self._write_segment(self.path / name, new_rows, deleted)
+            crash_point("segment-written")
             segments = [name] if compact else [*self._segments, name]
             _fsync_write(self.path / SEGMENT_LIST, json.dumps(
                 {"settings": self._settings(), "segments": segments}).encode("utf-8"))
@@ -323,3 +347,8 @@ class TurboQuantStore:
 
     def close(self) -> None:
         self.persist()
+
+
+def _holds_segments(folder: Path) -> bool:
+    """A store folder written before ownership markers existed."""
+    return (folder / SEGMENT_LIST).is_file()

@@ -1,0 +1,47 @@
+"""Which folders ragloom owns: a marker file written when ragloom creates a folder.
+
+Everything that deletes files on disk (a store rebuilt for a new model, ``reset()``) first
+makes sure the folder is ragloom's, and then deletes only the files it wrote itself. A
+non-empty folder without the marker is refused with an error naming it, so pointing
+``index_dir`` or ``vector_store.path`` at a shared folder can never cost a user's file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from ragloom.errors import IndexNotFoundError, StoreError
+
+INDEX_MARKER = ".ragloom-index"
+STORE_MARKER = ".ragloom-store"
+
+
+def claim_folder(folder: Path, marker: str, owner: str,
+                 recognizes: Callable[[Path], bool] = lambda folder: False,
+                 create: bool = True) -> None:
+    """Make sure ``folder`` is ragloom's before anything is written or deleted in it.
+
+    A missing or empty folder is created (when ``create``) with the marker; a folder with
+    the marker is ours; a folder holding files ``recognizes`` as an older ragloom index
+    (made before markers existed) is adopted; any other non-empty folder is refused.
+    """
+    marker_path = folder / marker
+    if marker_path.is_file():
+        return
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"{owner} path {folder} is a file, not a folder")
+    occupied = folder.is_dir() and any(folder.iterdir())
+    if occupied and not recognizes(folder):
+        raise StoreError(
+            f"{owner} folder {folder} is not empty and was not created by ragloom (no "
+            f"{marker} file in it); ragloom will not write or delete files there: point the "
+            f"setting at an empty or new folder")
+    if not create:
+        if not occupied:
+            raise IndexNotFoundError(f"no index at {folder}")
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    marker_path.write_text(json.dumps({"created_by": "ragloom", "owner": owner}) + "\n",
+                           encoding="utf-8")
