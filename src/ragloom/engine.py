@@ -24,7 +24,7 @@ from ragloom.indexing.consistency import VerifyReport, recover_interrupted, veri
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer, ProgressCallback
 from ragloom.indexing.manifest import Manifest
-from ragloom.locking import ProcessLock, ReadWriteLock
+from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.retrieval.sparse import SparseIndex
@@ -58,7 +58,7 @@ class RAGEngine:
         self._readers_writer = ReadWriteLock()
         self._closed = False
         self._process_lock: ProcessLock | None = None
-        self._state_lock = ProcessLock(self.index_dir / "state.lock")
+        self._snapshot_lock = SnapshotLock(self.index_dir)
         self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
             return
@@ -103,7 +103,7 @@ class RAGEngine:
             except IndexLockedError:
                 writer_active = True
         try:
-            with self._state_lock.held(shared=True) if self.index_dir.is_dir() else nullcontext():
+            with self._snapshot_lock.reading() if self.index_dir.is_dir() else nullcontext():
                 self._open_parts(vector_store, read_only=True)
         except BaseException:
             probe.release()
@@ -339,7 +339,7 @@ class RAGEngine:
         in another process loads both before or both after this write."""
         if not self.store.persistent:
             return
-        with self._state_lock.held():
+        with self._snapshot_lock.writing():
             self.sparse.persist()
             self.store.persist()
 

@@ -55,10 +55,7 @@ class ProcessLock:
     """An ``flock`` on a file in the index folder, between processes.
 
     The writer of an index holds ``<index_dir>/lock`` exclusively while its engine is open
-    (the file names its pid, so a second writer gets a clear IndexLockedError). The same
-    class guards ``<index_dir>/state.lock``: the writer holds it exclusively while it makes
-    a write durable, readers hold it shared while they load, so a reader always loads the
-    last persisted state and never half of a write.
+    (the file names its pid, so a second writer gets a clear IndexLockedError).
     """
 
     def __init__(self, path: Path) -> None:
@@ -102,3 +99,34 @@ class ProcessLock:
             yield
         finally:
             self.release()
+
+
+class SnapshotLock:
+    """Between processes: readers load the persisted index under a shared lock, the writer
+    makes a write durable under an exclusive one, so a reader never loads half a write.
+
+    Writer-preferring: the writer first takes ``intent.lock``, which new readers pass
+    through, so a stream of readers cannot keep it waiting forever (plain flock would).
+    """
+
+    def __init__(self, index_dir: Path) -> None:
+        self._state = ProcessLock(index_dir / "state.lock")
+        self._intent = ProcessLock(index_dir / "intent.lock")
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._intent.held(shared=True):
+            self._state.acquire(shared=True, blocking=True)
+        try:
+            yield
+        finally:
+            self._state.release()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        with self._intent.held():
+            self._state.acquire(blocking=True)
+        try:
+            yield
+        finally:
+            self._state.release()

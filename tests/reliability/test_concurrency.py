@@ -9,29 +9,15 @@ import threading
 from pathlib import Path
 
 import pytest
+from trees import mutate
 
-from helpers import hash_config, write
+from helpers import hash_config
 from ragloom import IndexLockedError, RAGEngine
 
 ROUNDS = 30
 SEARCHERS = 8
 #: Searches each thread must finish between two re-index rounds before the next starts.
 SEARCHES_PER_ROUND = 2
-
-
-def mutate(root: Path, rng: random.Random, versions: dict[str, set[str]], step: int) -> None:
-    """Edit, add or delete a file, remembering every content hash each path ever had."""
-    import hashlib
-
-    name = f"pkg/module_{rng.randrange(40)}.py"
-    path = root / name
-    if path.exists() and rng.random() < 0.15:
-        path.unlink()
-        return
-    body = "".join(f"def handler_{step}_{i}(request):\n    return respond(request, {i} + {step})\n\n"
-                   for i in range(rng.randrange(1, 30)))
-    write(root, name, body)
-    versions.setdefault(name, set()).add(hashlib.sha256(body.encode()).hexdigest()[:16])
 
 
 @pytest.mark.slow

@@ -154,7 +154,7 @@ class ChromaVectorStore:
         if built != (self._embedding.model, self._embedding.dimension):
             raise StoreError(
                 f"Chroma collection {self._collection_name!r} at {self.location} was built with "
-                f"model {built[0]} ({built[1]}-d), not {self._embedding.model} "
+                f"{built[0]} ({built[1]}-d), not {self._embedding.model} "
                 f"({self._embedding.dimension}-d); run 'ragloom index' to rebuild it "
                 f"(reading never does)")
         return collection

@@ -112,9 +112,10 @@ class TurboQuantStore:
         saved = json.loads(listing.read_text(encoding="utf-8"))
         if saved.get("settings") != self._settings():
             if self.read_only:
-                raise StoreError(
-                    f"TurboQuant store at {path} was built with {saved.get('settings')}, not "
-                    f"{self._settings()}; run 'ragloom index' to rebuild it (reading never does)")
+                raise StoreError(f"TurboQuant store at {path} was built with "
+                                 f"{_describe(saved.get('settings') or {})}, not "
+                                 f"{_describe(self._settings())}; run 'ragloom index' to rebuild "
+                                 f"it (reading never does)")
             logger.warning("TurboQuant store at %s was built with %s; now %s: dropping it and "
                            "rebuilding the index", path, saved.get("settings"), self._settings())
             self._drop_files()
@@ -347,6 +348,12 @@ class TurboQuantStore:
 
     def close(self) -> None:
         self.persist()
+
+
+def _describe(settings: dict[str, object]) -> str:
+    """Settings as a person reads them: model (dimension), then the quantizer's."""
+    return (f"{settings.get('embedding_model')} ({settings.get('dimension')}-d), quantizer "
+            f"{settings.get('quantizer')}")
 
 
 def _holds_segments(folder: Path) -> bool:
