@@ -10,7 +10,7 @@ sys.path.insert(0, sys.argv[2])
 from helpers import hash_config  # noqa: E402
 from ragloom import RAGEngine  # noqa: E402
 
-root, _, count_file, stop_file, slot = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5])
+root, count_file, stop_file, slot = sys.argv[1], Path(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5])
 config = hash_config(chunk_size=300, chunk_overlap=50, vector_store={"provider": "turboquant"})
 searches = 0
 while not stop_file.exists():
