@@ -12,6 +12,7 @@ from ragloom.errors import (
     ReadOnlyError,
     StoreError,
 )
+from ragloom.indexing.progress import IndexProgress
 from ragloom.prompt import format_context, inject_context
 from ragloom.types import Chunk, IndexReport, SearchResult
 
@@ -23,6 +24,7 @@ __all__ = [
     "EmbeddingError",
     "IndexLockedError",
     "IndexNotFoundError",
+    "IndexProgress",
     "IndexReport",
     "MissingDependencyError",
     "RAGConfig",

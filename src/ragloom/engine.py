@@ -22,8 +22,9 @@ from ragloom.errors import IndexLockedError, RagloomError, ReadOnlyError, StoreE
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
-from ragloom.indexing.indexer import Indexer, ProgressCallback
+from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.progress import ProgressCallback
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.searcher import Searcher, SearchResponse

@@ -16,6 +16,7 @@ ENVIRONMENT_VARIABLE = "RAGLOOM_CRASH_AT"
 
 #: Every crash point, in the order one indexing window reaches them.
 CRASH_POINTS = (
+    "batch-cached",        # one provider batch embedded and in the cache, the window not done
     "embedded",            # vectors computed (and cached), nothing journaled yet
     "journaled",           # the manifest journal lists the files about to change
     "store-written",       # store and BM25 changed in memory, not yet durable

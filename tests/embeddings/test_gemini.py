@@ -145,3 +145,29 @@ def test_engine_with_gemini_from_config(server: FakeGeminiServer, tmp_path: Path
     for written in tmp_path.rglob("*"):
         if written.is_file():
             assert API_KEY.encode() not in written.read_bytes(), written
+
+
+def test_an_outage_keeps_every_batch_already_embedded(server: FakeGeminiServer, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """4 good batches, then HTTP 500s: the run fails, but the rerun embeds only the rest."""
+    monkeypatch.setenv("MY_GEMINI_KEY", API_KEY)
+    config = RAGConfig.model_validate({
+        "embedding_provider": "gemini", "embedding_dim": 64, "api_key_env": "MY_GEMINI_KEY",
+        "embedding_base_url": server.base_url, "embedding_concurrency": 1,
+        "embedding_max_retries": 0, "vector_store": {"provider": "turboquant"},
+    })
+    for index in range(550):
+        (tmp_path / f"note{index:03d}.txt").write_text(f"note number {index} about topic {index % 7}")
+    server.succeed_next(4)
+    server.fail_next(500, "backend unavailable", times=10)
+    with RAGEngine(config, tmp_path) as engine:
+        with pytest.raises(EmbeddingError, match="HTTP 500"):
+            engine.index_directory()
+        assert engine.count() == 0  # nothing half-written: the window never reached the store
+    assert len(server.calls("batchEmbedContents")) == 5
+    server.failures.clear()
+    with RAGEngine(config, tmp_path) as engine:
+        report = engine.index_directory()
+        assert report.chunks_embedded == 150 and engine.count() == 550
+        assert engine.verify().ok
+    assert len(server.calls("batchEmbedContents")) == 5 + 2

@@ -45,7 +45,7 @@ class FakeGeminiServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
-        self.failures: deque[Failure] = deque()
+        self.failures: deque[Failure | None] = deque()  # None: answer that call normally
         self.replies: deque[dict[str, Any]] = deque()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -60,6 +60,10 @@ class FakeGeminiServer:
                   headers: dict[str, str] | None = None) -> None:
         for _ in range(times):
             self.failures.append(Failure(status, message, headers or {}))
+
+    def succeed_next(self, times: int) -> None:
+        """Answer the next ``times`` calls normally (before failures queued after this)."""
+        self.failures.extend([None] * times)
 
     def reply_next(self, response: dict[str, Any]) -> None:
         """Queue a generateContent response body (a GenerateContentResponse as JSON)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import write
-from ragloom import RagloomError
+from ragloom import IndexProgress, RagloomError
 from ragloom.chunking import chunk_id
 
 
@@ -221,12 +221,29 @@ def test_documents_survive_directory_reindex(make_engine, project: Path) -> None
     assert engine.store.get(["faq-1"])[0].text == "How do I reset my password?"
 
 
-def test_progress_reports_every_file(make_engine, project: Path) -> None:
-    make_tree(project)
-    calls: list[tuple[int, int]] = []
-    make_engine().index_directory(progress=lambda done, total: calls.append((done, total)))
-    assert calls[-1] == (3, 3)
-    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+def test_progress_counts_files_and_chunks_embedded(make_engine, project: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragloom.indexing.indexer as indexer
+
+    monkeypatch.setattr(indexer, "EMBED_WINDOW_CHUNKS", 4)  # several windows
+    for index in range(12):
+        write(project, f"m{index:02d}.py", "".join(f"def f{index}_{i}():\n    return {i}\n\n\n"
+                                                   for i in range(3)))
+    calls: list[IndexProgress] = []
+    engine = make_engine()
+    report = engine.index_directory(progress=calls.append)
+    last = calls[-1]
+    assert (last.files_done, last.files_total) == (12, 12)
+    assert last.chunks_embedded == last.chunks_to_embed == report.chunks_added == 36
+    assert not last.estimated and last.eta_seconds == 0
+    assert [c.files_done for c in calls] == sorted(c.files_done for c in calls)
+    assert [c.chunks_embedded for c in calls] == sorted(c.chunks_embedded for c in calls)
+    assert calls[0].estimated and calls[0].chunks_to_embed == 36  # 3 chunks x 12 files, by estimate
+    assert any(0 < c.chunks_embedded < 36 for c in calls)  # progress while the run goes on
+    write(project, "m00.py", "def changed():\n    return 0\n")
+    calls.clear()
+    engine.index_directory(progress=calls.append)
+    assert (calls[-1].files_done, calls[-1].chunks_embedded, calls[-1].chunks_to_embed) == (12, 1, 1)
 
 
 def test_disabled_engine_builds_nothing_and_finds_nothing(make_engine, project: Path) -> None:
@@ -241,3 +258,20 @@ def test_index_directory_on_a_file_is_a_clear_error(make_engine, project: Path) 
     make_tree(project)
     with pytest.raises(NotADirectoryError, match="notes.txt"):
         make_engine().index_directory("notes.txt")
+
+
+def test_a_closed_engine_refuses_searches_like_writes(make_engine, project: Path) -> None:
+    make_tree(project)
+    engine = make_engine()
+    engine.index_directory()
+    engine.close()
+    with pytest.raises(RagloomError, match="this RAGEngine is closed"):
+        engine.search("alpha")
+    with pytest.raises(RagloomError, match="this RAGEngine is closed"):
+        engine.index_directory()
+
+
+def test_stopping_auto_sync_on_a_disabled_engine_is_a_no_op(make_engine) -> None:
+    engine = make_engine(enabled=False)
+    engine.stop_auto_sync()
+    engine.close()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -11,6 +12,8 @@ import numpy as np
 from ragloom.errors import EmbeddingError
 
 EmbeddingTask = Literal["document", "query"]
+#: Called as each batch is embedded: (position of its first text, its vectors).
+BatchCallback = Callable[[int, np.ndarray], None]
 
 
 class EmbeddingProvider(ABC):
@@ -18,11 +21,14 @@ class EmbeddingProvider(ABC):
 
     Documents and queries are embedded separately because some models (Gemini) encode
     them differently. Subclasses implement ``_embed_batch`` for at most
-    ``max_texts_per_call`` texts; ``embed`` splits longer lists and checks the shapes.
+    ``max_texts_per_call`` texts; ``embed`` splits longer lists (running up to
+    ``max_concurrency`` batches at once), reports each finished batch, and checks shapes.
     """
 
     provider_name: ClassVar[str]
     max_texts_per_call: ClassVar[int] = 10_000
+    #: Batches embedded at once (remote APIs); the model's own threads do the rest locally.
+    max_concurrency: int = 1
     #: The model the vectors come from (part of the embedding cache key); set by __init__.
     model_name: str
     #: Length of every vector this provider returns; set by __init__.
@@ -32,21 +38,46 @@ class EmbeddingProvider(ABC):
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
         """Embed at most ``max_texts_per_call`` texts; one row per text, in order."""
 
-    def embed(self, texts: Sequence[str], task: EmbeddingTask = "document") -> np.ndarray:
-        """Embed ``texts`` for ``task``, returning a (len(texts), dimension) float32 array."""
+    def embed(self, texts: Sequence[str], task: EmbeddingTask = "document",
+              on_batch: BatchCallback | None = None) -> np.ndarray:
+        """Embed ``texts`` for ``task``, returning a (len(texts), dimension) float32 array.
+
+        ``on_batch`` gets every batch as soon as it is embedded, so a caller can keep what
+        was paid for (the embedding cache does) even if a later batch fails.
+        """
         texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        parts = [
-            self._embed_batch(texts[start:start + self.max_texts_per_call], task)
-            for start in range(0, len(texts), self.max_texts_per_call)
-        ]
-        vectors = np.asarray(np.concatenate(parts), dtype=np.float32)
-        if vectors.shape != (len(texts), self.dimension):
-            raise EmbeddingError(
-                f"{self.provider_name} model {self.model_name!r} returned shape {vectors.shape}, "
-                f"expected ({len(texts)}, {self.dimension})"
-            )
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        starts = range(0, len(texts), self.max_texts_per_call)
+
+        def run(start: int) -> np.ndarray:
+            part = np.asarray(self._embed_batch(texts[start:start + self.max_texts_per_call], task),
+                              dtype=np.float32)
+            expected = (min(self.max_texts_per_call, len(texts) - start), self.dimension)
+            if part.shape != expected:
+                raise EmbeddingError(
+                    f"{self.provider_name} model {self.model_name!r} returned shape {part.shape}, "
+                    f"expected {expected}")
+            return part
+
+        def finished(start: int, part: np.ndarray) -> None:
+            vectors[start:start + len(part)] = part
+            if on_batch is not None:
+                on_batch(start, part)
+
+        if self.max_concurrency <= 1 or len(starts) <= 1:
+            for start in starts:
+                finished(start, run(start))
+            return vectors
+        with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(starts)),
+                                thread_name_prefix=f"ragloom-{self.provider_name}") as pool:
+            futures = {pool.submit(run, start): start for start in starts}
+            try:
+                for future in as_completed(futures):
+                    finished(futures[future], future.result())
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
         return vectors
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:

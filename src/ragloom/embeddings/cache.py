@@ -7,7 +7,7 @@ index. SQLite's WAL mode and busy timeout make it safe for several threads and p
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import numpy as np
 
 from ragloom.chunking.base import content_hash
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
+from ragloom.faults import crash_point
 from ragloom.sqlite_db import connect, transaction
 
 _SQLITE_MAX_PARAMETERS = 900
@@ -86,8 +87,11 @@ class CachedEmbedder:
         provider = self.provider
         return f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|{task}"
 
-    def embed(self, texts: Sequence[str], task: EmbeddingTask = "document") -> EmbeddedTexts:
-        """Vectors for ``texts`` in order; each distinct uncached text is computed once."""
+    def embed(self, texts: Sequence[str], task: EmbeddingTask = "document",
+              on_embedded: Callable[[int], None] | None = None) -> EmbeddedTexts:
+        """Vectors for ``texts`` in order; each distinct uncached text is computed once and
+        cached as soon as its batch is embedded (a failure later keeps what was paid for).
+        ``on_embedded`` hears how many texts each finished batch computed."""
         hashes = [content_hash(text) for text in texts]
         namespace = self.namespace(task)
         dimension = self.provider.dimension
@@ -97,11 +101,18 @@ class CachedEmbedder:
             if text_hash not in known:
                 missing.setdefault(text_hash, text)
         if missing:
-            computed = self.provider.embed(list(missing.values()), task)
-            fresh = dict(zip(missing.keys(), computed))
-            if self.cache is not None:
-                self.cache.put_many(namespace, fresh)
-            known.update(fresh)
+            missing_hashes = list(missing)
+
+            def keep(start: int, vectors: np.ndarray) -> None:
+                fresh = dict(zip(missing_hashes[start:start + len(vectors)], vectors))
+                if self.cache is not None:
+                    self.cache.put_many(namespace, fresh)
+                    crash_point("batch-cached")
+                known.update(fresh)
+                if on_embedded is not None:
+                    on_embedded(len(vectors))
+
+            self.provider.embed(list(missing.values()), task, on_batch=keep)
         vectors = np.empty((len(texts), dimension), dtype=np.float32)
         for row, text_hash in enumerate(hashes):
             vectors[row] = known[text_hash]

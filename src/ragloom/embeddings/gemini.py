@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,6 +33,7 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
     """Gemini ``embed_content``; vectors re-normalized (needed below the full dimension)."""
 
     provider_name: ClassVar[str] = "gemini"
+    max_texts_per_call: ClassVar[int] = MAX_TEXTS_PER_REQUEST  # one request; base runs them concurrently
 
     def __init__(self, model_name: str = DEFAULT_GEMINI_MODEL, dimension: int | None = None, *,
                  api_key: str | None = None, base_url: str | None = None,
@@ -57,17 +57,6 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         self._sleep = sleep
 
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
-        requests = [texts[i:i + MAX_TEXTS_PER_REQUEST]
-                    for i in range(0, len(texts), MAX_TEXTS_PER_REQUEST)]
-        if len(requests) == 1:
-            parts = [self._request(requests[0], task)]
-        else:
-            with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(requests)),
-                                    thread_name_prefix="ragloom-gemini") as pool:
-                parts = list(pool.map(lambda batch: self._request(batch, task), requests))
-        return l2_normalize(np.concatenate(parts).astype(np.float32))
-
-    def _request(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
         """One embed_content call, retried on transient failures."""
         config = self._types.EmbedContentConfig(
             task_type=TASK_TYPES[task],
@@ -78,7 +67,7 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
             try:
                 response = self._client.models.embed_content(
                     model=self.model_name, contents=texts, config=config)
-                return self._vectors(response, len(texts))
+                return l2_normalize(self._vectors(response, len(texts)))
             except self._errors.APIError as exc:
                 if exc.code not in RETRYABLE_STATUS or attempt >= self.max_retries:
                     raise self._failure(exc, attempt) from None

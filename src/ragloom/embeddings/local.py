@@ -68,7 +68,9 @@ class LocalEmbeddingProvider(EmbeddingProvider):
     """sentence-transformers on this machine; vectors L2-normalized unless told otherwise."""
 
     provider_name: ClassVar[str] = "local"
-    max_texts_per_call: ClassVar[int] = 1_000_000  # sentence-transformers batches internally
+    #: Texts per ``encode`` call: sentence-transformers sorts each call's texts by length
+    #: (little padding), and the cache keeps every call's vectors as soon as it ends.
+    max_texts_per_call: ClassVar[int] = 1024
 
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, device: str | None = None,
                  batch_size: int = 64, normalize: bool = True,

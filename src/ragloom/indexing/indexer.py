@@ -16,6 +16,7 @@ from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.faults import crash_point
 from ragloom.indexing.discovery import discover_files, relative_posix
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
+from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.reading import FileContent, SkipFile, read_text_file
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
@@ -26,7 +27,6 @@ EMBED_WINDOW_CHUNKS = 4096
 #: Files read ahead in parallel while earlier ones are chunked and embedded.
 READ_AHEAD_FILES = 64
 
-ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass
@@ -174,10 +174,10 @@ class Indexer:
                 report.files_unchanged += 1
             else:
                 to_read.append((path, relative, previous))
-        done, total = report.files_unchanged, len(files)
+        tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
         window = _Window()
         for (_, relative, previous), outcome in zip(to_read, self._read_ahead(to_read)):
-            done += 1
+            chunks = 0
             if isinstance(outcome, SkipFile):
                 self._skip(report, relative, str(outcome), previous)
             else:
@@ -187,17 +187,16 @@ class Indexer:
                     report.files_unchanged += 1
                     unchanged_versions.append(_record(relative, outcome, previous.chunk_ids))
                 else:
-                    window.add(_PendingFile(relative, outcome, self._chunk(relative, outcome), previous))
-                    if window.chunk_count >= EMBED_WINDOW_CHUNKS:
-                        self._flush(window, report)
-                        window = _Window()
-            if progress is not None:
-                progress(done, total)
-        self._flush(window, report)
+                    pending = _PendingFile(relative, outcome, self._chunk(relative, outcome), previous)
+                    chunks = len(pending.chunks)
+                    window.add(pending)
+            tracker.file_read(chunks)
+            if window.chunk_count >= EMBED_WINDOW_CHUNKS:
+                self._flush(window, report, tracker)
+                window = _Window()
+        self._flush(window, report, tracker)
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
-        if progress is not None:
-            progress(total, total)
 
     def _read_ahead(self, to_read: list[tuple[Path, str, FileRecord | None]]
                     ) -> Iterator[FileContent | SkipFile]:
@@ -231,13 +230,15 @@ class Indexer:
                                   embedding_model=model)
         return chunks
 
-    def _flush(self, window: _Window, report: IndexReport) -> None:
+    def _flush(self, window: _Window, report: IndexReport, tracker: ProgressTracker) -> None:
         """Embed a window's chunks in one call, then journal, write store and BM25 index
         (readers wait only for this part), make the store durable, and record the files."""
         if not window.files:
             return
         chunks = [chunk for pending in window.files for chunk in pending.chunks]
-        embedded = self.embedder.embed([chunk.text for chunk in chunks], "document")
+        embedded = self.embedder.embed([chunk.text for chunk in chunks], "document",
+                                       on_embedded=tracker.batch_embedded)
+        tracker.window_done(len(chunks))
         report.chunks_embedded += embedded.computed
         crash_point("embedded")
         stale: list[str] = []

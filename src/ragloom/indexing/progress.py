@@ -1,0 +1,82 @@
+"""Progress of one indexing run: files read, and chunks embedded out of chunks to embed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """A snapshot handed to the ``progress`` callback of ``index_directory``.
+
+    ``chunks_to_embed`` counts the chunks of the changed files read so far plus, while
+    files remain unread, an estimate for them (``estimated`` is then True). Chunks whose
+    text is in the embedding cache count as embedded as soon as their window is done.
+    """
+
+    files_done: int
+    files_total: int
+    chunks_embedded: int
+    chunks_to_embed: int
+    estimated: bool
+    elapsed_seconds: float
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks_embedded / self.elapsed_seconds if self.elapsed_seconds > 0 else 0.0
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """Seconds left at the rate so far; None before the first chunk is embedded."""
+        rate = self.chunks_per_second
+        if rate <= 0:
+            return None
+        return max(0, self.chunks_to_embed - self.chunks_embedded) / rate
+
+
+ProgressCallback = Callable[[IndexProgress], None]
+
+
+class ProgressTracker:
+    """Counts what the indexer did and tells the callback (if any) after each step."""
+
+    def __init__(self, callback: ProgressCallback | None, files_total: int, files_to_read: int,
+                 files_done: int) -> None:
+        self._callback = callback
+        self._started = time.perf_counter()
+        self.files_total = files_total
+        self._to_read = files_to_read
+        self._read = 0
+        self.files_done = files_done
+        self._chunks_read = 0
+        self._chunks_finished = 0  # chunks of windows that are done (cached ones included)
+        self._embedded_in_window = 0
+
+    def file_read(self, chunks: int) -> None:
+        self._read += 1
+        self.files_done += 1
+        self._chunks_read += chunks
+        self._tell()
+
+    def batch_embedded(self, chunks: int) -> None:
+        self._embedded_in_window += chunks
+        self._tell()
+
+    def window_done(self, chunks: int) -> None:
+        self._chunks_finished += chunks
+        self._embedded_in_window = 0
+        self._tell()
+
+    def snapshot(self) -> IndexProgress:
+        unread = self._to_read - self._read
+        estimate = round(unread * self._chunks_read / self._read) if unread and self._read else 0
+        embedded = self._chunks_finished + self._embedded_in_window
+        return IndexProgress(self.files_done, self.files_total, embedded,
+                             max(embedded, self._chunks_read + estimate), unread > 0,
+                             time.perf_counter() - self._started)
+
+    def _tell(self) -> None:
+        if self._callback is not None:
+            self._callback(self.snapshot())
