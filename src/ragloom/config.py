@@ -100,6 +100,7 @@ class RAGConfig(StrictModel):
     mmr: bool = False
     mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
     respect_gitignore: bool = True
+    redact_secrets: bool = True
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
     max_file_bytes: int = Field(10_000_000, ge=1)

@@ -142,6 +142,7 @@ class RAGEngine:
             persist=self._persist,
             config_files=[relative_posix(file, self.base_dir)
                           for file in (self.config.source_file,) if file is not None],
+            redact=self.config.redact_secrets,
         )
         self._searcher = Searcher(self.provider, self.store, self.sparse, self.config)
 
@@ -395,7 +396,8 @@ class RAGEngine:
         """Start afresh when the embedding model changed; re-chunk when chunking changed."""
         embedding = self._embedding_signature()
         chunking = json.dumps([self.config.chunk_size, self.config.chunk_overlap,
-                               self.config.chunking.model_dump(mode="json")], sort_keys=True)
+                               self.config.chunking.model_dump(mode="json"),
+                               self.config.redact_secrets], sort_keys=True)
         old_embedding = self._manifest.get_setting("embedding")
         if old_embedding is not None and old_embedding != embedding:
             logger.warning("embedding model changed from %s to %s: the index is rebuilt",

@@ -19,6 +19,7 @@ from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.reading import FileContent, SkipFile, read_text_file
 from ragloom.retrieval.sparse import SparseIndex
+from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 
@@ -56,7 +57,7 @@ class Indexer:
                  index_dir: Path | None = None, respect_gitignore: bool = True,
                  commit: Callable[[], AbstractContextManager[object]] = nullcontext,
                  persist: Callable[[], None] | None = None,
-                 config_files: Sequence[str] = ()) -> None:
+                 config_files: Sequence[str] = (), redact: bool = True) -> None:
         self.base_dir = base_dir
         self.chunker = chunker
         self.embedder = embedder
@@ -71,6 +72,7 @@ class Indexer:
         self.commit = commit  # held while the store and BM25 change, so readers see whole files
         self.persist = persist or store.persist  # makes store and BM25 durable together
         self.config_files = frozenset(config_files)
+        self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
@@ -146,6 +148,7 @@ class Indexer:
         ids, texts = list(ids), list(texts)
         metadatas = [dict(m) for m in metadatas] if metadatas is not None else [{} for _ in ids]
         _check_documents(ids, texts, metadatas)
+        texts = [self._redacted(text, doc_id, None) for doc_id, text in zip(ids, texts)]
         for text, metadata in zip(texts, metadatas):
             metadata.setdefault("source", "api")
             metadata["content_hash"] = content_hash(text)[:16]
@@ -187,7 +190,8 @@ class Indexer:
                     report.files_unchanged += 1
                     unchanged_versions.append(_record(relative, outcome, previous.chunk_ids))
                 else:
-                    pending = _PendingFile(relative, outcome, self._chunk(relative, outcome), previous)
+                    pending = _PendingFile(relative, outcome, self._chunk(relative, outcome, report),
+                                           previous)
                     chunks = len(pending.chunks)
                     window.add(pending)
             tracker.file_read(chunks)
@@ -221,14 +225,24 @@ class Indexer:
                 except SkipFile as skip:
                     yield skip
 
-    def _chunk(self, relative: str, content: FileContent) -> list[Chunk]:
-        chunks = self.chunker.chunk(content.text, relative)
+    def _chunk(self, relative: str, content: FileContent, report: IndexReport) -> list[Chunk]:
+        chunks = self.chunker.chunk(self._redacted(content.text, relative, report), relative)
         model = self.embedder.provider.model_name
         for chunk in chunks:
             chunk.metadata.update(source="file", file_hash=content.sha256[:16],
                                   content_hash=content_hash(chunk.text)[:16],
                                   embedding_model=model)
         return chunks
+
+    def _redacted(self, text: str, source: str, report: IndexReport | None) -> str:
+        """``text`` with secrets replaced by placeholders (kinds reported, values never)."""
+        if not self.redact:
+            return text
+        redaction = redact_secrets(text)
+        if redaction.count and report is not None:
+            kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(redaction.kinds.items()))
+            report.warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
+        return redaction.text
 
     def _flush(self, window: _Window, report: IndexReport, tracker: ProgressTracker) -> None:
         """Embed a window's chunks in one call, then journal, write store and BM25 index
