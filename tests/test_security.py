@@ -17,7 +17,8 @@ FAKES = {
     "aws-access-key": "AKIA" + "IOSFODNN7EXAMPLE",
     "slack-token": "xoxb-" + "123456789012-abcdefABCDEF",
     "stripe-key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
-    "jwt": "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+           + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
 
 

@@ -36,10 +36,13 @@ KEY_FORMATS: dict[str, str] = {
 _SECRET_WORD = (r"(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|credential|auth[_-]?key|"
                 r"access[_-]?key|private[_-]?key)")
 # Matched from the secret word on (a leading name part would make every identifier a start).
+_NAME_TAIL = r"[A-Za-z0-9_.-]{0,40}"
 _QUOTED_ASSIGNMENT = re.compile(
-    rf"""(?i){_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}}["']?\s*(?::=|=|:)\s*(?P<quote>["'])(?P<value>[^"'\s]{{8,}})(?P=quote)""")
+    rf"""(?i){_SECRET_WORD}{_NAME_TAIL}["']?\s*(?::=|=|:)\s*"""
+    r"""(?P<quote>["'])(?P<value>[^"'\s]{8,})(?P=quote)""")
 _BARE_ASSIGNMENT = re.compile(  # KEY=value lines of .env / ini / shell files
-    rf"""(?im)^[ \t]*(?:export[ \t]+)?[A-Za-z0-9_.-]{{0,40}}{_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}}[ \t]*=[ \t]*(?P<value>[^"'\s#;]{{12,}})[ \t]*$""")
+    rf"""(?im)^[ \t]*(?:export[ \t]+)?{_NAME_TAIL}{_SECRET_WORD}{_NAME_TAIL}[ \t]*=[ \t]*"""
+    r"""(?P<value>[^"'\s#;]{12,})[ \t]*$""")
 _FORMATS = [(kind, re.compile(pattern, re.DOTALL)) for kind, pattern in KEY_FORMATS.items()]
 _ALREADY_REDACTED = "[REDACTED:"
 
