@@ -61,6 +61,9 @@ def test_random_values_assigned_to_secret_names_are_redacted(line: str) -> None:
     'PASSWORD=${DB_PASSWORD}',                        # a reference to another variable
     "The api_key setting names the key; see the docs for how to create one.",
     "def check_password(password: str) -> bool:",
+    "    token = line[start:pos]",                   # found in the standard library
+    "        self._authkey = self._manager._authkey",
+    'PWD: "/home/user/project"',                     # a working directory, not a password
 ])
 def test_ordinary_text_and_code_are_left_alone(line: str) -> None:
     assert redact_secrets(line + "\n").text == line + "\n"

@@ -33,7 +33,7 @@ KEY_FORMATS: dict[str, str] = {
 }
 
 #: Words that make a name secret-sounding: api_key, client_secret, PASSWORD, auth_token...
-_SECRET_WORD = (r"(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|pwd|credential|auth[_-]?key|"
+_SECRET_WORD = (r"(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|credential|auth[_-]?key|"
                 r"access[_-]?key|private[_-]?key)")
 # Matched from the secret word on (a leading name part would make every identifier a start).
 _NAME_TAIL = r"[A-Za-z0-9_.-]{0,40}"
@@ -91,9 +91,10 @@ def redact_secrets(text: str) -> Redaction:
 
 
 def looks_random(value: str) -> bool:
-    """Whether a value is random-looking enough to be a real credential."""
-    if (value.startswith(("$", "%", "{", "<")) or "(" in value or value.lower() in _NOT_SECRETS
-            or _WORDS.fullmatch(value)):
+    """Whether a value is random-looking enough to be a real credential (not a name, a
+    path, a reference to a variable or a piece of code)."""
+    if (value.startswith(("$", "%", "{", "<", "/", "~", "./")) or "(" in value or "[" in value
+            or value.lower() in _NOT_SECRETS or _WORDS.fullmatch(value) or _DOTTED_NAME.fullmatch(value)):
         return False
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
                    any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
@@ -108,5 +109,7 @@ def shannon_entropy(value: str) -> float:
 
 #: Letters-only words joined by separators: names (``database_password``), not secrets.
 _WORDS = re.compile(r"[A-Za-z]+(?:[_.:/-][A-Za-z]+)*")
+#: ``self._manager._authkey``, ``tokenize_module._tokenize``: code, not a value.
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _NOT_SECRETS = frozenset({"changeme", "password", "xxxxxxxx", "your-api-key", "your_api_key",
                           "placeholder", "redacted", "example"})
