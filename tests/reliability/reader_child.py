@@ -6,12 +6,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, sys.argv[2])
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers import hash_config  # noqa: E402
+from trees import tree_config  # noqa: E402
+
 from ragloom import RAGEngine  # noqa: E402
 
 root, count_file, stop_file, slot = sys.argv[1], Path(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5])
-config = hash_config(chunk_size=300, chunk_overlap=50, vector_store={"provider": "turboquant"})
+config = tree_config()
 searches = 0
 while not stop_file.exists():
     with RAGEngine(config, root, read_only=True) as engine:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from trees import mutate
+from trees import initial_tree, mutate, tree_config
 
 from helpers import hash_config
 from ragloom import IndexLockedError, RAGEngine
@@ -23,12 +23,8 @@ SEARCHES_PER_ROUND = 2
 @pytest.mark.slow
 def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> None:
     root = tmp_path / "project"
-    rng = random.Random(7)
-    versions: dict[str, set[str]] = {}
-    for step in range(60):
-        mutate(root, rng, versions, step)
-    config = hash_config(chunk_size=300, chunk_overlap=50, vector_store={"provider": "turboquant"})
-    engine = RAGEngine(config, root)
+    rng, versions = initial_tree(root, seed=7)
+    engine = RAGEngine(tree_config(), root)
     engine.index_directory()
     stop = threading.Event()
     errors: list[BaseException] = []

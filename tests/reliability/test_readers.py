@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from trees import mutate
+from trees import initial_tree, mutate, tree_config
 
 from helpers import hash_config, write
 from ragloom import IndexLockedError, RAGEngine
@@ -28,14 +27,10 @@ def searches_done(count_files: list[Path]) -> list[int]:
 @pytest.mark.slow
 def test_four_readers_search_while_a_fifth_process_indexes(tmp_path: Path) -> None:
     root = tmp_path / "project"
-    rng = random.Random(3)
-    versions: dict[str, set[str]] = {}
-    for step in range(60):
-        mutate(root, rng, versions, step)
-    config = hash_config(chunk_size=300, chunk_overlap=50, vector_store={"provider": "turboquant"})
+    rng, versions = initial_tree(root, seed=3)
     stop_file = tmp_path / "stop"
     count_files = [tmp_path / f"count{i}" for i in range(READERS)]
-    with RAGEngine(config, root) as writer:  # held open by this process the whole time
+    with RAGEngine(tree_config(), root) as writer:  # held open by this process the whole time
         writer.index_directory()
         readers = [subprocess.Popen([sys.executable, str(CHILD), str(root), str(TESTS), str(count_files[i]),
                                      str(stop_file), str(i)], stderr=subprocess.PIPE, text=True)

@@ -6,7 +6,8 @@ import hashlib
 import random
 from pathlib import Path
 
-from helpers import write
+from helpers import hash_config, write
+from ragloom import RAGConfig
 
 
 def mutate(root: Path, rng: random.Random, versions: dict[str, set[str]], step: int) -> None:
@@ -20,3 +21,17 @@ def mutate(root: Path, rng: random.Random, versions: dict[str, set[str]], step: 
                    for i in range(rng.randrange(1, 30)))
     write(root, name, body)
     versions.setdefault(name, set()).add(hashlib.sha256(body.encode()).hexdigest()[:16])
+
+
+def tree_config() -> RAGConfig:
+    """The config the tree's tests index it with (small chunks: many per file)."""
+    return hash_config(chunk_size=300, chunk_overlap=50, vector_store={"provider": "turboquant"})
+
+
+def initial_tree(root: Path, seed: int) -> tuple[random.Random, dict[str, set[str]]]:
+    """Sixty edits from an empty ``root``; the generator and versions to go on with."""
+    rng = random.Random(seed)
+    versions: dict[str, set[str]] = {}
+    for step in range(60):
+        mutate(root, rng, versions, step)
+    return rng, versions
