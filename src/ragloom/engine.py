@@ -70,6 +70,8 @@ class RAGEngine:
             else:
                 self._open_for_writing(vector_store)
         except BaseException:
+            if read_only and hasattr(self, "store"):
+                self.store.close()  # a reader wrote nothing; let Chroma drop its handles
             if self._process_lock is not None:
                 self._process_lock.release()
             raise
@@ -111,7 +113,6 @@ class RAGEngine:
             raise
         if not self.store.concurrent_readers:
             if writer_active:
-                self.store.close()
                 raise IndexLockedError(
                     f"index at {self.index_dir} is open for writing by another process, and "
                     f"a {self.store.name} store cannot be read beside its writer; close that "

@@ -40,7 +40,8 @@ def claim_folder(folder: Path, marker: str, owner: str,
             f"setting at an empty or new folder")
     if not create:
         if not occupied:
-            raise IndexNotFoundError(f"no index at {folder}")
+            raise IndexNotFoundError(f"no index at {folder}: build one with 'ragloom index' or "
+                                     f"RAGEngine(...).index_directory() (reading never creates one)")
         return
     folder.mkdir(parents=True, exist_ok=True)
     marker_path.write_text(json.dumps({"created_by": "ragloom", "owner": owner}) + "\n",
