@@ -63,6 +63,7 @@ def test_random_values_assigned_to_secret_names_are_redacted(line: str) -> None:
     "def check_password(password: str) -> bool:",
     "    token = line[start:pos]",                   # found in the standard library
     "        self._authkey = self._manager._authkey",
+    "tokenize_module._tokenize = mock__tokenize",
     'PWD: "/home/user/project"',                     # a working directory, not a password
 ])
 def test_ordinary_text_and_code_are_left_alone(line: str) -> None:

@@ -108,7 +108,7 @@ def shannon_entropy(value: str) -> float:
 
 
 #: Letters-only words joined by separators: names (``database_password``), not secrets.
-_WORDS = re.compile(r"[A-Za-z]+(?:[_.:/-][A-Za-z]+)*")
+_WORDS = re.compile(r"_*[A-Za-z]+(?:[_.:/-]+[A-Za-z]+)*_*")
 #: ``self._manager._authkey``, ``tokenize_module._tokenize``: code, not a value.
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _NOT_SECRETS = frozenset({"changeme", "password", "xxxxxxxx", "your-api-key", "your_api_key",
