@@ -2,7 +2,7 @@
 (the standard library and the Markdown files installed here), and speed; the same for
 Yelp's detect-secrets when it is installed (``pip install detect-secrets``).
 
-    python bench/secrets.py [--sample N] [--list-false-positives FILE]
+    python bench/secret_redaction.py [--sample N] [--list-false-positives FILE]
 
 detect-secrets is slow (about 0.1 MB/s here), so both tools are compared on every N-th real
 file (``--sample``, default 10); ragloom is also run over all of them.

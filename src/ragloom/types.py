@@ -31,9 +31,13 @@ class RetrieverHit:
 
 @dataclass
 class SearchResult:
-    """One retrieved chunk: its text and metadata, cosine ``score`` and ``distance`` (1 - score).
+    """One retrieved chunk: its text and metadata, and how well it matches the query.
 
-    ``retrievers`` says which retrievers found it (e.g. ``dense``, ``sparse``) and where.
+    ``score`` is always the cosine similarity of the chunk to the query (what ``min_score``
+    compares; 1 = same direction, around 0 = unrelated) and ``distance`` = 1 - score.
+    ``rank_score`` is the value results are ordered by: the cosine in dense search, the
+    fused value (e.g. Reciprocal Rank Fusion) in hybrid search. ``retrievers`` says which
+    retrievers found it (``dense``, ``sparse``), at which rank and with which raw score.
     """
 
     id: str
@@ -42,6 +46,11 @@ class SearchResult:
     score: float
     distance: float
     retrievers: dict[str, RetrieverHit] = field(default_factory=dict)
+    rank_score: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.rank_score is None:
+            self.rank_score = self.score
 
     @property
     def path(self) -> str | None:

@@ -24,15 +24,22 @@ def engine(make_engine, project: Path):
 def test_best_match_first_and_scores_descend(engine, hybrid: bool) -> None:
     results = engine.search("rockets orbit satellites", top_k=4, hybrid=hybrid)
     assert results[0].metadata["path"] == "space.md"
-    scores = [r.score for r in results]
-    assert scores == sorted(scores, reverse=True)
+    rank_scores = [r.rank_score for r in results]
+    assert rank_scores == sorted(rank_scores, reverse=True)
     assert results[0].retrievers["dense"].rank == 1
+    assert all(r.distance == pytest.approx(1 - r.score) for r in results)
     if not hybrid:
-        assert all(r.distance == pytest.approx(1 - r.score) for r in results)
+        assert all(r.rank_score == r.score for r in results)
         assert all(set(r.retrievers) == {"dense"} for r in results)
     else:
         assert results[0].retrievers["sparse"].rank == 1
-        assert results[0].score == pytest.approx(2 / 61)
+        assert results[0].rank_score == pytest.approx(2 / 61)
+    # score is the cosine the dense retriever measured, whatever the mode
+    assert results[0].score == pytest.approx(results[0].retrievers["dense"].score)
+    query = engine.provider.embed_query("rockets orbit satellites")
+    for result in results:
+        vector = engine.store.get_vectors([result.id])[0]
+        assert result.score == pytest.approx(float(vector @ query), abs=1e-5)
 
 
 def test_search_order_is_deterministic(engine) -> None:

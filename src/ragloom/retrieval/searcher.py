@@ -1,9 +1,9 @@
 """The read path: query -> embed -> dense top-k (+ BM25 top-k -> fuse) -> (MMR) -> results.
 
-In dense mode ``score`` is the cosine similarity. In hybrid mode ``score`` is the fused
-score and each retriever's own rank and score are in ``retrievers``. ``distance`` is always
-the cosine distance to the query, and ``min_score`` always compares cosine similarity, so
-a threshold means the same thing in every mode.
+``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
+every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
+``rank_score``: the cosine in dense mode, the fused value in hybrid mode (each retriever's
+own rank and score are in ``retrievers``).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class Searcher:
                     continue  # deleted between BM25 and the store read
                 if doc_id in sparse_hits:
                     result.retrievers["sparse"] = sparse_hits[doc_id]
-                result.score = fused_score
+                result.rank_score = fused_score
                 results.append(result)
             clock.lap("fuse")
         else:
@@ -118,14 +118,14 @@ class Searcher:
         if mmr and results:
             results = results[:mmr_pool_size(top_k)]
             vectors = self.store.get_vectors([r.id for r in results])
-            order = mmr_order(min_max([r.score for r in results]), vectors, top_k,
+            order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
                               self.config.mmr_lambda)
             results = [results[i] for i in order]
             clock.lap("mmr")
         results = results[:top_k]
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
-            results = [r for r in results if 1.0 - r.distance >= threshold]
+            results = [r for r in results if r.score >= threshold]
         return SearchResponse(results, "hybrid" if hybrid else "dense", clock.timings, candidates)
 
     def _fill_missing(self, by_id: dict[str, SearchResult], ids: list[str], vector: np.ndarray) -> None:
