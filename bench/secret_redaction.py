@@ -15,6 +15,7 @@ import random
 import string
 import sys
 import sysconfig
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -66,15 +67,24 @@ def ragloom_flags(text: str) -> list[str]:
 
 
 def detect_secrets_flags() -> Callable[[str], list[str]] | None:
+    """Lines detect-secrets reports when it scans the text as a file with its default
+    plugins, entropy limits and filters (its per-line ``scan_line`` mode reports every word)."""
     try:
-        from detect_secrets.core.scan import scan_line
+        from detect_secrets import SecretsCollection
         from detect_secrets.settings import default_settings
     except ImportError:
         return None
 
     def flags(text: str) -> list[str]:
-        with default_settings():
-            return [line for line in text.splitlines() if any(True for _ in scan_line(line))]
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "scanned.py"
+            path.write_text(text, encoding="utf-8")
+            collection = SecretsCollection()
+            with default_settings():
+                collection.scan_file(str(path))
+            numbers = {secret.line_number for _, secret in collection}
+        lines = text.splitlines()
+        return [lines[n - 1] for n in sorted(numbers) if 0 < n <= len(lines)]
     return flags
 
 
