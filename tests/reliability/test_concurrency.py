@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from trees import initial_tree, mutate, tree_config
+from trees import initial_tree, reindex_rounds, tree_config
 
 from helpers import hash_config
 from ragloom import IndexLockedError, RAGEngine
@@ -59,14 +59,10 @@ def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> N
     threads = [threading.Thread(target=searcher, args=(i,)) for i in range(SEARCHERS)]
     for thread in threads:
         thread.start()
-    step = 60
+    changes = 0
     try:
-        for round_number in range(1, ROUNDS + 1):
-            for _ in range(5):
-                mutate(root, rng, versions, step)
-                step += 1
-            engine.index_directory()
-            wait_for_searches(round_number * SEARCHES_PER_ROUND)
+        changes = reindex_rounds(engine, root, rng, versions, ROUNDS,
+                                 lambda done: wait_for_searches(done * SEARCHES_PER_ROUND))
     finally:
         stop.set()
         for thread in threads:
@@ -82,7 +78,7 @@ def test_searches_during_reindexing_see_whole_file_versions(tmp_path: Path) -> N
         fresh.index_directory()
         assert final == {(c.id, c.text) for c in fresh.store.get(fresh.store.ids())}
     print(f"\nstress: {sum(searches)} searches by {SEARCHERS} threads during {ROUNDS} re-index "
-          f"rounds ({step - 60} file changes)")
+          f"rounds ({changes} file changes)")
 
 
 def test_second_process_gets_a_clear_lock_error(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from trees import initial_tree, mutate, tree_config
+from trees import initial_tree, reindex_rounds, tree_config
 
 from helpers import hash_config, write
 from ragloom import IndexLockedError, RAGEngine
@@ -35,18 +35,15 @@ def test_four_readers_search_while_a_fifth_process_indexes(tmp_path: Path) -> No
         readers = [subprocess.Popen([sys.executable, str(CHILD), str(root), str(TESTS), str(count_files[i]),
                                      str(stop_file), str(i)], stderr=subprocess.PIPE, text=True)
                    for i in range(READERS)]
-        step = 60
+        def wait_for_readers(done: int) -> None:
+            """Count-bound: every reader searches a few more times before the next round."""
+            while min(searches_done(count_files)) < done * SEARCHES_PER_ROUND:
+                assert all(r.poll() is None for r in readers), [r.stderr.read() for r in readers
+                                                                if r.poll() is not None]
+                time.sleep(0.05)
+
         try:
-            for round_number in range(1, ROUNDS + 1):
-                for _ in range(5):
-                    mutate(root, rng, versions, step)
-                    step += 1
-                writer.index_directory()
-                # count-bound: every reader searches a few more times before the next round
-                while min(searches_done(count_files)) < round_number * SEARCHES_PER_ROUND:
-                    assert all(r.poll() is None for r in readers), [r.stderr.read() for r in readers
-                                                                    if r.poll() is not None]
-                    time.sleep(0.05)
+            reindex_rounds(writer, root, rng, versions, ROUNDS, wait_for_readers)
         finally:
             stop_file.touch()
             outcomes = [(r.wait(120), r.stderr.read()) for r in readers]

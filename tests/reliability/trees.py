@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 from helpers import hash_config, write
-from ragloom import RAGConfig
+from ragloom import RAGConfig, RAGEngine
 
 
 def mutate(root: Path, rng: random.Random, versions: dict[str, set[str]], step: int) -> None:
@@ -35,3 +36,17 @@ def initial_tree(root: Path, seed: int) -> tuple[random.Random, dict[str, set[st
     for step in range(60):
         mutate(root, rng, versions, step)
     return rng, versions
+
+
+def reindex_rounds(engine: RAGEngine, root: Path, rng: random.Random, versions: dict[str, set[str]],
+                   rounds: int, after_round: Callable[[int], None]) -> int:
+    """``rounds`` times: edit five files, re-index, then ``after_round(round_number)``
+    (which waits for the searchers). Returns the number of file changes."""
+    step = 60
+    for round_number in range(1, rounds + 1):
+        for _ in range(5):
+            mutate(root, rng, versions, step)
+            step += 1
+        engine.index_directory()
+        after_round(round_number)
+    return step - 60
