@@ -12,9 +12,11 @@ from ragloom.errors import (
     ReadOnlyError,
     StoreError,
 )
+from ragloom.indexing.consistency import VerifyReport
 from ragloom.indexing.progress import IndexProgress
 from ragloom.prompt import format_context, inject_context
-from ragloom.types import Chunk, IndexReport, SearchResult
+from ragloom.retrieval.searcher import SearchResponse
+from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
 
 __version__ = "0.1.0"
 
@@ -26,14 +28,17 @@ __all__ = [
     "IndexNotFoundError",
     "IndexProgress",
     "IndexReport",
+    "IndexStatus",
     "MissingDependencyError",
     "RAGConfig",
     "RAGEngine",
     "RagloomError",
     "ReadOnlyError",
+    "SearchResponse",
     "SearchResult",
     "StoreError",
     "VectorStoreConfig",
+    "VerifyReport",
     "format_context",
     "inject_context",
     "load_config",

@@ -269,12 +269,7 @@ class RAGEngine:
         total = IndexReport()
         for root in self._roots():
             if root.is_dir():
-                report = self.index_directory(root)
-                for name in ("files_indexed", "files_unchanged", "files_skipped", "files_removed",
-                             "chunks_added", "chunks_removed", "chunks_embedded", "seconds"):
-                    setattr(total, name, getattr(total, name) + getattr(report, name))
-                total.skipped += report.skipped
-                total.warnings += report.warnings
+                total.merge(self.index_directory(root))
         return total
 
     def get_all_indexed_paths(self) -> list[str]:

@@ -84,6 +84,13 @@ class IndexReport:
     skipped: list[SkippedFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def merge(self, other: IndexReport) -> None:
+        """Add ``other``'s counts, skips and warnings to this report (one report per run of
+        several folders)."""
+        for name, value in vars(other).items():
+            current = getattr(self, name)
+            setattr(self, name, current + value)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -275,3 +275,14 @@ def test_stopping_auto_sync_on_a_disabled_engine_is_a_no_op(make_engine) -> None
     engine = make_engine(enabled=False)
     engine.stop_auto_sync()
     engine.close()
+
+
+def test_reports_merge_counts_skips_and_warnings() -> None:
+    from ragloom import IndexReport
+    from ragloom.types import SkippedFile
+
+    total = IndexReport(files_indexed=1, chunks_added=3, seconds=0.5, warnings=["a"])
+    total.merge(IndexReport(files_indexed=2, files_removed=1, chunks_added=4, seconds=0.25,
+                            skipped=[SkippedFile("x.bin", "binary")], warnings=["b"]))
+    assert (total.files_indexed, total.files_removed, total.chunks_added, total.seconds) == (3, 1, 7, 0.75)
+    assert total.skipped == [SkippedFile("x.bin", "binary")] and total.warnings == ["a", "b"]

@@ -13,7 +13,6 @@ ranking. Saved as one ``.npz`` file (no pickle), written atomically.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ragloom.atomic import atomic_write
 from ragloom.stores.filters import Condition, matches_all
 from ragloom.types import Metadata
 
@@ -295,13 +295,9 @@ class BM25Index:
                       "tokenizer": self.tokenizer, "ids": [self._ids[s] for s in live],
                       "metadatas": [self._metadatas[s] for s in live], "terms": self._terms}
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            with temporary.open("wb") as handle:
+            with atomic_write(path) as handle:
                 np.savez(handle, indptr=indptr, terms=terms, tfs=tfs,
                          header=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, path)
 
     @classmethod
     def load(cls, path: Path) -> BM25Index:

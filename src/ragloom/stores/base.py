@@ -97,3 +97,11 @@ def require_stored(ids: Sequence[str], stored: Container[str]) -> None:
     missing = [chunk_id for chunk_id in ids if chunk_id not in stored]
     if missing:
         raise KeyError(f"no vectors stored for ids {missing[:5]}")
+
+
+def top_k_indices(scores: np.ndarray, top_k: int) -> np.ndarray:
+    """Indices of the ``top_k`` highest scores, best first; ties keep insertion order."""
+    if top_k >= len(scores):
+        return np.argsort(-scores, kind="stable")
+    candidates = np.argpartition(-scores, top_k - 1)[:top_k]
+    return candidates[np.lexsort((candidates, -scores[candidates]))]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ragloom.embeddings.base import l2_normalize
-from ragloom.stores.base import check_upsert_arguments, require_stored
+from ragloom.stores.base import check_upsert_arguments, require_stored, top_k_indices
 from ragloom.stores.filters import Filters, compile_filters, matches_all
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -112,11 +112,3 @@ class MockVectorStore:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def top_k_indices(scores: np.ndarray, top_k: int) -> np.ndarray:
-    """Indices of the ``top_k`` highest scores, best first; ties keep insertion order."""
-    if top_k >= len(scores):
-        return np.argsort(-scores, kind="stable")
-    candidates = np.argpartition(-scores, top_k - 1)[:top_k]
-    return candidates[np.lexsort((candidates, -scores[candidates]))]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -24,15 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ragloom.atomic import atomic_write
 from ragloom.embeddings.base import l2_normalize
 from ragloom.errors import ReadOnlyError, StoreError
 from ragloom.faults import crash_point
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.bits import sign_sketch_scores, sign_words, two_plane_sketch_scores
 from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
 from ragloom.stores.filters import Filters, compile_filters, matches_all
-from ragloom.stores.mock import top_k_indices
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -41,15 +40,6 @@ SEGMENT_LIST = "segments.json"
 _MAX_SEGMENTS = 64
 #: The files this store writes (and so the only ones it ever deletes).
 _OWN_FILE = re.compile(r"^(segments\.json|\d{8}\.npz|\.(segments\.json|\d{8}\.npz)\.\d+\.tmp)$")
-
-
-def _fsync_write(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with temporary.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 class TurboQuantStore:
@@ -314,8 +304,8 @@ class TurboQuantStore:
             self._write_segment(self.path / name, new_rows, deleted)
             crash_point("segment-written")
             segments = [name] if compact else [*self._segments, name]
-            _fsync_write(self.path / SEGMENT_LIST, json.dumps(
-                {"settings": self._settings(), "segments": segments}).encode("utf-8"))
+            with atomic_write(self.path / SEGMENT_LIST) as handle:
+                handle.write(json.dumps({"settings": self._settings(), "segments": segments}).encode("utf-8"))
             for old in set(self._segments) - set(segments):
                 (self.path / old).unlink(missing_ok=True)
             if compact:
@@ -327,13 +317,9 @@ class TurboQuantStore:
         part = self._data.take(rows)
         header = {"ids": [self._ids[r] for r in rows], "deleted": deleted,
                   "texts": [self._texts[r] for r in rows], "metadatas": [self._metadatas[r] for r in rows]}
-        arrays = part.arrays()
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with temporary.open("wb") as handle:
-            np.savez(handle, header=np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8), **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        with atomic_write(path) as handle:
+            np.savez(handle, header=np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8),
+                     **part.arrays())
 
     def _compact_memory(self) -> None:
         rows = np.flatnonzero(self._alive)

@@ -1,0 +1,25 @@
+"""Writing a file all or nothing: readers and a crash see the old file or the new one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+
+@contextmanager
+def atomic_write(path: Path) -> Iterator[BinaryIO]:
+    """Yield a handle to a temporary file beside ``path`` (``.<name>.<pid>.tmp``); when the
+    block ends it is flushed, fsynced and renamed over ``path``. A failure removes it."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temporary.open("wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
