@@ -80,23 +80,26 @@ def progress_printer(stream=sys.stderr) -> Callable[[IndexProgress], None]:  # t
                                     f"{' (total estimated)' if progress.estimated else ''}",
                                     refresh=False)
                 bar.refresh()
-                if _finished(progress):
+                if progress.finished:
                     bar.close()
             return update_bar
-    last_line = [0.0, ""]
+    return _ProgressLines(stream)
 
-    def update_lines(progress: IndexProgress) -> None:
+
+class _ProgressLines:
+    """Prints the progress as a line every PROGRESS_LINE_SECONDS, and once when done."""
+
+    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+        self._stream = stream
+        self._printed_at = float("-inf")
+        self._last = ""
+
+    def __call__(self, progress: IndexProgress) -> None:
         now, line = time.monotonic(), describe_progress(progress)
-        due = now - float(last_line[0]) >= PROGRESS_LINE_SECONDS or _finished(progress)
-        if due and line != last_line[1]:
-            last_line[:] = [now, line]
-            print(line, file=stream, flush=True)
-    return update_lines
-
-
-def _finished(progress: IndexProgress) -> bool:
-    return (progress.files_done == progress.files_total and not progress.estimated
-            and progress.chunks_embedded >= progress.chunks_to_embed)
+        due = now - self._printed_at >= PROGRESS_LINE_SECONDS or progress.finished
+        if due and line != self._last:
+            self._printed_at, self._last = now, line
+            print(line, file=self._stream, flush=True)
 
 
 def describe_progress(progress: IndexProgress) -> str:

@@ -24,6 +24,12 @@ class IndexProgress:
     elapsed_seconds: float
 
     @property
+    def finished(self) -> bool:
+        """Every file read and every chunk embedded."""
+        return (self.files_done == self.files_total and not self.estimated
+                and self.chunks_embedded >= self.chunks_to_embed)
+
+    @property
     def chunks_per_second(self) -> float:
         return self.chunks_embedded / self.elapsed_seconds if self.elapsed_seconds > 0 else 0.0
 
