@@ -141,3 +141,19 @@ def test_collection_name_follows_chroma_rules() -> None:
     with pytest.raises(ConfigError, match="collection_name"):
         parse_config({"vector_store": {"collection_name": "bad name!"}})
     assert parse_config({"vector_store": {"collection_name": "my.docs-1"}})
+
+
+def test_desktop_client_seed_table_loads_as_written(tmp_path: Path) -> None:
+    (tmp_path / "app.toml").write_text(
+        '[rag]\nenabled = true\nembedding_provider = "local"\ntop_k = 5\n\n'
+        '[rag.vector_store]\nprovider = "chroma"\nurl = ""\napi_key = ""\n'
+        'mcp_server = ""\nmcp_tool = ""\n')
+    config = load_config(tmp_path / "app.toml")
+    store = config.vector_store
+    assert (store.url, store.api_key, store.mcp_server, store.mcp_tool) == (None, None, None, None)
+    assert store.resolved_api_key() is None
+
+
+def test_mcp_keys_with_another_store_are_an_error() -> None:
+    with pytest.raises(ConfigError, match="mcp_server is set but provider is 'chroma'"):
+        parse_config({"vector_store": {"provider": "chroma", "mcp_server": "ragloom mcp"}})

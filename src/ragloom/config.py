@@ -43,10 +43,34 @@ class VectorStoreConfig(StrictModel):
     residual: bool = False
     refine_bits: int = Field(0, ge=0, le=8)
     first_pass: int = Field(4000, ge=1)
+    mcp_server: str | None = None
+    mcp_tool: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_means_unset(cls, data: Any) -> Any:
+        """``url = ""``, ``api_key = ""`` ... (as the desktop client's config writes them)
+        mean "not set"."""
+        if isinstance(data, dict):
+            return {key: None if key in _OPTIONAL_TEXT and value == "" else value
+                    for key, value in data.items()}
+        return data
+
+    @model_validator(mode="after")
+    def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
+        for key in ("mcp_server", "mcp_tool"):
+            if getattr(self, key) is not None and self.provider != "mcp":
+                raise ValueError(f"{key} is set but provider is {self.provider!r}; {key} is for "
+                                 f"the MCP bridge store (provider = \"mcp\"), which this version "
+                                 f"of ragloom does not have yet")
+        return self
 
     def resolved_api_key(self) -> str | None:
         """The store API key from ``api_key`` or the environment variable ``api_key_env``."""
         return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
+
+
+_OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env", "mcp_server", "mcp_tool"})
 
 
 class ChunkingConfig(StrictModel):
