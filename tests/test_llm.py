@@ -128,3 +128,20 @@ def test_send_errors_surface_from_the_sdk(server: FakeGeminiServer, client) -> N
     server.fail_next(400, "bad request")
     with pytest.raises(genai.errors.ClientError):
         send(PROMPT, "hi", client=client)
+
+
+def test_sources_list_exactly_what_the_budget_let_into_the_prompt(server: FakeGeminiServer, client,
+                                                                 make_engine, project: Path) -> None:
+    for index in range(5):
+        write(project, f"docs/part{index}.md", f"# Part {index}\n" + "rockets and orbits " * 40 + "\n")
+    engine = make_engine()
+    engine.index_directory()
+    result = send_detailed(PROMPT, "rockets orbits", rag_engine=engine, client=client, top_k=5,
+                           token_budget=300)
+    instruction = system_text(server.calls("generateContent")[0])
+    in_prompt = [line.split(" (")[0].removeprefix("File: ") for line in instruction.splitlines()
+                 if line.startswith("File: ")]
+    assert 1 <= len(in_prompt) < 5  # the budget keeps only some of the five results
+    assert [path for path, _ in result.sources] == in_prompt
+    full = send_detailed(PROMPT, "rockets orbits", rag_engine=engine, client=client, top_k=5)
+    assert len(full.sources) == 5

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragloom.gemini_client import build_client, genai_module
-from ragloom.prompt import inject_context
+from ragloom.prompt import inject_context, results_in_context
 from ragloom.types import SearchResult
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ DEFAULT_MODEL = "gemini-2.5-flash"
 
 @dataclass
 class SendResult:
-    """The model's answer plus what ragloom put in the prompt."""
+    """The model's answer plus what ragloom put in the prompt: ``injected`` lists exactly
+    the results the context block holds after the token budget."""
 
     text: str
     injected: list[SearchResult] = field(default_factory=list)
@@ -68,7 +69,7 @@ def send_detailed(md_content: str, user_message: str, *, rag_engine: RAGEngine |
     config = types.GenerateContentConfig(system_instruction=instruction) if instruction else None
     response = resolve_client(client, rag_engine).models.generate_content(
         model=model, contents=user_message, config=config)
-    return SendResult(response.text or "", results, instruction)
+    return SendResult(response.text or "", results_in_context(results, token_budget), instruction)
 
 
 def send(md_content: str, user_message: str, *, rag_engine: RAGEngine | None = None,

@@ -43,12 +43,27 @@ def format_context(results: Sequence[SearchResult], token_budget: int | None = N
     With ``token_budget``, whole results are kept while they fit; the first that does not
     fit is cut to the remaining budget and the rest dropped. No results give ``""``.
     """
-    if not results:
+    entries = _budgeted_entries(results, token_budget)
+    if not entries:
         return ""
-    header, footer = CONTEXT_START + "\n", CONTEXT_END
+    return CONTEXT_START + "\n" + "".join(entry for _, entry in entries) + CONTEXT_END
+
+
+def results_in_context(results: Sequence[SearchResult],
+                       token_budget: int | None = None) -> list[SearchResult]:
+    """The results ``format_context`` puts into the block (whole or cut), in order: what
+    a prompt really cites after the token budget."""
+    return [result for result, _ in _budgeted_entries(results, token_budget)]
+
+
+def _budgeted_entries(results: Sequence[SearchResult],
+                      token_budget: int | None) -> list[tuple[SearchResult, str]]:
+    """(result, its entry in the block) for every result that fits the budget."""
+    if not results:
+        return []
     remaining = None if token_budget is None else (
-        token_budget - estimate_tokens(header) - estimate_tokens(footer))
-    entries: list[str] = []
+        token_budget - estimate_tokens(CONTEXT_START + "\n") - estimate_tokens(CONTEXT_END))
+    entries: list[tuple[SearchResult, str]] = []
     for result in results:
         entry = f"{describe_source(result)}\n{_neutralize_markers(result.text).rstrip()}\n\n"
         if remaining is not None:
@@ -58,13 +73,11 @@ def format_context(results: Sequence[SearchResult], token_budget: int | None = N
                 room = (remaining - estimate_tokens(source_line)) * CHARS_PER_TOKEN - 6
                 if room > 0:
                     body = _neutralize_markers(result.text)[:room].rstrip()
-                    entries.append(f"{source_line}{body}\n…\n\n")
+                    entries.append((result, f"{source_line}{body}\n…\n\n"))
                 break
             remaining -= cost
-        entries.append(entry)
-    if not entries:
-        return ""
-    return header + "".join(entries) + footer
+        entries.append((result, entry))
+    return entries
 
 
 def inject_context(md_content: str, results: Sequence[SearchResult],
