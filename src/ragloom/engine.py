@@ -81,9 +81,7 @@ class RAGEngine:
     def _open_for_writing(self, vector_store: VectorStore | None) -> None:
         """Take the index lock (before the store opens: it may rebuild files another process
         owns), open every part, finish an interrupted write, adopt new settings."""
-        persistent = (vector_store.persistent if vector_store is not None
-                      else self.config.vector_store.provider != "mock")
-        if persistent:
+        if self._persistent(vector_store):
             claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files)
             self._process_lock = ProcessLock(self.index_dir / "lock")
             self._process_lock.acquire()
@@ -96,7 +94,7 @@ class RAGEngine:
         """Load the last persisted state without writing anything. Several readers may run
         while a writer holds the index; a store that cannot be read beside a writer
         (embedded Chroma) is refused while one has it open."""
-        if vector_store is None and self.config.vector_store.provider != "mock":
+        if self._persistent(vector_store):
             claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files, create=False)
         probe = ProcessLock(self.index_dir / "lock")
         writer_active = False
@@ -122,6 +120,12 @@ class RAGEngine:
             probe.release()
         self._check_signature()
         self.sparse.sync_with(self.store)
+
+    def _persistent(self, vector_store: VectorStore | None) -> bool:
+        """Whether the store keeps its data on disk or a server, known before it opens."""
+        if vector_store is not None:
+            return vector_store.persistent
+        return self.config.vector_store.provider != "mock"
 
     def _open_parts(self, vector_store: VectorStore | None, read_only: bool) -> None:
         """Store, cache, manifest, BM25 index, indexer and searcher."""

@@ -29,7 +29,6 @@ EMBED_WINDOW_CHUNKS = 4096
 READ_AHEAD_FILES = 64
 
 
-
 @dataclass
 class _PendingFile:
     relative: str
