@@ -34,7 +34,7 @@ def stdlib_pieces(limit: int, size: int = 300) -> list[str]:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        pieces.extend(piece.text for piece in chunker.pieces(text) if piece.text.strip())
+        pieces.extend(chunk.text for chunk in chunker.chunk(text, "_"))
         if len(pieces) >= limit:
             break
     return pieces[:limit]

@@ -1,9 +1,16 @@
-"""Checks every chunker must pass on any file: exact slices, honest line ranges, coverage."""
+"""Checks every chunker must pass on any file: exact slices, honest line ranges, whole
+lines, coverage, and no chunk that is only a structure line (heading, class line, decorator)."""
 
 from __future__ import annotations
 
+import re
+
 from ragloom.chunking.base import LineIndex
 from ragloom.types import Chunk
+
+#: Lines that say what follows but hold nothing themselves.
+PYTHON_STRUCTURE_LINE = re.compile(r"^\s*(@|class\s.*:\s*$)")
+MARKDOWN_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 
 
 def body_and_header(chunk: Chunk, source: str, lines: LineIndex) -> tuple[str, str]:
@@ -16,9 +23,13 @@ def body_and_header(chunk: Chunk, source: str, lines: LineIndex) -> tuple[str, s
     return chunk.text[: len(chunk.text) - len(body)], body
 
 
-def check_chunks(chunks: list[Chunk], source: str, chunk_size: int) -> None:
-    """Slices, line numbers, sizes, ordering of indexes, and coverage of non-blank lines."""
+def check_chunks(chunks: list[Chunk], source: str, chunk_size: int,
+                 structure_line: re.Pattern[str] | None = None) -> None:
+    """Slices, line numbers, sizes, ordering of indexes, coverage of non-blank lines, whole
+    lines (a piece ends inside a line only when its whole lines do not fit), and no chunk
+    made only of ``structure_line``s."""
     lines = LineIndex(source)
+    line_texts = source.split("\n")
     covered: set[int] = set()
     for index, chunk in enumerate(chunks):
         meta = chunk.metadata
@@ -28,8 +39,18 @@ def check_chunks(chunks: list[Chunk], source: str, chunk_size: int) -> None:
         assert header == "" or header.endswith("\n"), (meta, header)
         assert lines.line_of(meta["start_char"]) == meta["start_line"], meta
         assert meta["start_line"] <= meta["end_line"]
-        assert len(body) <= chunk_size, (meta, len(body))
+        assert len(header) + len(body) <= chunk_size, (meta, len(header), len(body))
+        start, end = meta["start_char"], meta["end_char"]
+        if len(line_texts[meta["start_line"] - 1]) + 1 <= chunk_size - len(header):
+            assert start == 0 or source[start - 1] == "\n", f"starts mid-line: {meta}"
+        whole_lines = len("\n".join(line_texts[meta["start_line"] - 1:meta["end_line"]])) + 1
+        if whole_lines <= chunk_size - len(header):
+            assert end == len(source) or source[end - 1] == "\n", f"ends mid-line: {meta}"
+        if structure_line is not None and len(chunks) > 1:
+            content = [line for line in body.split("\n") if line.strip()]
+            assert not all(structure_line.match(line) for line in content), (
+                f"chunk is only structure lines: {meta} {body[:120]!r}")
         covered.update(range(meta["start_line"], meta["end_line"] + 1))
-    for number, line in enumerate(source.split("\n"), start=1):
+    for number, line in enumerate(line_texts, start=1):
         if line.strip():
             assert number in covered, f"line {number} lost: {line[:80]!r}"

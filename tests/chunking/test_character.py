@@ -28,13 +28,35 @@ def test_short_text_is_one_chunk() -> None:
     }
 
 
-def test_exact_windows_with_overlap() -> None:
+def test_a_line_longer_than_a_window_is_cut_between_words() -> None:
+    words = " ".join(f"w{i:03d}" for i in range(500))  # one 2,499-char line of 4-char words
+    chunks = CharacterChunker(1000, 200).chunk(words, "x.txt")
+    starts = [c.metadata["start_char"] for c in chunks]
+    assert starts == [0, 800, 1600]
+    assert [len(c.text) for c in chunks] == [1000, 1000, 899]
+    assert all(words[start - 1] == " " for start in starts[1:])
+    assert all(c.text.endswith(" ") for c in chunks[:-1])
+
+
+def test_a_word_longer_than_a_window_is_cut_where_the_window_ends() -> None:
     text = "".join(chr(ord("a") + i % 26) for i in range(2500))
     chunks = CharacterChunker(1000, 200).chunk(text, "x.txt")
-    assert [c.metadata["start_char"] for c in chunks] == [0, 800, 1600]
-    assert [len(c.text) for c in chunks] == [1000, 1000, 900]
-    assert chunks[0].text[-200:] == chunks[1].text[:200]
-    assert [c.metadata["chunk_index"] for c in chunks] == [0, 1, 2]
+    assert [c.metadata["start_char"] for c in chunks] == [0, 1000, 2000]
+
+
+def test_windows_are_whole_lines_and_overlap_in_whole_lines() -> None:
+    text = "".join(f"{i:02d}" + "x" * 26 + "\n" for i in range(10))  # ten 29-char lines
+    chunks = CharacterChunker(100, 40).chunk(text, "x.txt")
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        (1, 3), (3, 5), (5, 7), (7, 9), (9, 10)]
+    assert all(c.text.endswith("\n") for c in chunks)
+    assert [c.metadata["start_char"] for c in chunks] == [0, 58, 116, 174, 232]
+
+
+def test_a_window_never_repeats_more_than_it_adds() -> None:
+    text = "a" * 44 + "\n" + "b" * 44 + "\n" + "end\n"
+    chunks = CharacterChunker(92, 50).chunk(text, "x.txt")
+    assert [c.text for c in chunks] == ["a" * 44 + "\n" + "b" * 44 + "\n", "end\n"]
 
 
 def test_line_numbers_of_each_window() -> None:
@@ -90,3 +112,9 @@ def test_chunks_are_exact_slices_covering_the_text(text: str, size: int, overlap
         for position in range(start, start + len(chunk.text)):
             covered[position] = True
     assert all(covered[i] for i, char in enumerate(text) if not char.isspace())
+    for chunk in chunks:  # whole lines, unless a line is longer than a chunk
+        start, end = chunk.metadata["start_char"], chunk.metadata["end_char"]
+        if len(lines[chunk.metadata["start_line"] - 1]) + 1 <= size:
+            assert start == 0 or text[start - 1] == "\n", chunk.metadata
+        if len(lines[chunk.metadata["end_line"] - 1]) + 1 <= size:
+            assert end == len(text) or text[end - 1] == "\n", chunk.metadata

@@ -6,7 +6,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from properties import check_chunks
+from properties import MARKDOWN_HEADING_LINE, check_chunks
 
 from ragloom.chunking.markdown import MarkdownChunker
 
@@ -153,4 +153,24 @@ def test_every_installed_markdown_file(chunk_size: int, overlap: int) -> None:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        check_chunks(chunker.chunk(text, path.name), text, chunk_size)
+        check_chunks(chunker.chunk(text, path.name), text, chunk_size, MARKDOWN_HEADING_LINE)
+
+
+def test_a_section_that_is_only_its_heading_opens_the_next_section() -> None:
+    text = "# Releases\n\n## v2.6.18\n\n### Fixes\n\n- one\n- two\n\n## v2.6.17\n\nNotes.\n"
+    chunks = MarkdownChunker(1000, 100).chunk(text, "CHANGES.md")
+    assert sections(chunks) == [
+        ("section", "Fixes", "Releases > v2.6.18 > Fixes", 1, 8),
+        ("section", "v2.6.17", "Releases > v2.6.17", 10, 12),
+    ]
+    assert chunks[0].text.startswith("# Releases\n\n## v2.6.18\n\n### Fixes\n")
+
+
+def test_a_long_list_is_cut_between_items() -> None:
+    items = "".join(f"- item {i:02d} says something useful\n" for i in range(20))  # 32 chars each
+    text = f"# List\n\n{items}"
+    chunks = MarkdownChunker(200, 40).chunk(text, "l.md")
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        (1, 8), (8, 13), (13, 18), (18, 22)]
+    assert all(c.text.startswith("# List\n- item") for c in chunks[1:])
+    check_chunks(chunks, text, 200, MARKDOWN_HEADING_LINE)

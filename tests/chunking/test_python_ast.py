@@ -7,7 +7,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from properties import check_chunks
+from properties import PYTHON_STRUCTURE_LINE, check_chunks
 
 from ragloom.chunking.python_ast import PythonAstChunker
 
@@ -62,12 +62,12 @@ def test_one_chunk_per_definition_and_statement_run() -> None:
                 c.metadata["end_line"]) for c in chunks]
     assert summary == [
         ("module", None, 1, 5),
-        ("function", "helper", 8, 12),
-        ("function", "fetch", 15, 16),
+        ("function", "helper", 8, 16),  # two small functions share a chunk
         ("class", "Parser", 19, 34),
         ("module", None, 37, 38),
     ]
     helper = by_symbol(chunks)["helper"]
+    assert helper.metadata["symbols"] == "helper, fetch"
     assert helper.text.startswith("# Leading comment of helper.\n@functools.cache\ndef helper")
     assert all(c.metadata["chunker"] == "python_ast" for c in chunks)
     check_chunks(chunks, SOURCE, 1000)
@@ -85,6 +85,36 @@ def test_large_class_splits_per_method_with_class_header() -> None:
     head = by_symbol(chunks)["Parser"]
     assert head.text.startswith("class Parser(Base):\n") and 'mode = "strict"' in head.text
     check_chunks(chunks, SOURCE, 200)
+
+
+CLASS_WITHOUT_DOCSTRING = '''class Adapter(Base):
+    # Transport settings
+    # shared by every method.
+
+    def close(self):
+        for connection in self.pool.values():
+            connection.close(force=True, reason="adapter closed", notify=self.listeners)
+
+    @overload
+    def send(self, request: str) -> str: ...
+    @overload
+    def send(self, request: bytes) -> bytes: ...
+    def send(self, request):
+        payload = encode(request, self.settings, self.timeout, self.retries, self.proxies)
+        return self.transport.deliver(payload, verify=self.verify, stream=self.stream)
+'''
+
+
+def test_a_lone_class_line_opens_its_first_member_and_overloads_share_a_chunk() -> None:
+    chunks = PythonAstChunker(300, 30).chunk(CLASS_WITHOUT_DOCSTRING, "a.py")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata.get("symbols"))
+            for c in chunks] == [(1, 7, None), (9, 12, "Adapter.send, Adapter.send"), (13, 15, None)]
+    assert chunks[0].text.startswith("class Adapter(Base):\n    # Transport settings\n")
+    assert chunks[0].metadata["symbol"] == "Adapter.close"
+    for later in chunks[1:]:  # the class line is repeated, without the comment block
+        assert later.text.startswith("class Adapter(Base):\n    @overload\n" if later is chunks[1]
+                                     else "class Adapter(Base):\n    def send(self, request):")
+    check_chunks(chunks, CLASS_WITHOUT_DOCSTRING, 300)
 
 
 def test_large_function_splits_with_signature_repeated() -> None:
@@ -147,7 +177,7 @@ def test_whole_standard_library() -> None:
         except (UnicodeDecodeError, OSError):
             continue
         chunks = chunker.chunk(source, path.name)
-        check_chunks(chunks, source, chunk_size)
+        check_chunks(chunks, source, chunk_size, PYTHON_STRUCTURE_LINE)
         if chunks and "parse_error" in chunks[0].metadata:
             continue
         lines = source.split("\n")
@@ -161,6 +191,7 @@ def test_whole_standard_library() -> None:
             holders = [c for c in chunks if text in c.text
                        and c.metadata["start_line"] <= first <= c.metadata["end_line"]]
             assert len(holders) == 1, (path, node.name, len(holders))
-            assert holders[0].metadata["symbol"] == node.name
+            meta = holders[0].metadata
+            assert node.name in (meta.get("symbols") or meta["symbol"]).split(", ")
             checked_definitions += 1
     assert checked_definitions > 5_000

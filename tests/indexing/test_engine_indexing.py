@@ -227,7 +227,8 @@ def test_progress_counts_files_and_chunks_embedded(make_engine, project: Path,
 
     monkeypatch.setattr(indexer, "EMBED_WINDOW_CHUNKS", 4)  # several windows
     for index in range(12):
-        write(project, f"m{index:02d}.py", "".join(f"def f{index}_{i}():\n    return {i}\n\n\n"
+        body = "".join(f"    x{n} = {n} * {index}\n" for n in range(20))  # no small functions to merge
+        write(project, f"m{index:02d}.py", "".join(f"def f{index}_{i}():\n{body}\n\n"
                                                    for i in range(3)))
     calls: list[IndexProgress] = []
     engine = make_engine()

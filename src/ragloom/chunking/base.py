@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk, Metadata
 
 
@@ -69,12 +71,17 @@ class Piece:
 
 
 class SourceLines:
-    """A text with its line table, for chunkers that cut at whole lines (1-based, inclusive)."""
+    """A text with its line table, for chunkers that cut at whole lines (1-based, inclusive).
 
-    def __init__(self, text: str) -> None:
+    Sizes are in ``measure``'s unit (characters unless the chunker counts model tokens).
+    """
+
+    def __init__(self, text: str, measure: TextMeasure = CHARACTERS) -> None:
         self.text = text
         self.lines = LineIndex(text)
         self.line_texts = text.split("\n")
+        self.measure = measure
+        self._size_before = [0, *itertools.accumulate(measure.line_sizes(self.line_texts))]
 
     @property
     def line_count(self) -> int:
@@ -86,14 +93,17 @@ class SourceLines:
         return self.lines.offset_of(first), end
 
     def size(self, first: int, last: int) -> int:
-        start, end = self.span(first, last)
-        return end - start
+        """Size of lines ``first..last`` in the measure's unit."""
+        return self._size_before[last] - self._size_before[first - 1]
+
+    def is_blank(self, line: int) -> bool:
+        return not self.line_texts[line - 1].strip()
 
     def piece(self, first: int, last: int, header: str = "", **extra: object) -> Piece:
         """The Piece for lines ``first..last``, blank lines at either end left out."""
-        while first < last and not self.line_texts[first - 1].strip():
+        while first < last and self.is_blank(first):
             first += 1
-        while last > first and not self.line_texts[last - 1].strip():
+        while last > first and self.is_blank(last):
             last -= 1
         start, end = self.span(first, last)
         return Piece(self.text[start:end], start, first, last, header, dict(extra))  # type: ignore[arg-type]

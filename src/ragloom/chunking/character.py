@@ -1,24 +1,34 @@
-"""Fixed-size character chunks with overlap, optionally cut at sentence or line ends."""
+"""Chunks of whole lines up to ``chunk_size``, consecutive ones sharing up to
+``chunk_overlap`` of whole lines; a single line longer than a chunk is cut between words."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from ragloom.chunking.base import LineIndex, Piece, assemble_chunks, piece_from_span
+from ragloom.chunking.base import Piece, SourceLines, assemble_chunks, piece_from_span
+from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk
 
-# A sentence end: terminal punctuation followed by whitespace, or a line end.
-_BOUNDARY = re.compile(r"[.!?][\"')\]]*\s|\n")
+# A sentence end: terminal punctuation (and closing quotes/brackets) followed by whitespace.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s")
+_SPACE = re.compile(r"\s")
 
-# Sentence-aware cuts look for a boundary within this final share of the window.
+# Cuts inside a long line look for a sentence end within this final share of the window.
 BOUNDARY_WINDOW = 0.2
 
 
 class CharacterChunker:
-    """Windows of ``chunk_size`` characters, each starting ``chunk_overlap`` before the last ended."""
+    """Line-aligned windows of at most ``chunk_size`` (characters, or tokens of ``measure``).
+
+    The next window starts with the last whole lines of the previous one that fit in
+    ``chunk_overlap``, and never repeats more than it adds. Only a line longer than a whole
+    chunk is cut inside: at a sentence end in the window's last fifth when
+    ``sentence_boundaries`` is on, else at the last space, so no piece starts mid-word.
+    """
 
     def __init__(self, chunk_size: int = 1000, chunk_overlap: int = 200,
-                 sentence_boundaries: bool = False) -> None:
+                 sentence_boundaries: bool = False, measure: TextMeasure = CHARACTERS) -> None:
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be positive, got {chunk_size}")
         if not 0 <= chunk_overlap < chunk_size:
@@ -28,30 +38,123 @@ class CharacterChunker:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.sentence_boundaries = sentence_boundaries
+        self.measure = measure
 
     def chunk(self, text: str, path: str) -> list[Chunk]:
-        return assemble_chunks(path, self.pieces(text), base={"chunker": "character"})
+        source = SourceLines(text, self.measure)
+        return assemble_chunks(path, self.split(source, 1, source.line_count),
+                               base={"chunker": "character"})
 
-    def pieces(self, text: str, start: int = 0, end: int | None = None,
-               lines: LineIndex | None = None) -> list[Piece]:
-        """Pieces covering ``text[start:end]``; other chunkers use this for oversized spans."""
-        stop = len(text) if end is None else end
-        lines = lines or LineIndex(text)
+    def split(self, source: SourceLines, first: int, last: int, budget: int | None = None,
+              keep_with_next: Callable[[str], bool] | None = None,
+              first_budget: int | None = None) -> list[Piece]:
+        """Pieces covering lines ``first..last``, each at most ``budget`` (default chunk_size;
+        the first at most ``first_budget`` when given); other chunkers use this for spans too
+        long for one chunk. Lines ``keep_with_next`` accepts (headings) never end a piece:
+        they open the next one."""
+        later_budget = max(1, budget or self.chunk_size)
         pieces: list[Piece] = []
-        while start < stop:
-            cut = min(start + self.chunk_size, stop)
-            if self.sentence_boundaries and cut < stop:
-                cut = self._sentence_cut(text, start, cut)
-            pieces.append(piece_from_span(text, lines, start, cut))
-            if cut >= stop:
+        line = first
+        while line <= last:
+            budget = max(1, first_budget or later_budget) if not pieces else later_budget
+            overlap = min(self.chunk_overlap, budget - 1)
+            if source.size(line, line) > budget:
+                pieces.extend(self._split_long_line(source, line, line, budget, later_budget))
+                line += 1
+                continue
+            end = line
+            while end < last and source.size(line, end + 1) <= budget:
+                end += 1
+            if end < last and keep_with_next is not None:
+                end = _give_trailing_lines(source, line, end, keep_with_next)
+            if end < last and (source.size(end + 1, end + 1) > budget
+                               or _only(source, line, end, keep_with_next)):
+                # Lines before a line too long for any window, or a heading the next line
+                # does not fit beside, open the first piece of that next line.
+                pieces.extend(self._split_long_line(source, line, end + 1, budget, later_budget))
+                line = end + 2
+                continue
+            if not all(source.is_blank(n) for n in range(line, end + 1)):
+                pieces.append(source.piece(line, end))
+            if end >= last:
                 break
-            start = max(cut - self.chunk_overlap, start + 1)
+            line = self._next_start(source, line, end, last, later_budget, overlap)
         return pieces
 
-    def _sentence_cut(self, text: str, start: int, cut: int) -> int:
-        """The last sentence or line end in the window's final 20%, else ``cut`` itself."""
-        window_start = cut - int(self.chunk_size * BOUNDARY_WINDOW)
-        best = -1
-        for match in _BOUNDARY.finditer(text, max(start + 1, window_start), cut):
-            best = match.end()
-        return best if best > start else cut
+    @staticmethod
+    def _next_start(source: SourceLines, start: int, end: int, last: int, budget: int,
+                    overlap: int) -> int:
+        """First line of the window after ``start..end``: the trailing lines that fit in
+        ``overlap``, fit with the next new line in ``budget``, and repeat no more than the
+        next window can add."""
+        following = end + 1
+        remaining = source.size(following, last)
+        next_start = following
+        while next_start - 1 > start:
+            repeated = source.size(next_start - 1, end)
+            if (repeated > overlap or repeated + source.size(following, following) > budget
+                    or repeated > min(remaining, budget - repeated)):
+                break
+            next_start -= 1
+        return next_start
+
+    def _split_long_line(self, source: SourceLines, first: int, long_line: int, first_budget: int,
+                         budget: int) -> list[Piece]:
+        """Pieces of lines ``first..long_line``, the last too long to fit: cut inside that
+        line, between words (the first piece at most ``first_budget``, later ones ``budget``)."""
+        text = source.text
+        overlap = min(self.chunk_overlap, budget - 1)
+        start, end = source.span(first, long_line)[0], source.span(long_line, long_line)[1]
+        line_start = source.lines.offset_of(long_line)
+        pieces: list[Piece] = []
+        while start < end:
+            cut = start + self.measure.fit(text[start:end], first_budget if not pieces else budget)
+            if cut < end:
+                cut = self._word_cut(text, start, cut)
+            pieces.append(piece_from_span(text, source.lines, start, cut))
+            if cut >= end:
+                break
+            back = (cut - start) * overlap // budget
+            next_start = _word_start(text, max(cut - back, line_start), cut)
+            start = next_start if next_start > start else cut
+        return pieces
+
+    def _word_cut(self, text: str, start: int, cut: int) -> int:
+        """Where to end a window ``text[start:cut]`` inside a line: a sentence end in its last
+        fifth (with ``sentence_boundaries``), else just after the last space in its second half,
+        else ``cut`` (a "word" longer than half a window is cut where the window ends)."""
+        if self.sentence_boundaries:
+            window_start = max(start + 1, cut - int((cut - start) * BOUNDARY_WINDOW))
+            ends = [m.end() for m in _SENTENCE_END.finditer(text, window_start, cut)]
+            if ends:
+                return ends[-1]
+        half = start + (cut - start) // 2
+        space = max(text.rfind(" ", half, cut), text.rfind("\t", half, cut))
+        return space + 1 if space > start else cut
+
+
+def _give_trailing_lines(source: SourceLines, first: int, end: int,
+                         keep_with_next: Callable[[str], bool]) -> int:
+    """The window ``first..end`` shortened so it does not end on blank or ``keep_with_next``
+    lines (unless that would leave nothing else in it)."""
+    probe = end
+    while probe > first and (source.is_blank(probe) or keep_with_next(source.line_texts[probe - 1])):
+        probe -= 1
+    if probe == end or _only(source, first, probe, keep_with_next):
+        return end
+    return probe
+
+
+def _only(source: SourceLines, first: int, last: int,
+          keep_with_next: Callable[[str], bool] | None) -> bool:
+    """Whether lines ``first..last`` hold nothing but blank and ``keep_with_next`` lines."""
+    return keep_with_next is not None and all(
+        source.is_blank(n) or keep_with_next(source.line_texts[n - 1]) for n in range(first, last + 1))
+
+
+def _word_start(text: str, position: int, limit: int) -> int:
+    """The first word start at or after ``position`` (``limit`` when there is none before it)."""
+    if position <= 0 or text[position - 1].isspace():
+        return position
+    match = _SPACE.search(text, position, limit)
+    return match.end() if match else limit

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks
 from ragloom.chunking.character import CharacterChunker
+from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -30,6 +31,7 @@ class _Heading:
     line: int  # 1-based line where the section starts (the title line for setext)
     level: int
     title: str
+    line_count: int = 1  # 2 for setext: title and underline
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class _Block:
     first: int
     last: int
     fence: str = ""  # the opening fence line, for fenced code
+    heading: bool = False  # a heading's own line(s)
 
 
 @dataclass(frozen=True)
@@ -80,14 +83,14 @@ def _parse(source: SourceLines) -> _Layout:
                 blocks.append(_Block(block_first, number - 1))
                 block_first = None
             headings.append(_Heading(number, len(atx["hashes"]), (atx["title"] or "").strip()))
-            blocks.append(_Block(number, number))
+            blocks.append(_Block(number, number, heading=True))
         elif setext and block_first is not None and block_first < number:
             title_line = number - 1
             if block_first < title_line:
                 blocks.append(_Block(block_first, title_line - 1))
             level = 1 if setext["bar"][0] == "=" else 2
-            headings.append(_Heading(title_line, level, lines[title_line - 1].strip()))
-            blocks.append(_Block(title_line, number))
+            headings.append(_Heading(title_line, level, lines[title_line - 1].strip(), 2))
+            blocks.append(_Block(title_line, number, heading=True))
             block_first = None
         elif not line.strip():
             if block_first is not None:
@@ -113,36 +116,33 @@ def _find_fence_end(lines: list[str], open_index: int, fence: str) -> int:
 class MarkdownChunker:
     """Section chunks for Markdown; see the module docstring."""
 
-    def __init__(self, chunk_size: int = 1000, chunk_overlap: int = 200, max_level: int = 3) -> None:
+    def __init__(self, chunk_size: int = 1000, chunk_overlap: int = 200, max_level: int = 3,
+                 measure: TextMeasure = CHARACTERS) -> None:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.max_level = max_level
-        self._line_splitter = CharacterChunker(chunk_size, chunk_overlap, sentence_boundaries=True)
+        self.measure = measure
+        self._line_splitter = CharacterChunker(chunk_size, chunk_overlap, sentence_boundaries=True,
+                                               measure=measure)
 
     def chunk(self, text: str, path: str) -> list[Chunk]:
-        source = SourceLines(text)
+        source = SourceLines(text, self.measure)
         return assemble_chunks(path, list(self._pieces(source)), base={"chunker": "markdown"})
 
     def _pieces(self, source: SourceLines) -> Iterator[Piece]:
         layout = _parse(source)
-        sections = [h for h in layout.headings if h.level <= self.max_level]
+        headings = [h for h in layout.headings if h.level <= self.max_level]
         last_line = len(source.line_texts)
-        starts = [h.line for h in sections]
-        first_section = starts[0] if starts else last_line + 1
+        first_heading = headings[0].line if headings else last_line + 1
         preamble_has_text = any(
-            source.line_texts[i].strip() for i in range(layout.front_matter_end, first_section - 1))
-        if sections and not preamble_has_text:
-            starts[0] = 1  # front matter (or blank lines) join the first section
-        elif first_section > 1:
-            yield from self._section(source, layout, 1, first_section - 1, None, [])
-        path: list[_Heading] = []
-        for position, heading in enumerate(sections):
-            path = [h for h in path if h.level < heading.level] + [heading]
-            end = starts[position + 1] - 1 if position + 1 < len(starts) else last_line
-            yield from self._section(source, layout, starts[position], end, heading, path)
+            source.line_texts[i].strip() for i in range(layout.front_matter_end, first_heading - 1))
+        if first_heading > 1 and (preamble_has_text or not headings):
+            yield from self._section(source, layout, _Section(1, first_heading - 1, None, []))
+        for section in _join_bare_headings(source, _sections(headings, last_line, preamble_has_text)):
+            yield from self._section(source, layout, section)
 
-    def _section(self, source: SourceLines, layout: _Layout, first: int, last: int,
-                 heading: _Heading | None, path: list[_Heading]) -> Iterator[Piece]:
+    def _section(self, source: SourceLines, layout: _Layout, section: _Section) -> Iterator[Piece]:
+        first, last, heading, path = section.first, section.last, section.heading, section.path
         extra: dict[str, object] = {
             "kind": "section" if heading else "preamble",
             "heading": heading.title if heading else "",
@@ -153,45 +153,108 @@ class MarkdownChunker:
             yield source.piece(first, last, **extra)
             return
         repeat = f"{'#' * heading.level} {heading.title}\n" if heading else ""
+        budget = max(1, self.chunk_size - self.measure.count(repeat))
         blocks = [b for b in layout.blocks if first <= b.first and b.last <= last]
-        units = _cover(blocks, first, last)
+        units = _headings_joined(_cover(blocks, first, last))
         part = 0
         start = 0
         while start < len(units):
             header = repeat if part else ""
             unit = units[start]
-            if source.size(unit.first, unit.last) > self.chunk_size:
+            if source.size(unit.first, unit.last) > budget:
                 for piece in self._split_block(source, unit, header, repeat):
                     yield _with(piece, extra, part)
                     part += 1
                 start += 1
                 continue
             end = start
-            while end + 1 < len(units) and source.size(unit.first, units[end + 1].last) <= self.chunk_size:
+            while end + 1 < len(units) and source.size(unit.first, units[end + 1].last) <= budget:
                 end += 1
             yield source.piece(unit.first, units[end].last, header, **extra, part=part)
             part += 1
             if end + 1 >= len(units):
                 break
-            start = self._overlap_start(source, units, start, end)
+            start = self._overlap_start(source, units, start, end, budget)
 
-    def _overlap_start(self, source: SourceLines, units: list[_Block], start: int, end: int) -> int:
-        """First unit of the next piece: trailing units of this one that fit the overlap."""
+    def _overlap_start(self, source: SourceLines, units: list[_Block], start: int, end: int,
+                       budget: int) -> int:
+        """First unit of the next piece: trailing units of this one that fit the overlap
+        and repeat no more than the next unit adds."""
         next_start = end + 1
-        while (next_start - 1 > start
-               and source.size(units[next_start - 1].first, units[end].last) <= self.chunk_overlap
-               and source.size(units[next_start - 1].first, units[end + 1].last) <= self.chunk_size):
+        while next_start - 1 > start:
+            repeated = source.size(units[next_start - 1].first, units[end].last)
+            if (repeated > self.chunk_overlap
+                    or repeated > source.size(units[end + 1].first, units[end + 1].last)
+                    or source.size(units[next_start - 1].first, units[end + 1].last) > budget):
+                break
             next_start -= 1
         return next_start
 
     def _split_block(self, source: SourceLines, block: _Block, header: str,
                      repeat: str) -> Iterator[Piece]:
-        start, end = source.span(block.first, block.last)
-        pieces = self._line_splitter.pieces(source.text, start, end, source.lines)
+        continuation = repeat + block.fence if block.fence else repeat
+        budget = max(1, self.chunk_size - self.measure.count(continuation))
+        pieces = self._line_splitter.split(source, block.first, block.last, budget,
+                                           keep_with_next=_is_heading_line,
+                                           first_budget=self.chunk_size - self.measure.count(header))
         for index, piece in enumerate(pieces):
-            continuation = repeat + block.fence if block.fence else repeat
             yield Piece(piece.text, piece.start_char, piece.start_line, piece.end_line,
                         header if index == 0 else continuation)
+
+
+@dataclass(frozen=True)
+class _Section:
+    """Lines ``first..last`` under one heading (None for text before the first heading)."""
+
+    first: int
+    last: int
+    heading: _Heading | None
+    path: list[_Heading]
+
+
+def _sections(headings: list[_Heading], last_line: int, preamble_has_text: bool) -> list[_Section]:
+    """One section per heading, running to the next; blank lines or front matter before the
+    first heading join it."""
+    sections: list[_Section] = []
+    path: list[_Heading] = []
+    for position, heading in enumerate(headings):
+        path = [h for h in path if h.level < heading.level] + [heading]
+        first = 1 if position == 0 and not preamble_has_text else heading.line
+        last = headings[position + 1].line - 1 if position + 1 < len(headings) else last_line
+        sections.append(_Section(first, last, heading, path))
+    return sections
+
+
+def _join_bare_headings(source: SourceLines, sections: list[_Section]) -> list[_Section]:
+    """Sections holding nothing but their heading opened into the next section (the last
+    one closes the previous), so no chunk is a lone heading."""
+    joined: list[_Section] = []
+    carried_first: int | None = None
+    for index, section in enumerate(sections):
+        first = section.first if carried_first is None else carried_first
+        if _is_bare(source, section) and index + 1 < len(sections):
+            carried_first = first
+            continue
+        carried_first = None
+        if _is_bare(source, section) and joined:
+            previous = joined.pop()
+            joined.append(_Section(previous.first, section.last, previous.heading, previous.path))
+            continue
+        joined.append(_Section(first, section.last, section.heading, section.path))
+    return joined
+
+
+def _is_bare(source: SourceLines, section: _Section) -> bool:
+    heading = section.heading
+    if heading is None:
+        return False
+    title_lines = range(heading.line, heading.line + heading.line_count)
+    return all(number in title_lines or source.is_blank(number)
+               for number in range(section.first, section.last + 1))
+
+
+def _is_heading_line(line: str) -> bool:
+    return _ATX.match(line) is not None
 
 
 def _cover(blocks: list[_Block], first: int, last: int) -> list[_Block]:
@@ -203,8 +266,22 @@ def _cover(blocks: list[_Block], first: int, last: int) -> list[_Block]:
     for index, block in enumerate(blocks):
         begin = first if index == 0 else block.first
         finish = blocks[index + 1].first - 1 if index + 1 < len(blocks) else last
-        covered.append(_Block(begin, finish, block.fence))
+        covered.append(_Block(begin, finish, block.fence, block.heading))
     return covered
+
+
+def _headings_joined(units: list[_Block]) -> list[_Block]:
+    """Each heading block joined to the block after it, so no piece is a lone heading."""
+    joined: list[_Block] = []
+    pending_first: int | None = None
+    for unit in units:
+        first = unit.first if pending_first is None else pending_first
+        if unit.heading and unit is not units[-1]:
+            pending_first = first
+            continue
+        pending_first = None
+        joined.append(_Block(first, unit.last, unit.fence))
+    return joined
 
 
 def _with(piece: Piece, extra: dict[str, object], part: int) -> Piece:
