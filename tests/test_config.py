@@ -21,7 +21,8 @@ def write_toml(tmp_path: Path, text: str) -> Path:
 
 def test_defaults_match_the_design() -> None:
     config = RAGConfig()
-    assert (config.chunk_size, config.chunk_overlap, config.top_k) == (1000, 200, 5)
+    assert (config.chunk_unit, config.chunk_size, config.chunk_overlap) == (None, None, None)
+    assert config.top_k == 5
     assert config.embedding_provider == "local"
     assert config.vector_store.provider == "chroma"
     assert config.vector_store.bits == 4

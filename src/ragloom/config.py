@@ -116,8 +116,11 @@ class RAGConfig(StrictModel):
     embedding_cache: bool = True
     api_key: SecretStr | None = None
     api_key_env: str | None = None
-    chunk_size: int = Field(1000, ge=1)
-    chunk_overlap: int = Field(200, ge=0)
+    #: Size unit: "tokens" of the embedding model (default when chunk_size is unset) or
+    #: "characters" (default when chunk_size is given alone, as before token sizing).
+    chunk_unit: Literal["tokens", "characters"] | None = None
+    chunk_size: int | None = Field(None, ge=1)  # None: the model's window, or 1000 characters
+    chunk_overlap: int | None = Field(None, ge=0)  # None: a fifth of chunk_size
     top_k: int = Field(5, ge=1, le=10_000)
     min_score: float | None = None
     hybrid: bool = True
@@ -146,7 +149,8 @@ class RAGConfig(StrictModel):
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> RAGConfig:
-        if self.chunk_overlap >= self.chunk_size:
+        if (self.chunk_overlap is not None and self.chunk_size is not None
+                and self.chunk_overlap >= self.chunk_size):
             raise ValueError(
                 f"chunk_overlap ({self.chunk_overlap}) must be smaller than "
                 f"chunk_size ({self.chunk_size})"

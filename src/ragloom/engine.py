@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ragloom.chunking.registry import FileChunker
+from ragloom.chunking.sizing import resolve_chunk_sizing
 from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
@@ -129,6 +130,7 @@ class RAGEngine:
 
     def _open_parts(self, vector_store: VectorStore | None, read_only: bool) -> None:
         """Store, cache, manifest, BM25 index, indexer and searcher."""
+        self._sizing = resolve_chunk_sizing(self.config, self.provider.token_measure())
         self.store = vector_store or create_vector_store(
             self.config, self.base_dir,
             EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
@@ -140,7 +142,7 @@ class RAGEngine:
         self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
             retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only)
         self._indexer = Indexer(
-            self.base_dir, FileChunker(self.config), CachedEmbedder(self.provider, self._cache),
+            self.base_dir, FileChunker(self.config, self._sizing), CachedEmbedder(self.provider, self._cache),
             self.store, self.sparse, self._manifest, self.config.max_file_bytes,
             include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
             respect_gitignore=self.config.respect_gitignore, commit=self._readers_writer.writing,
@@ -395,7 +397,7 @@ class RAGEngine:
     def _reconcile_signature(self) -> None:
         """Start afresh when the embedding model changed; re-chunk when chunking changed."""
         embedding = self._embedding_signature()
-        chunking = json.dumps([self.config.chunk_size, self.config.chunk_overlap,
+        chunking = json.dumps([self._sizing.signature(),
                                self.config.chunking.model_dump(mode="json"),
                                self.config.redact_secrets], sort_keys=True)
         old_embedding = self._manifest.get_setting("embedding")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from helpers import hash_config, write
 from ragloom import ConfigError, RAGConfig, RAGEngine
+from ragloom.chunking.sizing import resolve_chunk_sizing
 from ragloom.config import parse_config
 from ragloom.indexing import reading
 
@@ -138,4 +139,9 @@ def test_config_fuzzing_gives_a_config_or_a_config_error(data: dict) -> None:
         assert str(exc)
     else:
         assert isinstance(config, RAGConfig)
-        assert config.chunk_overlap < config.chunk_size
+        try:
+            sizing = resolve_chunk_sizing(config, None)
+        except ConfigError as exc:
+            assert "chunk_" in str(exc)
+        else:
+            assert 0 <= sizing.overlap < sizing.size

@@ -11,10 +11,11 @@ from pathlib import PurePath
 from ragloom._registry import Registry
 from ragloom.chunking.base import Chunker
 from ragloom.chunking.character import CharacterChunker
+from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.config import RAGConfig
 from ragloom.types import Chunk
 
-ChunkerFactory = Callable[[RAGConfig], Chunker | None]
+ChunkerFactory = Callable[[RAGConfig, ChunkSizing], Chunker | None]
 
 LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".py": "python", ".pyi": "python",
@@ -38,41 +39,42 @@ def language_for_path(path: str) -> str:
     return LANGUAGE_BY_EXTENSION.get(PurePath(path).suffix.lower(), "text")
 
 
-def character_chunker(config: RAGConfig) -> CharacterChunker:
+def character_chunker(config: RAGConfig, sizing: ChunkSizing) -> CharacterChunker:
     """The character chunker as configured; the fallback for every file."""
-    return CharacterChunker(
-        config.chunk_size, config.chunk_overlap, config.chunking.sentence_boundaries
-    )
+    return CharacterChunker(sizing.size, sizing.overlap, config.chunking.sentence_boundaries,
+                            sizing.measure)
 
 
 @chunkers.register("python")
-def _python_chunker(config: RAGConfig) -> Chunker | None:
+def _python_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
     from ragloom.chunking.python_ast import PythonAstChunker
 
     if not config.chunking.ast_chunking:
         return None
-    return PythonAstChunker(config.chunk_size, config.chunk_overlap)
+    return PythonAstChunker(sizing.size, sizing.overlap, sizing.measure)
 
 
 @chunkers.register("markdown")
-def _markdown_chunker(config: RAGConfig) -> Chunker | None:
+def _markdown_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
     from ragloom.chunking.markdown import MarkdownChunker
 
     if not config.chunking.markdown_chunking:
         return None
-    return MarkdownChunker(config.chunk_size, config.chunk_overlap,
-                           config.chunking.markdown_heading_level)
+    return MarkdownChunker(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
+                           sizing.measure)
 
 
 class FileChunker:
     """Chunks any file with the chunker its language calls for, tagging ``language``."""
 
-    def __init__(self, config: RAGConfig) -> None:
+    def __init__(self, config: RAGConfig, sizing: ChunkSizing | None = None) -> None:
         self._config = config
-        self._fallback = character_chunker(config)
+        sizing = sizing or resolve_chunk_sizing(config, None)
+        self.sizing = sizing
+        self._fallback = character_chunker(config, sizing)
         self._by_language: dict[str, Chunker] = {}
         for language in chunkers:
-            chunker = chunkers.get(language)(config)
+            chunker = chunkers.get(language)(config, sizing)
             if chunker is not None:
                 self._by_language[language] = chunker
 

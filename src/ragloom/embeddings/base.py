@@ -5,11 +5,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
 from ragloom.errors import EmbeddingError
+
+if TYPE_CHECKING:
+    from ragloom.chunking.measure import TokenMeasure
 
 EmbeddingTask = Literal["document", "query"]
 #: Called as each batch is embedded: (position of its first text, its vectors).
@@ -79,6 +82,11 @@ class EmbeddingProvider(ABC):
                     future.cancel()
                 raise
         return vectors
+
+    def token_measure(self) -> TokenMeasure | None:
+        """Counts texts in this model's tokens, with the model's window, when the tokenizer
+        is available locally; None otherwise (chunks are then sized in characters)."""
+        return None
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed(texts, "document")

@@ -11,13 +11,16 @@ from __future__ import annotations
 import importlib.util
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ragloom._optional import import_optional
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
 from ragloom.errors import EmbeddingError
+
+if TYPE_CHECKING:
+    from ragloom.chunking.measure import TokenMeasure
 
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_MODEL_NAMES = {DEFAULT_LOCAL_MODEL, f"sentence-transformers/{DEFAULT_LOCAL_MODEL}"}
@@ -91,6 +94,18 @@ class LocalEmbeddingProvider(EmbeddingProvider):
             "query": "query" if prompts.get("query") else None,
             "document": next((n for n in ("document", "passage") if prompts.get(n)), None),
         }
+
+    def token_measure(self) -> TokenMeasure | None:
+        """The model's own tokenizer; the window is ``max_seq_length`` minus the special
+        tokens ([CLS], [SEP]) the model adds to every text."""
+        from ragloom.chunking.measure import TokenMeasure, hugging_face_token_ends
+
+        tokenizer = getattr(self._model, "tokenizer", None)
+        if tokenizer is None or not getattr(tokenizer, "is_fast", False):
+            return None  # offsets (needed to cut inside a line) come from fast tokenizers only
+        window = self.max_seq_length - tokenizer.num_special_tokens_to_add()
+        return TokenMeasure(hugging_face_token_ends(tokenizer), window,
+                            f"{self.model_name}/{window}", self._lock)
 
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
         with self._lock:
