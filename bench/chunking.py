@@ -1,10 +1,15 @@
-"""AST vs character chunking on the Python standard library.
+"""AST vs character chunking on the Python standard library, and what the embedder sees.
 
 For every function and method (defs not nested in another function) it checks whether
 some chunk holds the whole definition, from ``def`` to its last character, and reports
 that share per chunker plus chunks/second. Same chunk_size/overlap for both.
 
-    python bench/chunking.py [--chunk-size 1000] [--overlap 200]
+With ``--window`` it then chunks the standard library and every installed Markdown file
+with each chunker, sized the old way (1000/200 characters) and the default way (the
+all-MiniLM-L6-v2 window in its own tokens), and prints the share of chunks longer than the
+model's window and the share of tokens it never reads.
+
+    python bench/chunking.py [--chunk-size 1000] [--overlap 200] [--window]
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import ast
 import bisect
+import os
 import sysconfig
 import time
 from pathlib import Path
@@ -55,6 +61,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunk-size", type=int, default=1000)
     parser.add_argument("--overlap", type=int, default=200)
+    parser.add_argument("--window", action="store_true",
+                        help="also report chunks longer than the local model's window")
     args = parser.parse_args()
     root = Path(sysconfig.get_paths()["stdlib"])
     sources = []
@@ -91,6 +99,43 @@ def main() -> None:
             held += whole_share(chunks, spans)
         print(f"{name:<12}{held:>12}{100 * held / total_defs:>8.1f}%{100 * held / fits:>11.1f}%"
               f"{chunk_count:>9}{chunk_count / seconds:>11.0f}{total_mb / seconds:>7.2f}")
+    if args.window:
+        print()
+        report_window([(path, text) for path, text, _ in sources])
+
+
+def report_window(python_sources: list[tuple[str, str]]) -> None:
+    """Chunks over the model window and tokens truncated, per chunker and sizing."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from ragloom.chunking.markdown import MarkdownChunker
+    from ragloom.embeddings.local import LocalEmbeddingProvider
+
+    tokens = LocalEmbeddingProvider().token_measure()
+    assert tokens is not None
+    roots = {Path(sysconfig.get_paths()["purelib"]), Path(sysconfig.get_paths()["stdlib"])}
+    markdown = []
+    for path in sorted({p for root in roots for p in root.rglob("*.md") if p.is_file()}):
+        try:
+            markdown.append((path.name, path.read_text(encoding="utf-8")))
+        except (UnicodeDecodeError, OSError):
+            continue
+    print(f"model window: {tokens.window} tokens; {len(python_sources)} Python files, "
+          f"{len(markdown)} Markdown files")
+    print(f"{'chunker':<12}{'sizing':<26}{'chunks':>9}{'over window':>13}{'tokens cut':>12}")
+    sizings = {"1000/200 characters": (1000, 200, None),
+               f"{tokens.window}/{tokens.window // 5} tokens (default)":
+                   (tokens.window, tokens.window // 5, tokens)}
+    for label, (size, overlap, measure) in sizings.items():
+        extra = {"measure": measure} if measure is not None else {}
+        chunkers = {"character": (CharacterChunker(size, overlap, **extra), python_sources + markdown),
+                    "python_ast": (PythonAstChunker(size, overlap, **extra), python_sources),
+                    "markdown": (MarkdownChunker(size, overlap, **extra), markdown)}
+        for name, (chunker, files) in chunkers.items():
+            counts = [tokens.count(c.text) for path, text in files for c in chunker.chunk(text, path)]
+            over = sum(1 for n in counts if n > tokens.window)
+            cut = sum(n - tokens.window for n in counts if n > tokens.window)
+            print(f"{name:<12}{label:<26}{len(counts):>9}{100 * over / len(counts):>12.1f}%"
+                  f"{100 * cut / sum(counts):>11.1f}%", flush=True)
 
 
 if __name__ == "__main__":

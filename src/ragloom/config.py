@@ -97,6 +97,10 @@ class RetrievalConfig(StrictModel):
     stemming: bool = True
     stopwords: bool = True
     split_identifiers: bool = True
+    #: A query naming an identifier defined in the corpus ranks its definition first.
+    exact_names: bool = True
+    #: Adjacent parts of one function or section that both rank become one result.
+    merge_parts: bool = True
 
 
 class RAGConfig(StrictModel):

@@ -1,9 +1,10 @@
-"""The read path: query -> embed -> dense top-k (+ BM25 top-k -> fuse) -> (MMR) -> results.
+"""The read path: query -> embed -> dense top-k (+ BM25 top-k -> fuse, definitions of
+names the query uses first) -> (MMR) -> adjacent parts merged -> min_score -> results.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
 ``rank_score``: the cosine in dense mode, the fused value in hybrid mode (each retriever's
-own rank and score are in ``retrievers``).
+own rank and score are in ``retrievers``: ``dense``, ``sparse``, ``name``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.retrieval.fusion import fuse
+from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
@@ -81,7 +83,9 @@ class Searcher:
         clock = _Stopwatch()
         vector = self.provider.embed_query(query)
         clock.lap("embed_query")
-        pool = max(top_k, settings.candidate_k) if (hybrid or mmr) else top_k
+        # Merging parts frees slots, refilled from the next candidates.
+        wanted = 2 * top_k if settings.merge_parts else top_k
+        pool = max(wanted, settings.candidate_k) if (hybrid or mmr) else wanted
         dense = self.store.query(vector, pool, filters)
         clock.lap("dense")
         candidates = {"dense": len(dense)}
@@ -98,10 +102,12 @@ class Searcher:
             weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
             ranked = fuse(settings.fusion, {"dense": [(r.id, r.score) for r in dense],
                                             "sparse": sparse}, weights, settings.rrf_k)
+            defining = self.sparse.defining(query, conditions) if settings.exact_names else []
+            ranked = _definitions_first(ranked, defining)
             candidates["fused"] = len(ranked)
             sparse_hits = {doc_id: RetrieverHit(rank, score)
                            for rank, (doc_id, score) in enumerate(sparse, start=1)}
-            keep = ranked[:pool if mmr else top_k]
+            keep = ranked[:pool if mmr else wanted]
             self._fill_missing(by_id, [doc_id for doc_id, _ in keep], vector)
             results = []
             for doc_id, fused_score in keep:
@@ -110,6 +116,8 @@ class Searcher:
                     continue  # deleted between BM25 and the store read
                 if doc_id in sparse_hits:
                     result.retrievers["sparse"] = sparse_hits[doc_id]
+                if doc_id in defining:
+                    result.retrievers["name"] = RetrieverHit(defining.index(doc_id) + 1, 1.0)
                 result.rank_score = fused_score
                 results.append(result)
             clock.lap("fuse")
@@ -122,7 +130,7 @@ class Searcher:
                               self.config.mmr_lambda)
             results = [results[i] for i in order]
             clock.lap("mmr")
-        results = results[:top_k]
+        results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -141,3 +149,13 @@ class Searcher:
         for chunk, row in zip(chunks, vectors):
             cosine = float(row @ query)
             by_id[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine, 1.0 - cosine)
+
+
+def _definitions_first(ranked: list[tuple[str, float]], defining: list[str]) -> list[tuple[str, float]]:
+    """Chunks defining a name the query uses go first (they tie with the best fused value,
+    so rank_score stays monotonic); the rest keep their fused order."""
+    if not defining:
+        return ranked
+    top = ranked[0][1] if ranked else 1.0
+    chosen = set(defining)
+    return [(doc_id, top) for doc_id in defining] + [pair for pair in ranked if pair[0] not in chosen]

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.feedback import expand_query
+from ragloom.retrieval.symbols import SymbolTable
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.stores.base import VectorStore
-from ragloom.stores.filters import Condition
+from ragloom.stores.filters import Condition, matches_all
 from ragloom.types import Metadata
 
 logger = logging.getLogger("ragloom")
@@ -30,6 +31,7 @@ class SparseIndex:
         self._lock = threading.RLock()
         self._dirty = False
         self._stale = False
+        self._symbols: SymbolTable | None = None  # built on first use, dropped on change
         self.index = BM25Index(tokenizer=tokenizer.signature)
         if path is not None and path.is_file():
             try:
@@ -49,17 +51,33 @@ class SparseIndex:
     def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         with self._lock:
             self.index.add(ids, [self.tokenizer(text) for text in texts], metadatas)
-            self._dirty = True
+            self._changed()
 
     def remove(self, ids: Sequence[str]) -> None:
         with self._lock:
             self.index.remove(ids)
-            self._dirty = True
+            self._changed()
 
     def clear(self) -> None:
         with self._lock:
             self.index = BM25Index(tokenizer=self.tokenizer.signature)
-            self._dirty = True
+            self._changed()
+
+    def _changed(self) -> None:
+        self._dirty = True
+        self._symbols = None
+
+    def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
+        """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
+        with self._lock:
+            if self._symbols is None:
+                self._symbols = SymbolTable(
+                    (doc_id, self.index.metadata(doc_id) or {}) for doc_id in self.index.ids())
+            found = self._symbols.lookup(query)
+            if conditions:
+                found = [doc_id for doc_id in found
+                         if matches_all(self.index.metadata(doc_id) or {}, conditions)]
+            return found
 
     def search(self, query: str, k: int, conditions: list[Condition] | None = None,
                feedback_docs: int = 0, feedback_terms: int = 10,
@@ -91,7 +109,7 @@ class SparseIndex:
                 self.add([c.id for c in chunks], [c.text for c in chunks],
                          [c.metadata for c in chunks])
             self._stale = False
-            self._dirty = True
+            self._changed()
             self.persist()
             return True
 

@@ -1,0 +1,63 @@
+"""One slot per place: parts of the same function or section that both rank are merged
+into one result spanning both, so they do not crowd other results out of the top k."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragloom.types import SearchResult
+
+
+def _place(result: SearchResult) -> tuple[str, str] | None:
+    """What a result is part of: (path, symbol or heading path); None when unknown."""
+    meta = result.metadata
+    owner = meta.get("symbol") or meta.get("heading_path")
+    if meta.get("path") is None or not owner or "start_line" not in meta:
+        return None
+    return str(meta["path"]), str(owner)
+
+
+def _touch(first: SearchResult, second: SearchResult) -> bool:
+    """Whether the two line ranges overlap or meet."""
+    a, b = first.metadata, second.metadata
+    return int(b["start_line"]) <= int(a["end_line"]) + 1 and int(a["start_line"]) <= int(b["end_line"]) + 1
+
+
+def _joined(kept: SearchResult, other: SearchResult) -> SearchResult:
+    """``kept`` grown to cover ``other``'s lines; text = the earlier part plus the later
+    part's lines past the earlier one's end (parts are whole lines)."""
+    early, late = sorted((kept, other), key=lambda r: int(r.metadata["start_line"]))
+    new_lines = int(late.metadata["end_line"]) - int(early.metadata["end_line"])
+    text = early.text
+    if new_lines > 0:
+        tail = late.text.splitlines(keepends=True)[-new_lines:]
+        text = early.text if early.text.endswith("\n") else early.text + "\n"
+        text += "".join(tail)
+    metadata = dict(kept.metadata)
+    metadata["start_line"] = min(int(kept.metadata["start_line"]), int(other.metadata["start_line"]))
+    metadata["end_line"] = max(int(kept.metadata["end_line"]), int(other.metadata["end_line"]))
+    metadata["merged_ids"] = ",".join(filter(None, (str(kept.metadata.get("merged_ids") or kept.id),
+                                                     other.id)))
+    return SearchResult(kept.id, text, metadata, max(kept.score, other.score),
+                        1.0 - max(kept.score, other.score), dict(kept.retrievers), kept.rank_score)
+
+
+def merge_adjacent_parts(results: Sequence[SearchResult], top_k: int) -> list[SearchResult]:
+    """The first ``top_k`` places of ``results`` (best first): a result touching an earlier
+    kept part of the same symbol or section is merged into it instead of taking a slot."""
+    kept: list[SearchResult] = []
+    for result in results:
+        place = _place(result)
+        touching = [i for i, earlier in enumerate(kept)
+                    if place is not None and _place(earlier) == place and _touch(earlier, result)]
+        if not touching:
+            if len(kept) < top_k:
+                kept.append(result)
+            continue
+        grown = kept[touching[0]]
+        for index in (touching[0], *touching[1:]):
+            grown = _joined(grown, result if index == touching[0] else kept[index])
+        kept[touching[0]] = grown
+        for index in reversed(touching[1:]):  # the new part bridged two kept parts
+            del kept[index]
+    return kept
