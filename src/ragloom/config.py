@@ -85,12 +85,12 @@ class ChunkingConfig(StrictModel):
 class RetrievalConfig(StrictModel):
     """The ``[rag.retrieval]`` table: how dense and BM25 results are fused."""
 
-    fusion: Literal["rrf", "score"] = "rrf"
+    fusion: Literal["rrf", "score"] = "score"
     rrf_k: int = Field(60, ge=1)
     dense_weight: float = Field(1.0, ge=0.0)
     sparse_weight: float = Field(1.0, ge=0.0)
     candidate_k: int = Field(100, ge=1, le=10_000)
-    feedback: bool = True
+    feedback: bool = False
     feedback_docs: int = Field(10, ge=1, le=1000)
     feedback_terms: int = Field(10, ge=1, le=1000)
     feedback_weight: float = Field(1.0, ge=0.0)

@@ -20,6 +20,7 @@ from typing import Any
 
 from ragloom.config import RAGConfig
 from ragloom.engine import RAGEngine
+from ragloom.types import SearchResult
 
 MODES = ("dense", "sparse", "hybrid", "hybrid+mmr")
 
@@ -110,14 +111,14 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
              k: int = 10) -> list[ModeScores]:
     """Mean nDCG/Recall/MRR at ``k`` per mode over the dataset's judged queries."""
     runners: dict[str, Callable[[str], list[str]]] = {
-        "dense": lambda q: [r.id for r in engine.search(q, k, hybrid=False, mmr=False)],
+        "dense": lambda q: _ranked_ids(engine.search(q, k, hybrid=False, mmr=False)),
         "sparse": lambda q: [doc for doc, _ in engine.sparse.search(
             q, k, feedback_docs=(engine.config.retrieval.feedback_docs
                                  if engine.config.retrieval.feedback else 0),
             feedback_terms=engine.config.retrieval.feedback_terms,
             feedback_weight=engine.config.retrieval.feedback_weight)],
-        "hybrid": lambda q: [r.id for r in engine.search(q, k, hybrid=True, mmr=False)],
-        "hybrid+mmr": lambda q: [r.id for r in engine.search(q, k, hybrid=True, mmr=True)],
+        "hybrid": lambda q: _ranked_ids(engine.search(q, k, hybrid=True, mmr=False)),
+        "hybrid+mmr": lambda q: _ranked_ids(engine.search(q, k, hybrid=True, mmr=True)),
     }
     unknown = [m for m in modes if m not in runners]
     if unknown:
@@ -136,6 +137,14 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
         scores.append(ModeScores(mode, statistics.fmean(ndcg), statistics.fmean(recall),
                                  statistics.fmean(mrr), len(dataset.queries), elapsed))
     return scores
+
+
+def _ranked_ids(results: Sequence[SearchResult]) -> list[str]:
+    """Chunk ids in rank order; a result merged from several parts stands for each of them."""
+    ids: list[str] = []
+    for result in results:
+        ids.extend(str(result.metadata.get("merged_ids") or result.id).split(","))
+    return ids
 
 
 def run_eval(config: RAGConfig, dataset_dir: str | Path, modes: Sequence[str] = MODES,

@@ -33,7 +33,8 @@ def test_best_match_first_and_scores_descend(engine, hybrid: bool) -> None:
         assert all(set(r.retrievers) == {"dense"} for r in results)
     else:
         assert results[0].retrievers["sparse"].rank == 1
-        assert results[0].rank_score == pytest.approx(2 / 61)
+        # score fusion (the default): best of both retrievers -> 1.0 after min-max scaling
+        assert results[0].rank_score == pytest.approx(1.0)
     # score is the cosine the dense retriever measured, whatever the mode
     assert results[0].score == pytest.approx(results[0].retrievers["dense"].score)
     query = engine.provider.embed_query("rockets orbit satellites")
