@@ -8,7 +8,7 @@ are fast); then each candidate's retrieval settings are scored on it. The pick i
 candidate with the best worst case over the sets, not the best mean on one; a candidate
 with feedback is eligible only if feedback lowers no set.
 
-    python bench/retrieval_quality.py [--work-dir DIR] [--dataset BEIR_DIR]
+    python bench/retrieval_quality.py [--work-dir DIR] [--dataset BEIR_DIR] [--embed-header]
 """
 
 from __future__ import annotations
@@ -61,9 +61,10 @@ def eligible(name: str, table: dict[str, list[float]]) -> bool:
     return all(all(a >= b for a, b in zip(table[name], table[twin])) for twin in twins)
 
 
-def dev_sets(work_dir: Path, beir: Path) -> list[tuple[Dataset, RAGEngine]]:
+def dev_sets(work_dir: Path, beir: Path, embed_header: bool = False) -> list[tuple[Dataset, RAGEngine]]:
     """Each dev set with an engine holding its index."""
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"})
+    config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"},
+                       chunking={"embed_header": embed_header})
     sets = []
     cranfield = load_beir(beir)
     engine = RAGEngine(config, work_dir / cranfield.name)
@@ -81,8 +82,11 @@ def main() -> None:
     parser.add_argument("--work-dir", default="/tmp/ragloom-devsets")
     parser.add_argument("--dataset", default=str(CRANFIELD), help="the BEIR dev set")
     parser.add_argument("--candidates", nargs="*", default=list(CANDIDATES))
+    parser.add_argument("--embed-header", action="store_true",
+                        help="index code chunks with a 'path: symbol' header (own work folder)")
     args = parser.parse_args()
-    sets = dev_sets(Path(args.work_dir), Path(args.dataset))
+    work_dir = Path(args.work_dir + ("-header" if args.embed_header else ""))
+    sets = dev_sets(work_dir, Path(args.dataset), args.embed_header)
     for dataset, engine in sets:
         print(f"{dataset.name}: {engine.store.count()} chunks, {len(dataset.queries)} judged queries")
     names = [dataset.name for dataset, _ in sets]

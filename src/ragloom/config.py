@@ -80,6 +80,8 @@ class ChunkingConfig(StrictModel):
     ast_chunking: bool = True
     markdown_chunking: bool = True
     markdown_heading_level: int = Field(3, ge=1, le=6)
+    #: Embed and BM25-index each file chunk with a "path: symbol" header line in front.
+    embed_header: bool = False
 
 
 class RetrievalConfig(StrictModel):

@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 
+from ragloom.chunking.context import indexed_text, plain_text
 from ragloom.chunking.registry import FileChunker
 from ragloom.chunking.sizing import resolve_chunk_sizing
 from ragloom.config import RAGConfig, load_config
@@ -139,8 +140,9 @@ class RAGEngine:
                        if self.config.embedding_cache and not read_only else None)
         self._manifest = Manifest(self._beside_store("manifest", "sqlite"), read_only)
         retrieval = self.config.retrieval
+        text_of = indexed_text(self._sizing.measure) if self.config.chunking.embed_header else plain_text
         self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
-            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only)
+            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
         self._indexer = Indexer(
             self.base_dir, FileChunker(self.config, self._sizing), CachedEmbedder(self.provider, self._cache),
             self.store, self.sparse, self._manifest, self.config.max_file_bytes,
@@ -149,7 +151,7 @@ class RAGEngine:
             persist=self._persist,
             config_files=[relative_posix(file, self.base_dir)
                           for file in (self.config.source_file,) if file is not None],
-            redact=self.config.redact_secrets,
+            redact=self.config.redact_secrets, text_of=text_of,
         )
         self._searcher = Searcher(self.provider, self.store, self.sparse, self.config)
 

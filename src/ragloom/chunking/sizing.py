@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragloom.chunking.context import header_budget
 from ragloom.chunking.measure import CHARACTERS, TextMeasure, TokenMeasure
 from ragloom.config import RAGConfig
 from ragloom.errors import ConfigError
@@ -46,12 +47,14 @@ def resolve_chunk_sizing(config: RAGConfig, tokens: TokenMeasure | None) -> Chun
         size = config.chunk_size or DEFAULT_CHARACTER_SIZE
         return ChunkSizing(unit, size, _overlap(config, size), CHARACTERS)
     assert tokens is not None
-    size = config.chunk_size or tokens.window
-    if size > tokens.window:
+    room = tokens.window - (header_budget(tokens) if config.chunking.embed_header else 0)
+    size = config.chunk_size or room
+    if size > room:
+        header = f" minus {tokens.window - room} for the chunk header" if room < tokens.window else ""
         raise ConfigError(
             f"key 'chunk_size' = {size}: longer than the {tokens.window} tokens embedding model "
-            f"{tokens.name!r} reads; the rest of each chunk would never be embedded (leave "
-            f"chunk_size unset to use the model's window)")
+            f"{tokens.name!r} reads{header}; the rest of each chunk would never be embedded "
+            f"(leave chunk_size unset to use the model's window)")
     return ChunkSizing(unit, size, _overlap(config, size), tokens)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragloom.chunking.base import content_hash
+from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.faults import crash_point
@@ -56,7 +57,8 @@ class Indexer:
                  index_dir: Path | None = None, respect_gitignore: bool = True,
                  commit: Callable[[], AbstractContextManager[object]] = nullcontext,
                  persist: Callable[[], None] | None = None,
-                 config_files: Sequence[str] = (), redact: bool = True) -> None:
+                 config_files: Sequence[str] = (), redact: bool = True,
+                 text_of: IndexedText = plain_text) -> None:
         self.base_dir = base_dir
         self.chunker = chunker
         self.embedder = embedder
@@ -72,6 +74,7 @@ class Indexer:
         self.persist = persist or store.persist  # makes store and BM25 durable together
         self.config_files = frozenset(config_files)
         self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
+        self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
@@ -249,7 +252,7 @@ class Indexer:
         if not window.files:
             return
         chunks = [chunk for pending in window.files for chunk in pending.chunks]
-        embedded = self.embedder.embed([chunk.text for chunk in chunks], "document",
+        embedded = self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
                                        on_embedded=tracker.batch_embedded)
         tracker.window_done(len(chunks))
         report.chunks_embedded += embedded.computed

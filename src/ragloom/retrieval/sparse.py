@@ -8,6 +8,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import SymbolTable
@@ -24,8 +25,9 @@ class SparseIndex:
     """BM25 over the stored chunks; ``path=None`` keeps it in memory only."""
 
     def __init__(self, path: Path | None = None, tokenizer: Tokenizer = tokenize,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, text_of: IndexedText = plain_text) -> None:
         self.path = path
+        self.text_of = text_of  # what BM25 reads of a chunk (e.g. with a path header)
         self.read_only = read_only  # rebuilt in memory when stale, never written
         self.tokenizer = tokenizer
         self._lock = threading.RLock()
@@ -50,7 +52,8 @@ class SparseIndex:
 
     def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         with self._lock:
-            self.index.add(ids, [self.tokenizer(text) for text in texts], metadatas)
+            self.index.add(ids, [self.tokenizer(self.text_of(text, metadata))
+                                 for text, metadata in zip(texts, metadatas)], metadatas)
             self._changed()
 
     def remove(self, ids: Sequence[str]) -> None:

@@ -1,0 +1,47 @@
+"""What the embedder and BM25 read for a chunk: optionally a one-line header naming where
+the chunk comes from (path, and symbol or heading path) before its text. The stored and
+injected text stays the exact file slice; only the indexed text carries the header."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ragloom.chunking.measure import TextMeasure
+from ragloom.types import Metadata
+
+#: Room a header may take (in the chunk size's unit); chunk sizes leave it free.
+HEADER_TOKENS = 24
+HEADER_CHARACTERS = 96
+
+IndexedText = Callable[[str, Metadata], str]
+
+
+def header_budget(measure: TextMeasure) -> int:
+    return HEADER_TOKENS if measure.unit == "tokens" else HEADER_CHARACTERS
+
+
+def chunk_header(metadata: Metadata) -> str:
+    """``path: symbol`` (or heading path) of a file chunk; empty for caller-made documents."""
+    path = metadata.get("path")
+    if metadata.get("source") != "file" or not path:
+        return ""
+    place = metadata.get("symbols") or metadata.get("symbol") or metadata.get("heading_path") or ""
+    return f"{path}: {place}\n" if place else f"{path}\n"
+
+
+def indexed_text(measure: TextMeasure) -> IndexedText:
+    """Chunk text with its header in front, the header cut to ``header_budget``."""
+    budget = header_budget(measure)
+
+    def with_header(text: str, metadata: Metadata) -> str:
+        header = chunk_header(metadata)
+        if header and measure.count(header) > budget:
+            header = header[: measure.fit(header, budget)].rstrip("\n") + "\n"
+        return header + text
+
+    return with_header
+
+
+def plain_text(text: str, metadata: Metadata) -> str:
+    """The chunk text as is (no header)."""
+    return text
