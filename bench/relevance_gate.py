@@ -1,12 +1,13 @@
-"""Choosing the default ``min_score`` (the relevance gate) for the local model.
+"""Choosing the default relevance gate for the local model.
 
 On each dev set (bench/retrieval_quality.py) it runs every judged query and 100 off-topic
 queries (small talk and other domains, written for this bench) with the default settings
-and no gate, then for each threshold prints:
+and no gate, then for each threshold prints, for a per-result cut (``min_score``) and for
+a per-query gate (nothing when the best result is below it; ``relevance_gate``):
 
 * lost: the share of judged queries with a relevant result in the top 10 that would lose
   every one of them (target <= 2%);
-* silent: the share of off-topic queries for which nothing passes the gate (target >= 90%).
+* silent: the share of off-topic queries for which nothing passes (target >= 90%).
 
     python bench/relevance_gate.py [--work-dir DIR]
 """
@@ -122,9 +123,10 @@ how many players are on a basketball team
 who holds the record for the 100 metres
 best board games for families
 how do I start a vegetable garden
+what is the best pizza topping
 what is the weather like in madrid in may""".split("\n")
 
-THRESHOLDS = [round(0.05 * i, 2) for i in range(0, 11)]
+THRESHOLDS = [0.1, 0.15, 0.2, *(round(0.01 * i, 2) for i in range(25, 41)), 0.45, 0.5]
 
 
 def main() -> None:
@@ -134,25 +136,29 @@ def main() -> None:
     args = parser.parse_args()
     assert len(OFF_TOPIC) == 100, len(OFF_TOPIC)
     sets = dev_sets(Path(args.work_dir), Path(args.dataset))
-    print(f"{'min_score':<10}" + "".join(f"{d.name + ' lost':>24}{'silent':>8}" for d, _ in sets))
     measured = []
     for dataset, engine in sets:
-        relevant_scores = []  # per judged query with a relevant hit: its best relevant cosine
+        engine.config.relevance_gate = -1.0  # see every result; the gate is what is measured
+        judged = []  # per query with a relevant hit in the top 10: (best relevant, best) cosine
         for query_id, text in dataset.queries.items():
             hits = engine.search(text, 10, min_score=-1.0)
-            judged = [r.score for r in hits if dataset.qrels[query_id].get(r.id, 0) > 0]
-            if judged:
-                relevant_scores.append(max(judged))
+            relevant = [r.score for r in hits if dataset.qrels[query_id].get(r.id, 0) > 0]
+            if relevant:
+                judged.append((max(relevant), max(r.score for r in hits)))
         off_topic = [max((r.score for r in engine.search(q, 10, min_score=-1.0)), default=-1.0)
                      for q in OFF_TOPIC]
-        measured.append((relevant_scores, off_topic))
-    for threshold in THRESHOLDS:
-        row = f"{threshold:<10}"
-        for relevant_scores, off_topic in measured:
-            lost = sum(s < threshold for s in relevant_scores) / len(relevant_scores)
-            silent = sum(s < threshold for s in off_topic) / len(off_topic)
-            row += f"{100 * lost:>23.1f}%{100 * silent:>7.0f}%"
-        print(row, flush=True)
+        measured.append((judged, off_topic))
+    for title, column in (("per result (min_score drops each result below it)", 0),
+                          ("per query (nothing when the best result is below it)", 1)):
+        print(f"\n{title}\n{'threshold':<10}"
+              + "".join(f"{d.name + ' lost':>24}{'silent':>8}" for d, _ in sets))
+        for threshold in THRESHOLDS:
+            row = f"{threshold:<10}"
+            for judged, off_topic in measured:
+                lost = sum(pair[column] < threshold for pair in judged) / len(judged)
+                silent = sum(s < threshold for s in off_topic) / len(off_topic)
+                row += f"{100 * lost:>23.1f}%{100 * silent:>7.0f}%"
+            print(row, flush=True)
     for _, engine in sets:
         engine.close()
 

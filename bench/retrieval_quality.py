@@ -8,7 +8,7 @@ are fast); then each candidate's retrieval settings are scored on it. The pick i
 candidate with the best worst case over the sets, not the best mean on one; a candidate
 with feedback is eligible only if feedback lowers no set.
 
-    python bench/retrieval_quality.py [--work-dir DIR] [--dataset BEIR_DIR] [--embed-header]
+    python bench/retrieval_quality.py [--work-dir DIR] [--dataset BEIR_DIR] [--embed-header on|off]
 """
 
 from __future__ import annotations
@@ -29,20 +29,27 @@ from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.config import RetrievalConfig  # noqa: E402
 from ragloom.eval import Dataset, evaluate, index_dataset, load_beir  # noqa: E402
 
+
 #: Candidate defaults: retrieval settings (hybrid on unless "dense" says otherwise).
+def _score(dense: float = 1.0, sparse: float = 1.0, depth: int = 100, feedback: bool = False,
+           fusion: str = "score") -> dict[str, Any]:
+    return {"fusion": fusion, "dense_weight": dense, "sparse_weight": sparse, "candidate_k": depth,
+            "feedback": feedback}
+
+
 CANDIDATES: dict[str, dict[str, Any]] = {
     "dense only": {"dense": True},
-    "rrf, feedback, depth 100 (old)": {"fusion": "rrf", "feedback": True, "candidate_k": 100},
-    "rrf, depth 100": {"fusion": "rrf", "feedback": False, "candidate_k": 100},
-    "rrf, depth 20": {"fusion": "rrf", "feedback": False, "candidate_k": 20},
-    "score, feedback, depth 100": {"fusion": "score", "feedback": True, "candidate_k": 100},
-    "score, depth 100 (default)": {"fusion": "score", "feedback": False, "candidate_k": 100},
-    "score, depth 20": {"fusion": "score", "feedback": False, "candidate_k": 20},
-    "score, depth 50": {"fusion": "score", "feedback": False, "candidate_k": 50},
-    "score 0.7/0.3, depth 50": {"fusion": "score", "feedback": False, "candidate_k": 50,
-                                "dense_weight": 0.7, "sparse_weight": 0.3},
-    "score 0.6/0.4, depth 50": {"fusion": "score", "feedback": False, "candidate_k": 50,
-                                "dense_weight": 0.6, "sparse_weight": 0.4},
+    "rrf, feedback, depth 100 (old)": _score(fusion="rrf", feedback=True),
+    "rrf, depth 100": _score(fusion="rrf"),
+    "rrf, depth 20": _score(fusion="rrf", depth=20),
+    "score, feedback, depth 100": _score(feedback=True),
+    "score, depth 100": _score(),
+    "score, depth 20": _score(depth=20),
+    "score, depth 50": _score(depth=50),
+    "score 0.6/0.4, depth 50": _score(0.6, 0.4, depth=50),
+    "score 0.6/0.4, depth 100 (default)": _score(0.6, 0.4),
+    "score 0.6/0.4, feedback, depth 100": _score(0.6, 0.4, feedback=True),
+    "score 0.7/0.3, depth 100": _score(0.7, 0.3),
     "default, no exact names": {"exact_names": False},
     "default, no part merging": {"merge_parts": False},
 }
@@ -61,10 +68,15 @@ def eligible(name: str, table: dict[str, list[float]]) -> bool:
     return all(all(a >= b for a, b in zip(table[name], table[twin])) for twin in twins)
 
 
-def dev_sets(work_dir: Path, beir: Path, embed_header: bool = False) -> list[tuple[Dataset, RAGEngine]]:
-    """Each dev set with an engine holding its index."""
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"},
-                       chunking={"embed_header": embed_header})
+def dev_sets(work_dir: Path, beir: Path, embed_header: bool | None = None
+             ) -> list[tuple[Dataset, RAGEngine]]:
+    """Each dev set with an engine holding its index (``embed_header`` None: the default;
+    indexes with the header live in ``work_dir`` + "-header")."""
+    config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"})
+    if embed_header is not None:
+        config.chunking.embed_header = embed_header
+    if config.chunking.embed_header:
+        work_dir = work_dir.with_name(work_dir.name + "-header")
     sets = []
     cranfield = load_beir(beir)
     engine = RAGEngine(config, work_dir / cranfield.name)
@@ -82,11 +94,12 @@ def main() -> None:
     parser.add_argument("--work-dir", default="/tmp/ragloom-devsets")
     parser.add_argument("--dataset", default=str(CRANFIELD), help="the BEIR dev set")
     parser.add_argument("--candidates", nargs="*", default=list(CANDIDATES))
-    parser.add_argument("--embed-header", action="store_true",
-                        help="index code chunks with a 'path: symbol' header (own work folder)")
+    parser.add_argument("--embed-header", choices=("on", "off"),
+                        help="index file chunks with or without the 'path: symbol' header "
+                             "(default: ragloom's default)")
     args = parser.parse_args()
-    work_dir = Path(args.work_dir + ("-header" if args.embed_header else ""))
-    sets = dev_sets(work_dir, Path(args.dataset), args.embed_header)
+    header = None if args.embed_header is None else args.embed_header == "on"
+    sets = dev_sets(Path(args.work_dir), Path(args.dataset), header)
     for dataset, engine in sets:
         print(f"{dataset.name}: {engine.store.count()} chunks, {len(dataset.queries)} judged queries")
     names = [dataset.name for dataset, _ in sets]

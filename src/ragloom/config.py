@@ -81,7 +81,7 @@ class ChunkingConfig(StrictModel):
     markdown_chunking: bool = True
     markdown_heading_level: int = Field(3, ge=1, le=6)
     #: Embed and BM25-index each file chunk with a "path: symbol" header line in front.
-    embed_header: bool = False
+    embed_header: bool = True
 
 
 class RetrievalConfig(StrictModel):
@@ -89,8 +89,8 @@ class RetrievalConfig(StrictModel):
 
     fusion: Literal["rrf", "score"] = "score"
     rrf_k: int = Field(60, ge=1)
-    dense_weight: float = Field(1.0, ge=0.0)
-    sparse_weight: float = Field(1.0, ge=0.0)
+    dense_weight: float = Field(0.6, ge=0.0)
+    sparse_weight: float = Field(0.4, ge=0.0)
     candidate_k: int = Field(100, ge=1, le=10_000)
     feedback: bool = False
     feedback_docs: int = Field(10, ge=1, le=1000)
@@ -129,6 +129,9 @@ class RAGConfig(StrictModel):
     chunk_overlap: int | None = Field(None, ge=0)  # None: a fifth of chunk_size
     top_k: int = Field(5, ge=1, le=10_000)
     min_score: float | None = None
+    #: No results at all when none reaches this cosine (None: the embedding model's
+    #: measured gate, 0.35 for all-MiniLM-L6-v2; -1 turns the gate off).
+    relevance_gate: float | None = Field(None, ge=-1.0, le=1.0)
     hybrid: bool = True
     mmr: bool = False
     mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)

@@ -10,6 +10,7 @@ import pytest
 
 from helpers import hash_config, write
 from ragloom import ConfigError, RAGConfig, RAGEngine
+from ragloom.chunking.context import HEADER_TOKENS
 from ragloom.chunking.measure import TokenMeasure
 from ragloom.chunking.registry import FileChunker
 from ragloom.chunking.sizing import resolve_chunk_sizing
@@ -31,9 +32,11 @@ def word_measure(window: int) -> TokenMeasure:
     return TokenMeasure(token_ends, window, f"words/{window}")
 
 
-def test_default_size_is_the_model_window_in_tokens() -> None:
+def test_default_size_is_the_model_window_in_tokens_less_the_header() -> None:
     sizing = resolve_chunk_sizing(RAGConfig(), word_measure(254))
-    assert (sizing.unit, sizing.size, sizing.overlap) == ("tokens", 254, 50)
+    assert (sizing.unit, sizing.size, sizing.overlap) == ("tokens", 254 - HEADER_TOKENS, 46)
+    bare = resolve_chunk_sizing(RAGConfig(chunking={"embed_header": False}), word_measure(254))
+    assert (bare.unit, bare.size, bare.overlap) == ("tokens", 254, 50)
 
 
 def test_without_a_tokenizer_sizes_stay_in_characters() -> None:
@@ -52,6 +55,8 @@ def test_chunk_size_alone_keeps_meaning_characters() -> None:
 def test_a_size_beyond_the_window_is_refused_naming_key_and_window() -> None:
     with pytest.raises(ConfigError, match=r"'chunk_size' = 300: longer than the 254 tokens"):
         resolve_chunk_sizing(RAGConfig(chunk_unit="tokens", chunk_size=300), word_measure(254))
+    with pytest.raises(ConfigError, match=r"'chunk_size' = 240: .* reads minus 24 for the chunk header"):
+        resolve_chunk_sizing(RAGConfig(chunk_unit="tokens", chunk_size=240), word_measure(254))
 
 
 def test_tokens_without_a_tokenizer_is_refused() -> None:
@@ -77,8 +82,9 @@ def test_every_chunker_holds_chunks_to_the_token_window() -> None:
 
 @pytest.mark.slow
 def test_with_the_real_model_no_chunk_is_longer_than_its_window(tmp_path: Path) -> None:
-    """Default settings with all-MiniLM-L6-v2: every chunk of real code and docs fits the
-    model's 254-token window (256 minus [CLS] and [SEP]), counted by its own tokenizer."""
+    """Default settings with all-MiniLM-L6-v2: every chunk of real code and docs, with the
+    header the model reads in front, fits the model's 254-token window (256 minus [CLS] and
+    [SEP]), counted by its own tokenizer."""
     pytest.importorskip("sentence_transformers")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     project = tmp_path / "p"
@@ -93,11 +99,13 @@ def test_with_the_real_model_no_chunk_is_longer_than_its_window(tmp_path: Path) 
     config = RAGConfig(embedding_provider="local", vector_store={"provider": "mock"})
     with RAGEngine(config, project) as engine:
         sizing = engine._sizing
-        assert (sizing.unit, sizing.size) == ("tokens", 254)
+        assert (sizing.unit, sizing.size) == ("tokens", 254 - HEADER_TOKENS)
         chunks = [c for name in ("argparse.py", "dataclasses.py", "json/decoder.py", "docs/card.md")
                   if (project / name).is_file()
                   for c in engine._indexer.chunker.chunk((project / name).read_text(), name)]
         tokenizer = engine.provider._model.tokenizer
-        lengths = [len(tokenizer(c.text, add_special_tokens=False)["input_ids"]) for c in chunks]
+        read = [engine._indexer.text_of(c.text, {**c.metadata, "source": "file"}) for c in chunks]
+        assert all(text.startswith(c.metadata["path"]) for text, c in zip(read, chunks))
+        lengths = [len(tokenizer(text, add_special_tokens=False)["input_ids"]) for text in read]
         assert len(chunks) > 100
         assert max(lengths) <= 254

@@ -16,6 +16,8 @@ import pytest
 from helpers import hash_config, write
 from ragloom import RAGConfig, RAGEngine
 from ragloom.chunking.base import content_hash
+from ragloom.chunking.context import indexed_text, plain_text
+from ragloom.chunking.measure import CHARACTERS
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.hashing import HashEmbeddingProvider
@@ -44,7 +46,8 @@ def snapshot(engine: RAGEngine) -> set[tuple[str, str]]:
 def uncached_chunks(root: Path, config: RAGConfig) -> int:
     """Chunks of the tree whose text the embedding cache does not hold."""
     chunker = FileChunker(config)
-    texts = {c.text for path in root.rglob("*.py")
+    text_of = indexed_text(CHARACTERS) if config.chunking.embed_header else plain_text
+    texts = {text_of(c.text, {**c.metadata, "source": "file"}) for path in root.rglob("*.py")
              for c in chunker.chunk(path.read_text(), path.relative_to(root).as_posix())}
     cache = EmbeddingCache(root / ".ragloom" / "embeddings.sqlite")
     namespace = CachedEmbedder(HashEmbeddingProvider(), cache).namespace("document")

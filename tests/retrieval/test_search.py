@@ -122,3 +122,27 @@ def test_filters_apply_to_both_retrievers(engine) -> None:
     results = engine.search("rockets satellites tokens", top_k=5, filters={"path": "code/*.py"})
     assert results and all(r.metadata["path"].startswith("code/") for r in results)
     assert all(r.retrievers for r in results)
+
+
+def test_relevance_gate_returns_nothing_for_an_unrelated_query(make_engine, project: Path) -> None:
+    write(project, "space.md", "# Space\nRockets carry satellites into orbit.\n")
+    write(project, "garden.md", "# Garden\nTomatoes need sun and water.\n")
+    gated = make_engine(relevance_gate=0.5)  # hash embedder: best cosines 0.33 and 0.86 below
+    gated.index_directory()
+    response = gated.search_detailed("rockets orbit satellites weather", top_k=2)
+    assert response.results == [] and response.candidates["below_relevance_gate"] == 2
+    assert gated.search("rockets orbit satellites weather", top_k=2, min_score=-1.0) == []
+    kept = gated.search("space rockets carry satellites into orbit", top_k=2)
+    assert [r.path for r in kept] == ["space.md", "garden.md"]  # a gate, not a per-result cut
+    gated.close()
+    open_gate = make_engine(relevance_gate=-1.0)
+    open_gate.index_directory()
+    assert len(open_gate.search("rockets orbit satellites weather", top_k=2)) == 2
+
+
+def test_a_defined_name_passes_the_relevance_gate(make_engine, project: Path) -> None:
+    write(project, "auth.py", "def should_strip_auth(old, new):\n    return old.host != new.host\n")
+    engine = make_engine(relevance_gate=0.99)
+    engine.index_directory()
+    assert [r.metadata["symbol"] for r in engine.search("should_strip_auth", top_k=1)] == [
+        "should_strip_auth"]

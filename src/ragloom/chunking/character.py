@@ -111,6 +111,8 @@ class CharacterChunker:
             cut = start + self.measure.fit(text[start:end], first_budget if not pieces else budget)
             if cut < end:
                 cut = self._word_cut(text, start, cut)
+            if cut <= line_start:
+                cut = line_start  # the lines before the long one fit whole: end there
             pieces.append(piece_from_span(text, source.lines, start, cut))
             if cut >= end:
                 break

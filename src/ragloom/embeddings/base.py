@@ -36,6 +36,10 @@ class EmbeddingProvider(ABC):
     model_name: str
     #: Length of every vector this provider returns; set by __init__.
     dimension: int
+    #: The default relevance gate: a query none of whose results reaches this cosine is
+    #: taken as unrelated to the corpus and gets no results. Measured per model with
+    #: bench/relevance_gate.py; None when not measured (no gate).
+    default_relevance_gate: float | None = None
 
     @abstractmethod
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:

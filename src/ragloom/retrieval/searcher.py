@@ -1,5 +1,6 @@
 """The read path: query -> embed -> dense top-k (+ BM25 top-k -> fuse, definitions of
-names the query uses first) -> (MMR) -> adjacent parts merged -> min_score -> results.
+names the query uses first) -> (MMR) -> adjacent parts merged -> relevance gate ->
+min_score -> results.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
@@ -131,10 +132,24 @@ class Searcher:
             results = [results[i] for i in order]
             clock.lap("mmr")
         results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
+        results = self._gate(results, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
         return SearchResponse(results, "hybrid" if hybrid else "dense", clock.timings, candidates)
+
+    def _gate(self, results: list[SearchResult], candidates: dict[str, int]) -> list[SearchResult]:
+        """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
+        (cosine) and none defines a name the query uses."""
+        gate = self.config.relevance_gate
+        if gate is None:
+            gate = self.provider.default_relevance_gate
+        if gate is None or not results or any("name" in r.retrievers for r in results):
+            return results
+        if max(r.score for r in results) < gate:
+            candidates["below_relevance_gate"] = len(results)
+            return []
+        return results
 
     def _fill_missing(self, by_id: dict[str, SearchResult], ids: list[str], vector: np.ndarray) -> None:
         """Load text, metadata and cosine distance of ids only BM25 found."""
