@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import sysconfig
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import check_chunks
 
 from ragloom.chunking import CharacterChunker, chunk_id
 
@@ -118,3 +122,24 @@ def test_chunks_are_exact_slices_covering_the_text(text: str, size: int, overlap
             assert start == 0 or text[start - 1] == "\n", chunk.metadata
         if len(lines[chunk.metadata["end_line"] - 1]) + 1 <= size:
             assert end == len(text) or text[end - 1] == "\n", chunk.metadata
+
+
+@pytest.mark.slow
+def test_whole_standard_library_in_whole_lines() -> None:
+    """Every module cut by lines: exact slices, whole lines, coverage, never more repeated
+    than added between consecutive windows."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    chunker = CharacterChunker(1000, 200)
+    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+    assert len(files) > 500
+    for path in files:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        chunks = chunker.chunk(source, path.name)
+        check_chunks(chunks, source, 1000)
+        for before, after in zip(chunks, chunks[1:]):
+            repeated = max(0, before.metadata["end_char"] - after.metadata["start_char"])
+            added = after.metadata["end_char"] - before.metadata["end_char"]
+            assert repeated <= added, (path, after.metadata)
