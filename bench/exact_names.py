@@ -42,8 +42,10 @@ def main() -> None:
         row = f"{dataset.name:<18}{len(sample):>6}"
         for exact, hybrid in ((True, True), (False, True), (False, False)):
             engine.config.retrieval = RetrievalConfig(exact_names=exact)
-            first = sum(name in defined_names(engine.search(name, 1, hybrid=hybrid)[0].metadata)
-                        for name in sample)
+            first = 0
+            for name in sample:
+                hits = engine.search(name, 1, hybrid=hybrid)  # none (gated) counts as a miss
+                first += bool(hits) and name in defined_names(hits[0].metadata)
             row += f"{100 * first / len(sample):>{13 if exact else 7}.1f}%"
         print(row, flush=True)
     for _, engine in sets:
