@@ -145,3 +145,32 @@ def test_sources_list_exactly_what_the_budget_let_into_the_prompt(server: FakeGe
     assert [path for path, _ in result.sources] == in_prompt
     full = send_detailed(PROMPT, "rockets orbits", rag_engine=engine, client=client, top_k=5)
     assert len(full.sources) == 5
+
+
+@pytest.mark.slow
+def test_small_talk_injects_nothing_with_the_real_model(server: FakeGeminiServer, client,
+                                                        tmp_path: Path) -> None:
+    """The relevance gate of all-MiniLM-L6-v2 keeps unrelated code out of the prompt, while a
+    question about the code still gets it."""
+    pytest.importorskip("sentence_transformers")
+    import os
+    import sysconfig
+
+    from ragloom import RAGConfig, RAGEngine
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    write(tmp_path, "textwrap.py", (stdlib / "textwrap.py").read_text(encoding="utf-8"))
+    config = RAGConfig(embedding_provider="local", vector_store={"provider": "mock"})
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        for reply in ("Hi!", "Hi!", "Use wrap()."):
+            server.reply_next(text_reply(reply))
+        greeted = send_detailed(PROMPT, "hello", rag_engine=engine, client=client)
+        send(PROMPT, "hello", client=client)
+        asked = send_detailed(PROMPT, "how do I wrap a paragraph to 40 columns?", rag_engine=engine,
+                              client=client)
+    with_engine, without, question = server.calls("generateContent")
+    assert greeted.sources == [] and with_engine.body == without.body
+    assert asked.sources and asked.sources[0][0] == "textwrap.py"
+    assert "[RETRIEVED CONTEXT]" in system_text(question)
