@@ -161,3 +161,13 @@ def test_model_loading_noise_is_silenced_unless_verbose(tmp_path: Path) -> None:
     assert quiet.stderr.strip().splitlines()[-1].startswith("embedded 1/1 chunks")
     verbose = ragloom(tmp_path, "-v", "search", "rockets")
     assert verbose.returncode == 0 and "Loading weights" in verbose.stderr
+
+
+def test_a_query_below_the_relevance_gate_says_so(project: Path) -> None:
+    write(project, "ragloom.toml", CONFIG.replace('embedding_provider = "hash"',
+                                                  'embedding_provider = "hash"\nrelevance_gate = 0.9'))
+    assert ragloom(project, "index").returncode == 0
+    result = ragloom(project, "search", "weather tomorrow")
+    assert result.returncode == 0 and result.stdout == ""
+    assert ("nothing relevant: no result reached the relevance gate (cosine 0.9); "
+            "set relevance_gate = -1 to see every result") in result.stderr

@@ -22,10 +22,11 @@ from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
 from ragloom.eval import MODES
 from ragloom.indexing.progress import IndexProgress
-from ragloom.types import IndexReport, SearchResult
+from ragloom.types import IndexReport
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
+    from ragloom.retrieval.searcher import SearchResponse
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 PROGRESS_LINE_SECONDS = 5.0
@@ -199,8 +200,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 report = method(target, progress=progress_printer())
             print(describe_report(report), file=out)
         elif args.command == "search":
-            results = engine.search(args.query, top_k=args.top_k)
-            _hint_if_nothing(engine, results)
+            response = engine.search_detailed(args.query, top_k=args.top_k)
+            results = response.results
+            _hint_if_nothing(engine, response)
             if args.json:
                 print(json.dumps([r.to_dict() for r in results], indent=2), file=out)
             for rank, r in enumerate([] if args.json else results, start=1):
@@ -209,8 +211,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 print(f"{rank}. {r.score:.4f}  {where}", file=out)
                 print("   " + r.text.strip().replace("\n", "\n   ")[:400], file=out)
         elif args.command == "context":
-            results = engine.search(args.query, top_k=args.top_k)
-            _hint_if_nothing(engine, results)
+            response = engine.search_detailed(args.query, top_k=args.top_k)
+            results = response.results
+            _hint_if_nothing(engine, response)
             print(format_context(results, args.token_budget), file=out)
         elif args.command == "status":
             status = engine.status()
@@ -234,12 +237,16 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     return EXIT_OK
 
 
-def _hint_if_nothing(engine: RAGEngine, results: list[SearchResult]) -> None:
+def _hint_if_nothing(engine: RAGEngine, response: SearchResponse) -> None:
     """Say on stderr why a search printed nothing."""
-    if results:
+    if response.results:
         return
     if engine.is_empty():
         print("ragloom: the index is empty; run 'ragloom index' to add files", file=sys.stderr)
+    elif response.candidates.get("below_relevance_gate"):
+        print("ragloom: nothing relevant: no result reached the relevance gate "
+              f"(cosine {engine.relevance_gate}); set relevance_gate = -1 to see every result",
+              file=sys.stderr)
     else:
         print("ragloom: no results for this query", file=sys.stderr)
 

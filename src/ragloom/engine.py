@@ -226,6 +226,12 @@ class RAGEngine:
         with self._readers_writer.reading():
             return self._searcher.search(query, k, filters, hybrid, mmr, min_score)
 
+    @property
+    def relevance_gate(self) -> float | None:
+        """The cosine a query's best result must reach for the query to get any results
+        (``relevance_gate`` in the config, else the embedding model's measured gate)."""
+        return self._searcher.relevance_gate
+
     def verify(self) -> VerifyReport:
         """Check that store, BM25 index and manifest agree (see ``ragloom status --check``)."""
         self._require_enabled()

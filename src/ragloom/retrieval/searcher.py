@@ -138,12 +138,16 @@ class Searcher:
             results = [r for r in results if r.score >= threshold]
         return SearchResponse(results, "hybrid" if hybrid else "dense", clock.timings, candidates)
 
+    @property
+    def relevance_gate(self) -> float | None:
+        """The cosine a query's best result must reach: the config's, else the model's."""
+        gate = self.config.relevance_gate
+        return self.provider.default_relevance_gate if gate is None else gate
+
     def _gate(self, results: list[SearchResult], candidates: dict[str, int]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine) and none defines a name the query uses."""
-        gate = self.config.relevance_gate
-        if gate is None:
-            gate = self.provider.default_relevance_gate
+        gate = self.relevance_gate
         if gate is None or not results or any("name" in r.retrievers for r in results):
             return results
         if max(r.score for r in results) < gate:
