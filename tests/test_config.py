@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import get_args
 
 import pytest
 
 from ragloom import ConfigError, RAGConfig, load_config
-from ragloom.config import EmbeddingProviderName, VectorStoreName, parse_config
+from ragloom.config import parse_config
 from ragloom.embeddings.registry import embedding_providers
 from ragloom.stores.registry import vector_stores
 
@@ -115,9 +114,14 @@ def test_config_errors_are_value_errors() -> None:
         parse_config({"chunk_size": -1})
 
 
-def test_registries_match_config_literals() -> None:
-    assert sorted(get_args(VectorStoreName)) == vector_stores.names()
-    assert sorted(get_args(EmbeddingProviderName)) == embedding_providers.names()
+def test_config_accepts_exactly_the_registered_names() -> None:
+    for name in vector_stores.names():
+        assert parse_config({"vector_store": {"provider": name}}).vector_store.provider == name
+    for name in embedding_providers.names():
+        assert parse_config({"embedding_provider": name}).embedding_provider == name
+    with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store; "
+                                          r"valid: 'chroma', 'mock', 'turboquant'"):
+        parse_config({"vector_store": {"provider": "Chroma"}})
 
 
 def test_api_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:

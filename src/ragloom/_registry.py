@@ -1,9 +1,17 @@
-"""A tiny name -> factory registry shared by the chunker, embedding and store factories."""
+"""A name -> factory registry shared by the chunker, embedding and store factories.
+
+Filled from built-ins (``@registry.register("name")``) and from installed plugins: every
+entry point of the registry's group (``ragloom.vector_stores``, ...) is listed on first
+lookup and imported only when its name is asked for. A name may also be a
+``package.module:attribute`` path to a factory, for one-off backends without packaging.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from ragloom.errors import ConfigError
 
@@ -13,32 +21,80 @@ FactoryT = TypeVar("FactoryT", bound=Callable[..., object])
 class Registry(Generic[FactoryT]):
     """Maps the config string of a backend to the callable that builds it."""
 
-    def __init__(self, kind: str, config_key: str) -> None:
+    def __init__(self, kind: str, config_key: str, entry_point_group: str | None = None) -> None:
         self.kind = kind
         self.config_key = config_key
+        self.entry_point_group = entry_point_group
         self._factories: dict[str, FactoryT] = {}
+        self._builtin: set[str] = set()
+        self._plugins: dict[str, importlib.metadata.EntryPoint] | None = None  # listed lazily
 
     def register(self, name: str) -> Callable[[FactoryT], FactoryT]:
         """Decorator registering a factory under ``name``."""
 
         def decorator(factory: FactoryT) -> FactoryT:
             self._factories[name] = factory
+            self._builtin.add(name)
             return factory
 
         return decorator
 
     def get(self, name: str) -> FactoryT:
-        """The factory for ``name``; an unknown name raises ConfigError listing the valid ones."""
-        try:
+        """The factory for ``name``: a built-in, an installed plugin, or a ``module:attr``
+        path; anything else raises ConfigError listing the valid names."""
+        if name in self._factories:
             return self._factories[name]
-        except KeyError:
-            valid = ", ".join(repr(n) for n in sorted(self._factories))
+        if ":" in name:
+            return self._load(name, lambda: _import_path(name), f"path {name!r}")
+        plugin = self._listed_plugins().get(name)
+        if plugin is None:
+            valid = ", ".join(repr(n) for n in self.names())
             raise ConfigError(
-                f"unknown {self.kind} {name!r} for key '{self.config_key}'; valid: {valid}"
-            ) from None
+                f"unknown {self.kind} {name!r} for key '{self.config_key}'; valid: {valid} "
+                f"(or a 'package.module:factory' path)")
+        factory = self._load(name, plugin.load, f"plugin {plugin.value!r} "
+                             f"(entry point {name!r} in group {self.entry_point_group!r})")
+        self._factories[name] = factory
+        return factory
+
+    def _load(self, name: str, load: Callable[[], object], what: str) -> FactoryT:
+        try:
+            factory = load()
+        except Exception as exc:  # a broken plugin must not look like a typo
+            raise ConfigError(f"{self.kind} {name!r} for key '{self.config_key}': cannot load "
+                              f"{what}: {type(exc).__name__}: {exc}") from exc
+        if not callable(factory):
+            raise ConfigError(f"{self.kind} {name!r} for key '{self.config_key}': {what} is "
+                              f"{type(factory).__name__}, not a factory")
+        return cast(FactoryT, factory)
+
+    def _listed_plugins(self) -> dict[str, importlib.metadata.EntryPoint]:
+        if self._plugins is None:
+            found = (importlib.metadata.entry_points(group=self.entry_point_group)
+                     if self.entry_point_group else ())
+            self._plugins = {ep.name: ep for ep in found if ep.name not in self._factories}
+        return self._plugins
+
+    def refresh_plugins(self) -> None:
+        """Forget plugins listed and loaded so far; the next lookup lists them again (after
+        installing or removing one in a running process)."""
+        self._plugins = None
+        self._factories = {name: f for name, f in self._factories.items() if name in self._builtin}
 
     def names(self) -> list[str]:
-        return sorted(self._factories)
+        """Built-in and installed plugin names."""
+        return sorted({*self._factories, *self._listed_plugins()})
+
+    def __contains__(self, name: str) -> bool:
+        return ":" in name or name in self._factories or name in self._listed_plugins()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
+
+
+def _import_path(path: str) -> object:
+    module_name, _, attribute = path.partition(":")
+    target: object = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    return target

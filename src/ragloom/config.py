@@ -10,7 +10,16 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ragloom.errors import ConfigError
 
@@ -19,8 +28,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-EmbeddingProviderName = Literal["local", "gemini", "hash"]
-VectorStoreName = Literal["chroma", "turboquant", "mock"]
 
 
 class StrictModel(BaseModel):
@@ -32,7 +39,8 @@ class StrictModel(BaseModel):
 class VectorStoreConfig(StrictModel):
     """The ``[rag.vector_store]`` table: which store keeps the vectors and where."""
 
-    provider: VectorStoreName = "chroma"
+    #: A built-in ("chroma", "turboquant", "mock"), an installed plugin, or "module:factory".
+    provider: str = "chroma"
     # Chroma's rule, applied to every store so a name works everywhere.
     collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
     path: str | None = None
@@ -55,6 +63,13 @@ class VectorStoreConfig(StrictModel):
             return {key: None if key in _OPTIONAL_TEXT and value == "" else value
                     for key, value in data.items()}
         return data
+
+    @field_validator("provider")
+    @classmethod
+    def _known_store(cls, name: str) -> str:
+        from ragloom.stores.registry import vector_stores
+
+        return _registered(name, vector_stores)
 
     @model_validator(mode="after")
     def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
@@ -109,7 +124,8 @@ class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""
 
     enabled: bool = True
-    embedding_provider: EmbeddingProviderName = "local"
+    #: A built-in ("local", "gemini", "hash"), an installed plugin, or "module:factory".
+    embedding_provider: str = "local"
     embedding_model: str | None = None
     embedding_dim: int | None = Field(None, ge=1, le=65536)
     embedding_batch_size: int = Field(64, ge=1, le=100_000)
@@ -156,6 +172,13 @@ class RAGConfig(StrictModel):
         """The Gemini API key from ``api_key`` or the variable named by ``api_key_env``."""
         return resolve_secret(self.api_key, self.api_key_env, "api_key_env")
 
+    @field_validator("embedding_provider")
+    @classmethod
+    def _known_provider(cls, name: str) -> str:
+        from ragloom.embeddings.registry import embedding_providers
+
+        return _registered(name, embedding_providers)
+
     @model_validator(mode="after")
     def _overlap_below_size(self) -> RAGConfig:
         if (self.chunk_overlap is not None and self.chunk_size is not None
@@ -165,6 +188,15 @@ class RAGConfig(StrictModel):
                 f"chunk_size ({self.chunk_size})"
             )
         return self
+
+
+def _registered(name: str, registry: Any) -> str:
+    """``name`` if the registry knows it (built-in, plugin or module:factory path)."""
+    if name not in registry:
+        valid = ", ".join(repr(n) for n in registry.names())
+        raise ValueError(f"unknown {registry.kind}; valid: {valid} (or an installed plugin's "
+                         f"name, or a 'package.module:factory' path)")
+    return name
 
 
 def resolve_secret(value: SecretStr | None, env_var: str | None, key: str) -> str | None:

@@ -31,7 +31,8 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
 }
 
 #: Language name -> factory of its structure-aware chunker (None when disabled by config).
-chunkers: Registry[ChunkerFactory] = Registry("chunker", "chunking")
+#: Plugins add languages with ``ragloom.chunkers`` entry points (name = language).
+chunkers: Registry[ChunkerFactory] = Registry("chunker", "chunking", "ragloom.chunkers")
 
 
 def language_for_path(path: str) -> str:

@@ -12,8 +12,9 @@ from ragloom.errors import ConfigError
 
 ProviderFactory = Callable[[RAGConfig], EmbeddingProvider]
 
+#: Built-ins plus the ``ragloom.embedding_providers`` entry points of installed plugins.
 embedding_providers: Registry[ProviderFactory] = Registry(
-    "embedding provider", "embedding_provider"
+    "embedding provider", "embedding_provider", "ragloom.embedding_providers"
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from ragloom.stores.mock import MockVectorStore
 #: rebuilds or deletes anything, and raises IndexNotFoundError when there is nothing to read.
 StoreFactory = Callable[[RAGConfig, Path, EmbeddingSpec, bool], VectorStore]
 
-vector_stores: Registry[StoreFactory] = Registry("vector store", "vector_store.provider")
+#: Built-ins plus the ``ragloom.vector_stores`` entry points of installed plugins.
+vector_stores: Registry[StoreFactory] = Registry("vector store", "vector_store.provider",
+                                                 "ragloom.vector_stores")
 
 
 def store_path(config: RAGConfig, base_dir: Path) -> Path:
@@ -24,7 +27,8 @@ def store_path(config: RAGConfig, base_dir: Path) -> Path:
     if settings.path:
         path = Path(settings.path).expanduser()
         return path if path.is_absolute() else base_dir / path
-    return base_dir / config.index_dir / f"{settings.provider}_{settings.collection_name}"
+    provider = re.sub(r"[^A-Za-z0-9_.-]", "_", settings.provider)  # a module:factory path
+    return base_dir / config.index_dir / f"{provider}_{settings.collection_name}"
 
 
 @vector_stores.register("mock")

@@ -1,0 +1,119 @@
+"""A third-party ragloom plugin in one file: a brute-force vector store and an embedder
+that counts letters. Installed through its entry points, selected from TOML by name."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ragloom.config import RAGConfig
+from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normalize
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
+from ragloom.stores.filters import Filters, compile_filters, matches_all
+from ragloom.types import Chunk, Metadata, SearchResult
+
+
+class LettersEmbedder(EmbeddingProvider):
+    """26-d vectors of a-z letter counts, L2-normalized."""
+
+    provider_name = "letters"
+
+    def __init__(self) -> None:
+        self.model_name = "letter-counts-v1"
+        self.dimension = 26
+
+    def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
+        counts = np.zeros((len(texts), 26), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for char in text.lower():
+                if "a" <= char <= "z":
+                    counts[row, ord(char) - 97] += 1
+        return l2_normalize(counts)
+
+
+def letters_provider(config: RAGConfig) -> LettersEmbedder:
+    return LettersEmbedder()
+
+
+class TinyStore:
+    """Rows in dicts, exact cosine by brute force; in memory only."""
+
+    name = "tiny"
+    persistent = False
+    concurrent_readers = True
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rows: dict[str, tuple[np.ndarray, str, Metadata]] = {}
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
+               metadatas: Sequence[Metadata]) -> None:
+        matrix = l2_normalize(check_upsert_arguments(ids, vectors, texts, metadatas))
+        with self._lock:
+            for row, chunk_id in enumerate(ids):
+                self._rows[chunk_id] = (matrix[row], texts[row], dict(metadatas[row]))
+
+    def delete(self, ids: Sequence[str]) -> None:
+        with self._lock:
+            for chunk_id in ids:
+                self._rows.pop(chunk_id, None)
+
+    def delete_by_path(self, path: str) -> list[str]:
+        with self._lock:
+            gone = [i for i, (_, _, meta) in self._rows.items() if meta.get("path") == path]
+        self.delete(gone)
+        return gone
+
+    def query(self, vector: np.ndarray, top_k: int, filters: Filters | None = None) -> list[SearchResult]:
+        conditions = compile_filters(filters)
+        with self._lock:
+            rows = [(i, row) for i, row in self._rows.items() if matches_all(row[2], conditions)]
+        if not rows or top_k < 1:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (np.linalg.norm(query) or 1.0)
+        scores = np.stack([row[0] for _, row in rows]) @ query
+        results = []
+        for index in top_k_indices(scores, top_k):
+            chunk_id, (_, text, meta) = rows[index]
+            score = float(scores[index])
+            results.append(SearchResult(chunk_id, text, dict(meta), score, 1.0 - score))
+        return results
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        with self._lock:
+            return [Chunk(i, self._rows[i][1], dict(self._rows[i][2])) for i in ids if i in self._rows]
+
+    def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            require_stored(ids, self._rows)
+            return np.stack([self._rows[i][0] for i in ids]) if ids else np.zeros((0, 0), np.float32)
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return list(self._rows)
+
+    def count(self) -> int:
+        return len(self._rows)
+
+    def list_paths(self) -> list[str]:
+        with self._lock:
+            return sorted({str(m["path"]) for _, _, m in self._rows.values() if "path" in m})
+
+    def reset(self) -> None:
+        with self._lock:
+            self._rows.clear()
+
+    def persist(self) -> None:
+        """Nothing to write: the store lives in memory."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def open_tiny_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                    read_only: bool) -> TinyStore:
+    return TinyStore()

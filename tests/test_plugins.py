@@ -1,0 +1,103 @@
+"""Plugins: a real distribution's entry points add a vector store and an embedder that TOML
+selects by name; a module:factory path works without packaging; bad names and broken
+plugins give ConfigErrors that say what is available and what failed."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conformance import StoreConformance
+
+from helpers import write
+from ragloom import ConfigError, RAGEngine
+from ragloom.config import load_config, parse_config, tomllib
+from ragloom.embeddings.registry import embedding_providers
+from ragloom.stores.registry import vector_stores
+
+PLUGIN = Path(__file__).resolve().parent / "plugins" / "ragloom-tiny-plugin"
+REGISTRIES = (vector_stores, embedding_providers)
+
+
+@pytest.fixture
+def installed_plugin(tmp_path: Path) -> Iterator[Path]:
+    """The plugin laid out as an installer lays it out in site-packages: its package and a
+    ``.dist-info`` holding the entry points its pyproject.toml declares."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(PLUGIN / "src" / "ragloom_tiny_plugin", site / "ragloom_tiny_plugin")
+    project = tomllib.loads((PLUGIN / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    info = site / f"ragloom_tiny_plugin-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+    lines = []
+    for group, entries in project["entry-points"].items():
+        lines += [f"[{group}]", *(f"{name} = {target}" for name, target in entries.items()), ""]
+    (info / "entry_points.txt").write_text("\n".join(lines))
+    sys.path.insert(0, str(site))
+    for registry in REGISTRIES:
+        registry.refresh_plugins()
+    yield site
+    sys.path.remove(str(site))
+    sys.modules.pop("ragloom_tiny_plugin", None)
+    for registry in REGISTRIES:
+        registry.refresh_plugins()
+
+
+class TestPluginStoreConformance(StoreConformance):
+    persistent = False
+
+    @pytest.fixture
+    def store_factory(self, installed_plugin: Path, tmp_path: Path):
+        factory = vector_stores.get("tiny")
+        config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "tiny"}})
+        return lambda: factory(config, tmp_path, None, False)
+
+
+def test_toml_selects_the_plugin_store_and_embedder(installed_plugin: Path, tmp_path: Path) -> None:
+    assert "tiny" in vector_stores.names() and "letters" in embedding_providers.names()
+    project = tmp_path / "project"
+    write(project, "app.toml", '[rag]\nembedding_provider = "letters"\n\n'
+                               '[rag.vector_store]\nprovider = "tiny"\n')
+    write(project, "notes/zebra.md", "# Zebra\nzebras zigzag in the zoo\n")
+    write(project, "notes/apple.md", "# Apple\napples are a pleasant apple snack\n")
+    with RAGEngine(load_config(project / "app.toml"), project) as engine:
+        assert type(engine.store).__name__ == "TinyStore"
+        assert engine.provider.model_name == "letter-counts-v1"
+        assert engine.index_directory("notes").files_indexed == 2
+        assert engine.search("zigzag zebras", top_k=1)[0].path == "notes/zebra.md"
+
+
+def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:
+    with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'qdrant': unknown vector "
+                                          r"store; valid: 'chroma', 'mock', 'tiny', 'turboquant'"):
+        parse_config({"vector_store": {"provider": "qdrant"}})
+    with pytest.raises(ConfigError, match=r"valid: 'gemini', 'hash', 'letters', 'local'"):
+        parse_config({"embedding_provider": "bert"})
+
+
+def test_a_module_factory_path_needs_no_packaging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(PLUGIN / "src"))
+    monkeypatch.delitem(sys.modules, "ragloom_tiny_plugin", raising=False)
+    config = parse_config({"embedding_provider": "ragloom_tiny_plugin:letters_provider",
+                           "vector_store": {"provider": "ragloom_tiny_plugin:open_tiny_store"}})
+    write(tmp_path, "a.txt", "quiet quokkas\n")
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        assert engine.search("quokka", top_k=1)[0].path == "a.txt"
+    with pytest.raises(ConfigError, match=r"cannot load path 'ragloom_tiny_plugin:nothing_here': "
+                                          r"AttributeError"):
+        vector_stores.get("ragloom_tiny_plugin:nothing_here")
+
+
+def test_a_broken_plugin_says_which_and_why(installed_plugin: Path) -> None:
+    module = installed_plugin / "ragloom_tiny_plugin" / "__init__.py"
+    module.write_text("raise ImportError('numpy too old')\n")
+    sys.modules.pop("ragloom_tiny_plugin", None)
+    with pytest.raises(ConfigError, match=r"vector store 'tiny' for key 'vector_store.provider': cannot "
+                                          r"load plugin 'ragloom_tiny_plugin:open_tiny_store' .*"
+                                          r"ImportError: numpy too old"):
+        vector_stores.get("tiny")
