@@ -69,6 +69,7 @@ def test_toml_selects_the_plugin_store_and_embedder(installed_plugin: Path, tmp_
         assert engine.provider.model_name == "letter-counts-v1"
         assert engine.index_directory("notes").files_indexed == 2
         assert engine.search("zigzag zebras", top_k=1)[0].path == "notes/zebra.md"
+    assert not (project / ".ragloom" / "lock").exists()  # the factory said: in memory, no lock
 
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:

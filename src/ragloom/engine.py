@@ -34,7 +34,7 @@ from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.filters import Filters, compile_filters
-from ragloom.stores.registry import create_vector_store
+from ragloom.stores.registry import create_vector_store, store_is_persistent
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -127,7 +127,7 @@ class RAGEngine:
         """Whether the store keeps its data on disk or a server, known before it opens."""
         if vector_store is not None:
             return vector_store.persistent
-        return self.config.vector_store.provider != "mock"
+        return store_is_persistent(self.config)
 
     def _open_parts(self, vector_store: VectorStore | None, read_only: bool) -> None:
         """Store, cache, manifest, BM25 index, indexer and searcher."""

@@ -31,10 +31,19 @@ def store_path(config: RAGConfig, base_dir: Path) -> Path:
     return base_dir / config.index_dir / f"{provider}_{settings.collection_name}"
 
 
+def store_is_persistent(config: RAGConfig) -> bool:
+    """Whether the configured store keeps data on disk or a server, known before it opens:
+    a factory says ``persistent = False`` (an attribute) when its store lives in memory."""
+    return bool(getattr(vector_stores.get(config.vector_store.provider), "persistent", True))
+
+
 @vector_stores.register("mock")
 def _mock_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                 read_only: bool) -> VectorStore:
     return MockVectorStore()
+
+
+_mock_store.persistent = False  # type: ignore[attr-defined]
 
 
 @vector_stores.register("chroma")

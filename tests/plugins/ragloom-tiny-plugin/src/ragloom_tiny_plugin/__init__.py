@@ -117,3 +117,6 @@ class TinyStore:
 def open_tiny_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                     read_only: bool) -> TinyStore:
     return TinyStore()
+
+
+open_tiny_store.persistent = False  # known before opening: no index folder, no lock
