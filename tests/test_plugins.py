@@ -10,13 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conformance import StoreConformance
 
 from helpers import write
 from ragloom import ConfigError, RAGEngine
 from ragloom.config import load_config, parse_config, tomllib
 from ragloom.embeddings.registry import embedding_providers
 from ragloom.stores.registry import vector_stores
+from ragloom.testing.embeddings import EmbedderConformance
+from ragloom.testing.stores import StoreConformance
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "ragloom-tiny-plugin"
 REGISTRIES = (vector_stores, embedding_providers)
@@ -102,3 +103,9 @@ def test_a_broken_plugin_says_which_and_why(installed_plugin: Path) -> None:
                                           r"load plugin 'ragloom_tiny_plugin:open_tiny_store' .*"
                                           r"ImportError: numpy too old"):
         vector_stores.get("tiny")
+
+
+class TestPluginEmbedderConformance(EmbedderConformance):
+    @pytest.fixture
+    def provider(self, installed_plugin: Path):
+        return embedding_providers.get("letters")(parse_config({"embedding_provider": "letters"}))

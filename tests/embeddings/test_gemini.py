@@ -13,6 +13,7 @@ pytest.importorskip("google.genai", reason="the gemini extra is not installed")
 from fakes.gemini_server import FULL_DIMENSION, FakeGeminiServer  # noqa: E402
 from ragloom import ConfigError, EmbeddingError, RAGConfig, RAGEngine  # noqa: E402
 from ragloom.embeddings.gemini import GeminiEmbeddingProvider  # noqa: E402
+from ragloom.testing.embeddings import EmbedderConformance  # noqa: E402
 
 API_KEY = "test-key-DO-NOT-LEAK-1234"
 
@@ -171,3 +172,11 @@ def test_an_outage_keeps_every_batch_already_embedded(server: FakeGeminiServer, 
         assert report.chunks_embedded == 150 and engine.count() == 550
         assert engine.verify().ok
     assert len(server.calls("batchEmbedContents")) == 5 + 2
+
+
+class TestGeminiEmbedderConformance(EmbedderConformance):
+    """The SDK's real request/response path against the fake server."""
+
+    @pytest.fixture
+    def provider(self, server: FakeGeminiServer) -> GeminiEmbeddingProvider:
+        return provider(server, 768)

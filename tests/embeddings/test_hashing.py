@@ -7,8 +7,10 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from ragloom.embeddings import HashEmbeddingProvider
+from ragloom.testing.embeddings import EmbedderConformance
 
 
 def test_shape_dtype_and_unit_norm() -> None:
@@ -42,3 +44,9 @@ def test_batches_larger_than_one_call_keep_order() -> None:
     provider.max_texts_per_call = 3  # type: ignore[misc]
     texts = [f"text number {i}" for i in range(10)]
     assert np.array_equal(provider.embed(texts), np.stack([provider.embed([t])[0] for t in texts]))
+
+
+class TestHashEmbedderConformance(EmbedderConformance):
+    @pytest.fixture
+    def provider(self) -> HashEmbeddingProvider:
+        return HashEmbeddingProvider()

@@ -18,6 +18,7 @@ from ragloom.embeddings.local import (  # noqa: E402
     resolve_model_source,
 )
 from ragloom.embeddings.registry import create_embedding_provider  # noqa: E402
+from ragloom.testing.embeddings import EmbedderConformance  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -78,3 +79,9 @@ def test_wrong_embedding_dim_is_a_config_error() -> None:
 def test_unloadable_model_names_itself(tmp_path) -> None:
     with pytest.raises(EmbeddingError, match="cannot load local embedding model"):
         LocalEmbeddingProvider(str(tmp_path / "no-such-model"))
+
+
+class TestLocalEmbedderConformance(EmbedderConformance):
+    @pytest.fixture
+    def provider(self, minilm: LocalEmbeddingProvider) -> LocalEmbeddingProvider:
+        return minilm

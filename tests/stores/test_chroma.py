@@ -16,12 +16,12 @@ import pytest
 pytest.importorskip("chromadb", reason="the chroma extra is not installed")
 
 from chroma_server import ChromaServer  # noqa: E402
-from conformance import DIM, StoreConformance, sample_rows  # noqa: E402
 
 from helpers import hash_config, write  # noqa: E402
 from ragloom import RAGEngine, StoreError  # noqa: E402
 from ragloom.stores.base import EmbeddingSpec  # noqa: E402
 from ragloom.stores.chroma import ChromaVectorStore  # noqa: E402
+from ragloom.testing.stores import DIM, StoreConformance, sample_rows  # noqa: E402
 
 SPEC = EmbeddingSpec("hash/feature-hash-v1", DIM)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conformance import StoreConformance
 
 from ragloom.stores.mock import MockVectorStore
+from ragloom.testing.stores import StoreConformance
 
 
 class TestMockStore(StoreConformance):

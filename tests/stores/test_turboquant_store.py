@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conformance import DIM, StoreConformance, sample_rows
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.turboquant import SEGMENT_LIST, TurboQuantStore
+from ragloom.testing.stores import DIM, StoreConformance, sample_rows
 
 SPEC = EmbeddingSpec("hash/feature-hash-v1", DIM)
 

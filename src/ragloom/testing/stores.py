@@ -1,7 +1,9 @@
-"""The behaviour every vector store must have; each backend's test module runs this suite.
+"""The behaviour every vector store must have, as a pytest suite a backend's tests reuse.
 
-A backend test module defines a ``store_factory`` fixture returning ``open_store()``,
-a callable that opens (or reopens, for persistent stores) the same store.
+Subclass ``StoreConformance`` in a test module and define a ``store_factory`` fixture
+returning ``open_store()``, a callable that opens (or reopens, for persistent stores) the
+same store; set ``persistent`` (and ``score_tolerance`` for lossy stores). ragloom's own
+stores and plugins run the same suite. Needs pytest (a test dependency, not a runtime one).
 """
 
 from __future__ import annotations
