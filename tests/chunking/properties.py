@@ -4,6 +4,9 @@ lines, coverage, and no chunk that is only a structure line (heading, class line
 from __future__ import annotations
 
 import re
+import sysconfig
+from collections.abc import Iterator
+from pathlib import Path
 
 from ragloom.chunking.base import LineIndex
 from ragloom.types import Chunk
@@ -54,3 +57,15 @@ def check_chunks(chunks: list[Chunk], source: str, chunk_size: int,
     for number, line in enumerate(line_texts, start=1):
         if line.strip():
             assert number in covered, f"line {number} lost: {line[:80]!r}"
+
+
+def stdlib_sources() -> Iterator[tuple[Path, str]]:
+    """(path, text) of every readable module of this Python's standard library."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+    assert len(files) > 500
+    for path in files:
+        try:
+            yield path, path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
