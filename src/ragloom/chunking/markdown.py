@@ -2,11 +2,12 @@
 
 One chunk per section at heading levels 1..``max_level`` (ATX ``#`` and setext
 underlines), carrying ``heading`` and ``heading_path`` ("Install > From source"). Text
-before the first heading is its own chunk; front matter stays with the first chunk. A
-section longer than chunk_size is split between paragraphs with paragraph overlap, and
-continuation pieces repeat the heading line. Fenced code blocks are never cut: headings
-inside them are ignored, and a fence longer than a whole chunk is split by lines with its
-opening fence line repeated, so each piece still reads as code.
+before the first heading is its own chunk; front matter stays with the first chunk; a
+section holding only its heading opens the next one. A section longer than chunk_size is
+split between blocks (paragraphs, lists, fences) with block overlap, and continuation
+pieces repeat the heading line; a heading never ends a piece. Headings inside fences are
+ignored; a block longer than a whole chunk is split between its lines, a fence's pieces
+repeating its opening fence line so each still reads as code.
 """
 
 from __future__ import annotations
