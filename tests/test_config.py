@@ -162,3 +162,16 @@ def test_desktop_client_seed_table_loads_as_written(tmp_path: Path) -> None:
 def test_mcp_keys_with_another_store_are_an_error() -> None:
     with pytest.raises(ConfigError, match="mcp_server is set but provider is 'chroma'"):
         parse_config({"vector_store": {"provider": "chroma", "mcp_server": "ragloom mcp"}})
+
+
+def test_retrieval_keys_at_the_top_of_rag_still_count(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag]\nhybrid = false\nmmr = true\nmmr_lambda = 0.3\n")
+    config = load_config(path)
+    assert (config.retrieval.hybrid, config.retrieval.mmr, config.retrieval.mmr_lambda) == (False, True, 0.3)
+    assert (config.hybrid, config.mmr) == (False, True)
+    both = write_toml(tmp_path, "[rag]\nhybrid = false\n\n[rag.retrieval]\nhybrid = true\n")
+    with pytest.raises(ConfigError, match=r"'hybrid' is set both in \[rag\] \(False\) and in "
+                                          r"\[rag.retrieval\] \(True\)"):
+        load_config(both)
+    same = write_toml(tmp_path, "[rag]\nmmr = true\n\n[rag.retrieval]\nmmr = true\nfusion = 'rrf'\n")
+    assert load_config(same).retrieval.mmr and load_config(same).retrieval.fusion == "rrf"

@@ -85,6 +85,7 @@ class VectorStoreConfig(StrictModel):
         return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
 
 
+_MOVED_TO_RETRIEVAL = ("hybrid", "mmr", "mmr_lambda")
 _OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env", "mcp_server", "mcp_tool"})
 
 
@@ -114,6 +115,11 @@ class RetrievalConfig(StrictModel):
     stemming: bool = True
     stopwords: bool = True
     split_identifiers: bool = True
+    #: Fuse BM25 with dense retrieval (false: dense only).
+    hybrid: bool = True
+    #: Re-rank the candidates with Maximal Marginal Relevance for diversity.
+    mmr: bool = False
+    mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
     #: A query naming an identifier defined in the corpus ranks its definition first.
     exact_names: bool = True
     #: Adjacent parts of one function or section that both rank become one result.
@@ -148,9 +154,6 @@ class RAGConfig(StrictModel):
     #: No results at all when none reaches this cosine (None: the embedding model's
     #: measured gate, 0.35 for all-MiniLM-L6-v2; -1 turns the gate off).
     relevance_gate: float | None = Field(None, ge=-1.0, le=1.0)
-    hybrid: bool = True
-    mmr: bool = False
-    mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
     respect_gitignore: bool = True
     redact_secrets: bool = True
     include: list[str] = Field(default_factory=list)
@@ -171,6 +174,40 @@ class RAGConfig(StrictModel):
     def resolved_api_key(self) -> str | None:
         """The Gemini API key from ``api_key`` or the variable named by ``api_key_env``."""
         return resolve_secret(self.api_key, self.api_key_env, "api_key_env")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retrieval_keys_at_the_top(cls, data: Any) -> Any:
+        """``hybrid``, ``mmr`` and ``mmr_lambda`` moved to ``[rag.retrieval]``; written at
+        the top of ``[rag]`` (as older configs do) they still count."""
+        if not isinstance(data, dict) or not any(key in data for key in _MOVED_TO_RETRIEVAL):
+            return data
+        data = dict(data)
+        retrieval = data.get("retrieval")
+        retrieval = dict(retrieval) if isinstance(retrieval, dict) else retrieval
+        for key in _MOVED_TO_RETRIEVAL:
+            if key not in data:
+                continue
+            value = data.pop(key)
+            if isinstance(retrieval, dict) and key in retrieval and retrieval[key] != value:
+                raise ValueError(f"'{key}' is set both in [rag] ({value!r}) and in [rag.retrieval] "
+                                 f"({retrieval[key]!r}); keep the one in [rag.retrieval]")
+            if retrieval is None:
+                retrieval = {}
+            if isinstance(retrieval, dict):
+                retrieval.setdefault(key, value)
+        data["retrieval"] = retrieval
+        return data
+
+    @property
+    def hybrid(self) -> bool:
+        """``retrieval.hybrid`` (read-only here, where older code looked for it)."""
+        return self.retrieval.hybrid
+
+    @property
+    def mmr(self) -> bool:
+        """``retrieval.mmr`` (read-only here, where older code looked for it)."""
+        return self.retrieval.mmr
 
     @field_validator("embedding_provider")
     @classmethod

@@ -200,23 +200,31 @@ class RAGEngine:
 
     def search(self, query: str, top_k: int | None = None, filters: Filters | None = None,
                hybrid: bool | None = None, mmr: bool | None = None,
-               min_score: float | None = None) -> list[SearchResult]:
+               min_score: float | None = None, mode: str | None = None) -> list[SearchResult]:
         """The chunks most relevant to ``query``, best first.
 
         ``filters`` select by metadata (see ``ragloom.stores.filters``) before ranking;
-        ``hybrid`` fuses BM25 with dense retrieval, ``mmr`` re-ranks for diversity (both
-        default to the config); results whose cosine similarity to the query is below
-        ``min_score`` are dropped.
+        ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (``hybrid=True/False`` is
+        the older spelling of "hybrid"/"dense"; both default to ``retrieval.hybrid``);
+        ``mmr`` re-ranks for diversity; results whose cosine similarity to the query is
+        below ``min_score`` are dropped, and a query none of whose results reaches the
+        relevance gate gets none.
         """
-        return self.search_detailed(query, top_k, filters, hybrid, mmr, min_score).results
+        return self.search_detailed(query, top_k, filters, hybrid, mmr, min_score, mode).results
 
     def search_detailed(self, query: str, top_k: int | None = None,
                         filters: Filters | None = None, hybrid: bool | None = None,
-                        mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
+                        mmr: bool | None = None, min_score: float | None = None,
+                        mode: str | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()
+        if hybrid is not None:
+            implied = "hybrid" if hybrid else "dense"
+            if mode is not None and mode != implied:
+                raise ValueError(f"hybrid={hybrid} contradicts mode={mode!r}; pass only mode")
+            mode = implied
         if not query.strip():
             return SearchResponse([], "empty-query")
         compile_filters(filters)
@@ -224,7 +232,7 @@ class RAGEngine:
         if k < 1:
             raise ValueError(f"top_k must be at least 1, got {k}")
         with self._readers_writer.reading():
-            return self._searcher.search(query, k, filters, hybrid, mmr, min_score)
+            return self._searcher.search(query, k, filters, mode, mmr, min_score)
 
     @property
     def relevance_gate(self) -> float | None:

@@ -112,11 +112,7 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
     """Mean nDCG/Recall/MRR at ``k`` per mode over the dataset's judged queries."""
     runners: dict[str, Callable[[str], list[str]]] = {
         "dense": lambda q: _ranked_ids(engine.search(q, k, hybrid=False, mmr=False)),
-        "sparse": lambda q: [doc for doc, _ in engine.sparse.search(
-            q, k, feedback_docs=(engine.config.retrieval.feedback_docs
-                                 if engine.config.retrieval.feedback else 0),
-            feedback_terms=engine.config.retrieval.feedback_terms,
-            feedback_weight=engine.config.retrieval.feedback_weight)],
+        "sparse": lambda q: _ranked_ids(engine.search(q, k, mode="sparse", mmr=False)),
         "hybrid": lambda q: _ranked_ids(engine.search(q, k, hybrid=True, mmr=False)),
         "hybrid+mmr": lambda q: _ranked_ids(engine.search(q, k, hybrid=True, mmr=True)),
     }

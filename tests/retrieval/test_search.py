@@ -146,3 +146,25 @@ def test_a_defined_name_passes_the_relevance_gate(make_engine, project: Path) ->
     engine.index_directory()
     assert [r.metadata["symbol"] for r in engine.search("should_strip_auth", top_k=1)] == [
         "should_strip_auth"]
+
+
+def test_sparse_mode_is_bm25_alone_with_cosine_scores(engine) -> None:
+    response = engine.search_detailed("rockets orbit satellites", top_k=3, mode="sparse")
+    assert response.mode == "sparse" and "dense" not in response.candidates
+    hits = engine.sparse.search("rockets orbit satellites", 3)
+    assert [r.id for r in response.results] == [doc for doc, _ in hits][:len(response.results)]
+    assert all(set(r.retrievers) == {"sparse"} for r in response.results)
+    bm25 = [score for _, score in hits][:len(response.results)]
+    assert [r.rank_score for r in response.results] == pytest.approx(bm25)
+    query = engine.provider.embed_query("rockets orbit satellites")
+    for result in response.results:
+        cosine = float(engine.store.get_vectors([result.id])[0] @ query)
+        assert result.score == pytest.approx(cosine, abs=1e-5)
+
+
+def test_unknown_or_contradictory_modes_are_errors(engine) -> None:
+    with pytest.raises(ValueError, match=r"unknown search mode 'bm25'; valid: dense, sparse, hybrid"):
+        engine.search("rockets", mode="bm25")
+    with pytest.raises(ValueError, match=r"hybrid=False contradicts mode='hybrid'"):
+        engine.search("rockets", hybrid=False, mode="hybrid")
+    assert engine.search_detailed("rockets", hybrid=False).mode == "dense"

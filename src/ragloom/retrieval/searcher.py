@@ -23,8 +23,10 @@ from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
-from ragloom.stores.filters import Filters, compile_filters
+from ragloom.stores.filters import Condition, Filters, compile_filters
 from ragloom.types import RetrieverHit, SearchResult
+
+SEARCH_MODES = ("dense", "sparse", "hybrid")
 
 
 @dataclass
@@ -75,60 +77,51 @@ class Searcher:
         self.config = config
 
     def search(self, query: str, top_k: int, filters: Filters | None = None,
-               hybrid: bool | None = None, mmr: bool | None = None,
+               mode: str | None = None, mmr: bool | None = None,
                min_score: float | None = None) -> SearchResponse:
+        """One search; ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (default:
+        ``retrieval.hybrid``)."""
         settings = self.config.retrieval
-        hybrid = self.config.hybrid if hybrid is None else hybrid
-        mmr = self.config.mmr if mmr is None else mmr
+        mode = mode or ("hybrid" if settings.hybrid else "dense")
+        if mode not in SEARCH_MODES:
+            raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(SEARCH_MODES)}")
+        mmr = settings.mmr if mmr is None else mmr
         conditions = compile_filters(filters)
         clock = _Stopwatch()
-        vector = self.provider.embed_query(query)
+        vector = self.provider.embed_query(query)  # sparse mode too: scores are cosines
         clock.lap("embed_query")
         # Merging parts frees slots, refilled from the next candidates.
         wanted = 2 * top_k if settings.merge_parts else top_k
-        pool = max(wanted, settings.candidate_k) if (hybrid or mmr) else wanted
-        dense = self.store.query(vector, pool, filters)
-        clock.lap("dense")
-        candidates = {"dense": len(dense)}
-        by_id = {result.id: result for result in dense}
-        for rank, result in enumerate(dense, start=1):
-            result.retrievers["dense"] = RetrieverHit(rank, result.score)
-        if hybrid:
-            sparse = self.sparse.search(
+        pool = max(wanted, settings.candidate_k) if (mode != "dense" or mmr) else wanted
+        candidates: dict[str, int] = {}
+        by_id: dict[str, SearchResult] = {}
+        rankings: dict[str, list[tuple[str, float]]] = {}
+        if mode != "sparse":
+            dense = self.store.query(vector, pool, filters)
+            clock.lap("dense")
+            candidates["dense"] = len(dense)
+            for rank, result in enumerate(dense, start=1):
+                result.retrievers["dense"] = RetrieverHit(rank, result.score)
+                by_id[result.id] = result
+            rankings["dense"] = [(r.id, r.score) for r in dense]
+        if mode != "dense":
+            rankings["sparse"] = self.sparse.search(
                 query, pool, conditions,
                 feedback_docs=settings.feedback_docs if settings.feedback else 0,
                 feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight)
             clock.lap("sparse")
-            candidates["sparse"] = len(sparse)
-            weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
-            ranked = fuse(settings.fusion, {"dense": [(r.id, r.score) for r in dense],
-                                            "sparse": sparse}, weights, settings.rrf_k)
-            defining = self.sparse.defining(query, conditions) if settings.exact_names else []
-            ranked = _definitions_first(ranked, defining)
-            candidates["fused"] = len(ranked)
-            sparse_hits = {doc_id: RetrieverHit(rank, score)
-                           for rank, (doc_id, score) in enumerate(sparse, start=1)}
-            keep = ranked[:pool if mmr else wanted]
-            self._fill_missing(by_id, [doc_id for doc_id, _ in keep], vector)
-            results = []
-            for doc_id, fused_score in keep:
-                result = by_id.get(doc_id)
-                if result is None:
-                    continue  # deleted between BM25 and the store read
-                if doc_id in sparse_hits:
-                    result.retrievers["sparse"] = sparse_hits[doc_id]
-                if doc_id in defining:
-                    result.retrievers["name"] = RetrieverHit(defining.index(doc_id) + 1, 1.0)
-                result.rank_score = fused_score
-                results.append(result)
-            clock.lap("fuse")
-        else:
+            candidates["sparse"] = len(rankings["sparse"])
+        if mode == "dense":
             results = dense
+        else:
+            results = self._ranked_results(query, mode, rankings, by_id, vector, conditions,
+                                           pool if mmr else wanted, candidates)
+            clock.lap("fuse" if mode == "hybrid" else "load")
         if mmr and results:
             results = results[:mmr_pool_size(top_k)]
             vectors = self.store.get_vectors([r.id for r in results])
             order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
-                              self.config.mmr_lambda)
+                              settings.mmr_lambda)
             results = [results[i] for i in order]
             clock.lap("mmr")
         results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
@@ -136,7 +129,40 @@ class Searcher:
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
-        return SearchResponse(results, "hybrid" if hybrid else "dense", clock.timings, candidates)
+        return SearchResponse(results, mode, clock.timings, candidates)
+
+    def _ranked_results(self, query: str, mode: str, rankings: dict[str, list[tuple[str, float]]],
+                        by_id: dict[str, SearchResult], vector: np.ndarray,
+                        conditions: list[Condition], keep: int,
+                        candidates: dict[str, int]) -> list[SearchResult]:
+        """The first ``keep`` results of BM25 alone or of the fused ranking (definitions of
+        names the query uses first), with rank_score = the BM25 or fused value."""
+        settings = self.config.retrieval
+        defining: list[str] = []
+        if mode == "hybrid":
+            weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
+            ranked = fuse(settings.fusion, rankings, weights, settings.rrf_k)
+            defining = self.sparse.defining(query, conditions) if settings.exact_names else []
+            ranked = _definitions_first(ranked, defining)
+            candidates["fused"] = len(ranked)
+        else:
+            ranked = rankings["sparse"]
+        sparse_hits = {doc_id: RetrieverHit(rank, score)
+                       for rank, (doc_id, score) in enumerate(rankings["sparse"], start=1)}
+        kept = ranked[:keep]
+        self._fill_missing(by_id, [doc_id for doc_id, _ in kept], vector)
+        results = []
+        for doc_id, value in kept:
+            result = by_id.get(doc_id)
+            if result is None:
+                continue  # deleted between BM25 and the store read
+            if doc_id in sparse_hits:
+                result.retrievers["sparse"] = sparse_hits[doc_id]
+            if doc_id in defining:
+                result.retrievers["name"] = RetrieverHit(defining.index(doc_id) + 1, 1.0)
+            result.rank_score = value
+            results.append(result)
+        return results
 
     @property
     def relevance_gate(self) -> float | None:
