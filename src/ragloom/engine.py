@@ -21,6 +21,7 @@ from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.registry import create_embedding_provider
 from ragloom.errors import IndexLockedError, RagloomError, ReadOnlyError, StoreError
+from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
@@ -33,7 +34,6 @@ from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore
-from ragloom.stores.filters import Filters, compile_filters
 from ragloom.stores.registry import create_vector_store, store_is_persistent
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
@@ -203,7 +203,7 @@ class RAGEngine:
                min_score: float | None = None, mode: str | None = None) -> list[SearchResult]:
         """The chunks most relevant to ``query``, best first.
 
-        ``filters`` select by metadata (see ``ragloom.stores.filters``) before ranking;
+        ``filters`` select by metadata (see ``ragloom.filters``) before ranking;
         ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (``hybrid=True/False`` is
         the older spelling of "hybrid"/"dense"; both default to ``retrieval.hybrid``);
         ``mmr`` re-ranks for diversity; results whose cosine similarity to the query is

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
+from ragloom.filters import compile_filters
 from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.tokenize import tokenize
-from ragloom.stores.filters import compile_filters
 
 CRANFIELD = Path(__file__).resolve().parents[3] / "shared" / "data" / "cranfield"
 

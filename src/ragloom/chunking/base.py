@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
+from ragloom.digests import content_hash  # noqa: F401  (re-exported: ragloom.chunking.content_hash)
 from ragloom.types import Chunk, Metadata
 
 
@@ -23,11 +24,6 @@ def chunk_id(path: str, chunk_index: int) -> str:
     """Deterministic chunk id: a hash of the file path and the chunk's index in it."""
     digest = hashlib.sha256(f"{path}\x00{chunk_index}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:32]
-
-
-def content_hash(text: str) -> str:
-    """sha256 of a text, the key of the embedding cache and of "unchanged chunk" checks."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class LineIndex:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragloom.chunking.base import content_hash
+from ragloom.digests import content_hash
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
 from ragloom.faults import crash_point
 from ragloom.sqlite_db import connect, transaction

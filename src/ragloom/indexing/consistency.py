@@ -87,7 +87,7 @@ def verify_index(store: VectorStore, sparse: SparseIndex, manifest: Manifest) ->
     pending = manifest.pending()
     if pending:
         report.problems.append(f"unrecovered interrupted write of {sorted(pending)}")
-    sparse_ids = set(sparse.index.ids())
+    sparse_ids = set(sparse.ids())
     if sparse_ids != stored:
         report.problems.append(f"BM25 index and store differ: {len(sparse_ids - stored)} extra, "
                                f"{len(stored - sparse_ids)} missing ids")

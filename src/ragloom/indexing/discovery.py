@@ -7,8 +7,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragloom.filters import glob_regex
 from ragloom.indexing.ignore import GitIgnore
-from ragloom.stores.filters import glob_regex
 from ragloom.types import SkippedFile
 
 #: Version-control, virtual-environment, cache and editor folders: never indexed.

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragloom.stores.filters import glob_regex
+from ragloom.filters import glob_regex
 
 
 @dataclass(frozen=True)

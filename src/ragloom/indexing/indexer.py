@@ -10,9 +10,9 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragloom.chunking.base import content_hash
 from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker
+from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.faults import crash_point
 from ragloom.indexing.discovery import discover_files, relative_posix

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ragloom.atomic import atomic_write
-from ragloom.stores.filters import Condition, matches_all
+from ragloom.filters import Condition, matches_all
 from ragloom.types import Metadata
 
 FORMAT_VERSION = 2

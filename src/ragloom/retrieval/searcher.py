@@ -18,12 +18,12 @@ import numpy as np
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
+from ragloom.filters import Condition, Filters, compile_filters
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
-from ragloom.stores.filters import Condition, Filters, compile_filters
 from ragloom.types import RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")

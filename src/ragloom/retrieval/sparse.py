@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragloom.chunking.context import IndexedText, plain_text
+from ragloom.filters import Condition, matches_all
 from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import SymbolTable
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.stores.base import VectorStore
-from ragloom.stores.filters import Condition, matches_all
 from ragloom.types import Metadata
 
 logger = logging.getLogger("ragloom")
@@ -49,6 +49,10 @@ class SparseIndex:
 
     def __len__(self) -> int:
         return len(self.index)
+
+    def ids(self) -> list[str]:
+        """Every chunk id the BM25 index holds."""
+        return self.index.ids()
 
     def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         with self._lock:

@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ragloom.stores.filters import Filters
+from ragloom.filters import Filters
 from ragloom.types import Chunk, Metadata, SearchResult
 
 

@@ -22,9 +22,9 @@ import numpy as np
 from ragloom._optional import import_optional
 from ragloom.embeddings.base import l2_normalize
 from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
+from ragloom.filters import Condition, Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
-from ragloom.stores.filters import Condition, Filters, compile_filters, matches_all
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")

@@ -27,11 +27,11 @@ from ragloom.atomic import atomic_write
 from ragloom.embeddings.base import l2_normalize
 from ragloom.errors import ReadOnlyError, StoreError
 from ragloom.faults import crash_point
+from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.bits import sign_sketch_scores, sign_words, two_plane_sketch_scores
 from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
-from ragloom.stores.filters import Filters, compile_filters, matches_all
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")

@@ -11,8 +11,8 @@ import numpy as np
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normalize
+from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
-from ragloom.stores.filters import Filters, compile_filters, matches_all
 from ragloom.types import Chunk, Metadata, SearchResult
 
 

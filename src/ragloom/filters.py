@@ -1,0 +1,136 @@
+"""Metadata filters: a small Mongo-style language shared by every store.
+
+``{"language": "python"}`` is equality; ``{"kind": {"$in": ["class", "function"]}}``,
+``{"path": {"$ne": "a.py"}}``, ``{"start_line": {"$gte": 10}}`` and
+``{"path": {"$glob": "src/**/*.py"}}`` do what they say. A plain string with glob
+characters (``*?[``) under the ``path`` key is a glob. All conditions must hold, and as
+in Chroma a condition on a key a chunk does not have never holds (``$ne`` included).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ragloom.types import Metadata
+
+Filters = Mapping[str, Any]
+
+OPERATORS = ("$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte", "$glob")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test of one metadata key."""
+
+    key: str
+    operator: str
+    value: Any
+
+    def matches(self, metadata: Metadata) -> bool:
+        if self.key not in metadata:
+            return False
+        actual = metadata[self.key]
+        op = self.operator
+        if op == "$eq":
+            return actual == self.value
+        if op == "$ne":
+            return actual != self.value
+        if op == "$in":
+            return actual in self.value
+        if op == "$nin":
+            return actual not in self.value
+        if op == "$glob":
+            return glob_regex(self.value).fullmatch(str(actual)) is not None
+        if isinstance(actual, (str, bool)) or not isinstance(actual, (int, float)):
+            return False
+        if op == "$gt":
+            return actual > self.value
+        if op == "$gte":
+            return actual >= self.value
+        if op == "$lt":
+            return actual < self.value
+        return actual <= self.value  # $lte
+
+
+def compile_filters(filters: Filters | None) -> list[Condition]:
+    """Validate ``filters`` into conditions; a bad operator or value names the key."""
+    if not filters:
+        return []
+    if not isinstance(filters, Mapping):
+        raise ValueError(f"filters must be a mapping of metadata key to condition, got {filters!r}")
+    conditions: list[Condition] = []
+    for key, spec in filters.items():
+        if not isinstance(key, str):
+            raise ValueError(f"filter key {key!r} must be a string")
+        if isinstance(spec, Mapping):
+            for operator, value in spec.items():
+                conditions.append(_condition(key, operator, value))
+        elif key == "path" and isinstance(spec, str) and _GLOB_CHARS.search(spec):
+            conditions.append(Condition(key, "$glob", spec))
+        else:
+            conditions.append(_condition(key, "$eq", spec))
+    return conditions
+
+
+def _condition(key: str, operator: str, value: Any) -> Condition:
+    if operator not in OPERATORS:
+        raise ValueError(
+            f"filter on {key!r}: unknown operator {operator!r}; valid: {', '.join(OPERATORS)}"
+        )
+    if operator in ("$in", "$nin"):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value):
+            raise ValueError(f"filter on {key!r}: {operator} needs a non-empty list, got {value!r}")
+        return Condition(key, operator, tuple(value))
+    if operator in ("$gt", "$gte", "$lt", "$lte") and (
+        isinstance(value, bool) or not isinstance(value, (int, float))
+    ):
+        raise ValueError(f"filter on {key!r}: {operator} needs a number, got {value!r}")
+    if operator == "$glob" and not isinstance(value, str):
+        raise ValueError(f"filter on {key!r}: $glob needs a string pattern, got {value!r}")
+    if not isinstance(value, (str, int, float, bool, tuple)):
+        raise ValueError(f"filter on {key!r}: unsupported value {value!r}")
+    return Condition(key, operator, value)
+
+
+def matches_all(metadata: Metadata, conditions: list[Condition]) -> bool:
+    return all(condition.matches(metadata) for condition in conditions)
+
+
+@lru_cache(maxsize=1024)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Regex for a path glob: ``*`` and ``?`` stay within one folder, ``**/`` spans folders."""
+    parts: list[str] = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("**/", index):
+            parts.append("(?:.*/)?")
+            index += 3
+            continue
+        if pattern.startswith("**", index):
+            parts.append(".*")
+            index += 2
+            continue
+        if char == "*":
+            parts.append("[^/]*")
+        elif char == "?":
+            parts.append("[^/]")
+        elif char == "[":
+            end = pattern.find("]", index + 1)
+            if end == -1:
+                parts.append(re.escape(char))
+            else:
+                body = pattern[index + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                parts.append(f"[{body}]")
+                index = end
+        else:
+            parts.append(re.escape(char))
+        index += 1
+    return re.compile("".join(parts), re.DOTALL)
