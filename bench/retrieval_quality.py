@@ -78,7 +78,7 @@ def dev_sets(work_dir: Path, beir: Path, embed_header: bool | None = None
     config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"})
     if embed_header is not None:
         config.chunking.embed_header = embed_header
-    if config.chunking.embed_header:
+    if getattr(config.chunking, "embed_header", False):  # older ragloom (before-rows) has none
         work_dir = work_dir.with_name(work_dir.name + "-header")
     sets = []
     cranfield = load_beir(beir)
@@ -120,9 +120,9 @@ def main() -> None:
         print(f"{candidate:<32}" + "".join(f"{v:>17.4f}" for v in row)
               + f"{min(row):>8.4f}{sum(row) / len(row):>8.4f}", flush=True)
     hybrid = {name: row for name, row in table.items() if eligible(name, table)}
-    best = max(hybrid, key=lambda name: (min(hybrid[name]), sum(hybrid[name])))
+    best = max(hybrid, key=lambda name: (min(hybrid[name]), sum(hybrid[name])), default=None)
     print(f"\nbest worst case (beating dense on every set; feedback only where it lowers no "
-          f"set): {best}")
+          f"set): {best or 'none of these candidates'}")
     for _, engine in sets:
         engine.close()
 
