@@ -13,7 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 
-from ragloom.chunking.context import indexed_text, plain_text
+from ragloom.chunking.context import text_to_index
 from ragloom.chunking.registry import FileChunker
 from ragloom.chunking.sizing import resolve_chunk_sizing
 from ragloom.config import RAGConfig, load_config
@@ -140,7 +140,7 @@ class RAGEngine:
                        if self.config.embedding_cache and not read_only else None)
         self._manifest = Manifest(self._beside_store("manifest", "sqlite"), read_only)
         retrieval = self.config.retrieval
-        text_of = indexed_text(self._sizing.measure) if self.config.chunking.embed_header else plain_text
+        text_of = text_to_index(self.config.chunking.embed_header, self._sizing.measure)
         self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
             retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
         self._indexer = Indexer(

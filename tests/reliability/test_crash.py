@@ -16,7 +16,7 @@ import pytest
 from helpers import hash_config, write
 from ragloom import RAGConfig, RAGEngine
 from ragloom.chunking.base import content_hash
-from ragloom.chunking.context import indexed_text, plain_text
+from ragloom.chunking.context import text_to_index
 from ragloom.chunking.measure import CHARACTERS
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
@@ -46,7 +46,7 @@ def snapshot(engine: RAGEngine) -> set[tuple[str, str]]:
 def uncached_chunks(root: Path, config: RAGConfig) -> int:
     """Chunks of the tree whose text the embedding cache does not hold."""
     chunker = FileChunker(config)
-    text_of = indexed_text(CHARACTERS) if config.chunking.embed_header else plain_text
+    text_of = text_to_index(config.chunking.embed_header, CHARACTERS)
     texts = {text_of(c.text, {**c.metadata, "source": "file"}) for path in root.rglob("*.py")
              for c in chunker.chunk(path.read_text(), path.relative_to(root).as_posix())}
     cache = EmbeddingCache(root / ".ragloom" / "embeddings.sqlite")

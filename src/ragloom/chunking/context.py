@@ -45,3 +45,8 @@ def indexed_text(measure: TextMeasure) -> IndexedText:
 def plain_text(text: str, metadata: Metadata) -> str:
     """The chunk text as is (no header)."""
     return text
+
+
+def text_to_index(embed_header: bool, measure: TextMeasure) -> IndexedText:
+    """What the embedder and BM25 read of a chunk, as ``chunking.embed_header`` says."""
+    return indexed_text(measure) if embed_header else plain_text
