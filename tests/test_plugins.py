@@ -15,12 +15,13 @@ from helpers import write
 from ragloom import ConfigError, RAGEngine
 from ragloom.config import load_config, parse_config, tomllib
 from ragloom.embeddings.registry import embedding_providers
+from ragloom.readers import readers
 from ragloom.stores.registry import vector_stores
 from ragloom.testing.embeddings import EmbedderConformance
 from ragloom.testing.stores import StoreConformance
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "ragloom-tiny-plugin"
-REGISTRIES = (vector_stores, embedding_providers)
+REGISTRIES = (vector_stores, embedding_providers, readers)
 
 
 @pytest.fixture
@@ -71,6 +72,36 @@ def test_toml_selects_the_plugin_store_and_embedder(installed_plugin: Path, tmp_
         assert engine.index_directory("notes").files_indexed == 2
         assert engine.search("zigzag zebras", top_k=1)[0].path == "notes/zebra.md"
     assert not (project / ".ragloom" / "lock").exists()  # the factory said: in memory, no lock
+
+
+def test_a_plugin_reader_claims_a_binary_format_and_tags_pages(installed_plugin: Path,
+                                                                tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    pages = ["# Intro\nairfoils and lift\n", "more on lift\nand drag\n", "# Wings\nswept wings\n"]
+    (project / "paper.tpages").write_bytes(b"TPAGES\x00" + "\f".join(pages).encode())
+    (project / "fake.tpages").write_bytes(b"\x00\x01not this format")
+    (project / "blob.bin").write_bytes(b"TPAGES\x00but no reader for .bin")
+    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "mock"},
+                           "chunk_size": 40, "chunk_overlap": 0})
+    with RAGEngine(config, project) as engine:
+        report = engine.index_directory()
+        chunks = sorted(engine.store.get(engine.store.ids()), key=lambda c: c.metadata["chunk_index"])
+    assert {s.path: s.reason for s in report.skipped} == {
+        "fake.tpages": "not a tpages file (no magic bytes)", "blob.bin": "binary file (NUL bytes)"}
+    assert [(c.text, c.metadata["start_line"], c.metadata["end_line"], c.metadata["page"],
+             c.metadata.get("page_end"), c.metadata["language"]) for c in chunks] == [
+        ("# Intro\nairfoils and lift\nmore on lift\n", 1, 3, 1, 2, "markdown"),  # crosses pages
+        ("# Intro\nand drag\n", 4, 4, 2, None, "markdown"),  # the heading repeated over page 2
+        ("# Wings\nswept wings\n", 5, 6, 3, None, "markdown"),
+    ]
+    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "mock"},
+                           "chunk_size": 1000, "chunking": {"markdown_chunking": False}})
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+        [whole] = engine.store.get(engine.store.ids())
+    assert (whole.metadata["page"], whole.metadata["page_end"]) == (1, 3)
+    assert whole.metadata["language"] == "markdown"
 
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:

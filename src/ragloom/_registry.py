@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import threading
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar, cast
 
@@ -28,6 +29,9 @@ class Registry(Generic[FactoryT]):
         self._factories: dict[str, FactoryT] = {}
         self._builtin: set[str] = set()
         self._plugins: dict[str, importlib.metadata.EntryPoint] | None = None  # listed lazily
+        # Readers are looked up from several threads; listing entry points concurrently
+        # can see none of them, so listing and loading happen one thread at a time.
+        self._lock = threading.RLock()
 
     def register(self, name: str) -> Callable[[FactoryT], FactoryT]:
         """Decorator registering a factory under ``name``."""
@@ -39,9 +43,19 @@ class Registry(Generic[FactoryT]):
 
         return decorator
 
+    def unregister(self, name: str) -> None:
+        """Remove a factory registered in this process (a no-op for unknown names)."""
+        with self._lock:
+            self._factories.pop(name, None)
+            self._builtin.discard(name)
+
     def get(self, name: str) -> FactoryT:
         """The factory for ``name``: a built-in, an installed plugin, or a ``module:attr``
         path; anything else raises ConfigError listing the valid names."""
+        with self._lock:
+            return self._get(name)
+
+    def _get(self, name: str) -> FactoryT:
         if name in self._factories:
             return self._factories[name]
         if ":" in name:
@@ -69,17 +83,19 @@ class Registry(Generic[FactoryT]):
         return cast(FactoryT, factory)
 
     def _listed_plugins(self) -> dict[str, importlib.metadata.EntryPoint]:
-        if self._plugins is None:
-            found = (importlib.metadata.entry_points(group=self.entry_point_group)
-                     if self.entry_point_group else ())
-            self._plugins = {ep.name: ep for ep in found if ep.name not in self._factories}
-        return self._plugins
+        with self._lock:
+            if self._plugins is None:
+                found = (importlib.metadata.entry_points(group=self.entry_point_group)
+                         if self.entry_point_group else ())
+                self._plugins = {ep.name: ep for ep in found if ep.name not in self._factories}
+            return self._plugins
 
     def refresh_plugins(self) -> None:
         """Forget plugins listed and loaded so far; the next lookup lists them again (after
         installing or removing one in a running process)."""
-        self._plugins = None
-        self._factories = {name: f for name, f in self._factories.items() if name in self._builtin}
+        with self._lock:
+            self._plugins = None
+            self._factories = {name: f for name, f in self._factories.items() if name in self._builtin}
 
     def names(self) -> list[str]:
         """Built-in and installed plugin names."""

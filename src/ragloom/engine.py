@@ -30,6 +30,7 @@ from ragloom.indexing.manifest import Manifest
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
+from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
@@ -144,8 +145,9 @@ class RAGEngine:
         self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
             retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
         self._indexer = Indexer(
-            self.base_dir, FileChunker(self.config, self._sizing), CachedEmbedder(self.provider, self._cache),
-            self.store, self.sparse, self._manifest, self.config.max_file_bytes,
+            self.base_dir, FileReaders(self.config), FileChunker(self.config, self._sizing),
+            CachedEmbedder(self.provider, self._cache), self.store, self.sparse, self._manifest,
+            self.config.max_file_bytes,
             include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
             respect_gitignore=self.config.respect_gitignore, commit=self._readers_writer.writing,
             persist=self._persist,

@@ -52,14 +52,14 @@ def build_hostile_tree(root: Path) -> None:
 def test_hostile_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "project"
     build_hostile_tree(root)
-    real_read = reading.read_text_file
+    real_read = reading.read_file
 
-    def flaky_read(path: Path, max_bytes: int):
+    def flaky_read(path: Path, *args: object):
         if path.name == "vanishing.txt":
             path.unlink()  # gone between listing and reading
-        return real_read(path, max_bytes)
+        return real_read(path, *args)
 
-    monkeypatch.setattr("ragloom.indexing.indexer.read_text_file", flaky_read)
+    monkeypatch.setattr("ragloom.indexing.indexer.read_file", flaky_read)
     with RAGEngine(hash_config(), root) as engine:
         report = engine.index_directory()
         indexed = set(engine.get_all_indexed_paths())

@@ -79,12 +79,13 @@ class FileChunker:
             if chunker is not None:
                 self._by_language[language] = chunker
 
-    def chunker_for(self, path: str) -> Chunker:
-        return self._by_language.get(language_for_path(path), self._fallback)
+    def chunker_for(self, path: str, language: str | None = None) -> Chunker:
+        return self._by_language.get(language or language_for_path(path), self._fallback)
 
-    def chunk(self, text: str, path: str) -> list[Chunk]:
-        language = language_for_path(path)
-        chunks = self.chunker_for(path).chunk(text, path)
+    def chunk(self, text: str, path: str, language: str | None = None) -> list[Chunk]:
+        """Chunks of ``text``; ``language`` (a reader's hint) overrides the extension's."""
+        language = language or language_for_path(path)
+        chunks = self.chunker_for(path, language).chunk(text, path)
         for chunk in chunks:
             chunk.metadata.setdefault("language", language)
         return chunks

@@ -18,7 +18,9 @@ from ragloom.faults import crash_point
 from ragloom.indexing.discovery import discover_files, relative_posix
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
-from ragloom.indexing.reading import FileContent, SkipFile, read_text_file
+from ragloom.indexing.reading import FileContent, SkipFile, read_file
+from ragloom.readers.base import SpanLookup
+from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
@@ -51,8 +53,9 @@ class _Window:
 class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
-    def __init__(self, base_dir: Path, chunker: FileChunker, embedder: CachedEmbedder,
-                 store: VectorStore, sparse: SparseIndex, manifest: Manifest, max_file_bytes: int,
+    def __init__(self, base_dir: Path, readers: FileReaders, chunker: FileChunker,
+                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseIndex,
+                 manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None, respect_gitignore: bool = True,
                  commit: Callable[[], AbstractContextManager[object]] = nullcontext,
@@ -60,6 +63,7 @@ class Indexer:
                  config_files: Sequence[str] = (), redact: bool = True,
                  text_of: IndexedText = plain_text) -> None:
         self.base_dir = base_dir
+        self.readers = readers
         self.chunker = chunker
         self.embedder = embedder
         self.store = store
@@ -213,24 +217,32 @@ class Indexer:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragloom-read") as pool:
             pending: list[Future[FileContent]] = []
             paths = iter(to_read)
-            for path, _, _ in paths:
-                pending.append(pool.submit(read_text_file, path, self.max_file_bytes))
+            for path, relative, _ in paths:
+                pending.append(pool.submit(self._read, path, relative))
                 if len(pending) >= READ_AHEAD_FILES:
                     break
             while pending:
                 future = pending.pop(0)
                 next_item = next(paths, None)
                 if next_item is not None:
-                    pending.append(pool.submit(read_text_file, next_item[0], self.max_file_bytes))
+                    pending.append(pool.submit(self._read, next_item[0], next_item[1]))
                 try:
                     yield future.result()
                 except SkipFile as skip:
                     yield skip
 
+    def _read(self, path: Path, relative: str) -> FileContent:
+        return read_file(path, relative, self.max_file_bytes, self.readers)
+
     def _chunk(self, relative: str, content: FileContent, report: IndexReport) -> list[Chunk]:
-        chunks = self.chunker.chunk(self._redacted(content.text, relative, report), relative)
+        chunks = self.chunker.chunk(self._redacted(content.text, relative, report), relative,
+                                    content.language)
         model = self.embedder.provider.model_name
+        spans = SpanLookup(content.spans)
         for chunk in chunks:
+            if content.spans:
+                chunk.metadata.update(spans.metadata_for(int(chunk.metadata["start_line"]),
+                                                         int(chunk.metadata["end_line"])))
             chunk.metadata.update(source="file", file_hash=content.sha256[:16],
                                   content_hash=content_hash(chunk.text)[:16],
                                   embedding_model=model)

@@ -1,4 +1,4 @@
-"""Reading one file for indexing: size limit, binary detection, decoding, content hash."""
+"""Reading one file for indexing: size limit, bytes, content hash, then the file's reader."""
 
 from __future__ import annotations
 
@@ -6,28 +6,28 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-BINARY_SNIFF_BYTES = 8192
-#: More replacement characters than this share of the text means "not text".
-MAX_REPLACEMENT_SHARE = 0.01
+from ragloom.readers.base import SkipFile, TextSpan
+from ragloom.readers.registry import FileReaders
 
-
-class SkipFile(Exception):
-    """This file is not indexed; the message says why."""
+__all__ = ["FileContent", "SkipFile", "read_file"]
 
 
 @dataclass(frozen=True)
 class FileContent:
-    """A file's decoded text plus what identifies its version."""
+    """A file's text as its reader made it, plus what identifies the file's version."""
 
     text: str
     size: int
     mtime_ns: int
     sha256: str
     warning: str | None = None
+    spans: tuple[TextSpan, ...] = ()
+    language: str | None = None
 
 
-def read_text_file(path: Path, max_bytes: int) -> FileContent:
-    """Read and decode ``path`` as UTF-8 text, or raise SkipFile saying why it is not text."""
+def read_file(path: Path, relative: str, max_bytes: int, readers: FileReaders) -> FileContent:
+    """Read ``path`` with the reader registered for it, or raise SkipFile saying why not.
+    Binary detection is the ``text`` reader's job, so a reader can claim a binary format."""
     try:
         stat = path.stat()
         if stat.st_size > max_bytes:
@@ -40,19 +40,13 @@ def read_text_file(path: Path, max_bytes: int) -> FileContent:
         raise SkipFile(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
         raise SkipFile(f"larger than max_file_bytes ({max_bytes} bytes)")
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise SkipFile("binary file (NUL bytes)")
-    warning = None
+    reader = readers.for_path(relative)
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-        replaced = text.count("\ufffd")
-        if replaced > max(1, len(text) * MAX_REPLACEMENT_SHARE):
-            raise SkipFile("not UTF-8 text") from None
-        warning = f"invalid UTF-8 replaced by U+FFFD in {replaced} place(s)"
-    if "\x00" in text:
-        text = text.replace("\x00", "")
-        warning = "NUL characters removed"
-    return FileContent(text=text, size=len(data), mtime_ns=stat.st_mtime_ns,
-                       sha256=hashlib.sha256(data).hexdigest(), warning=warning)
+        read = reader.read(relative, data)
+    except SkipFile:
+        raise
+    except Exception as exc:  # a reader's failure on one file must not stop the run
+        raise SkipFile(f"{type(reader).__name__} failed: {type(exc).__name__}: {exc}") from None
+    return FileContent(text=read.text, size=len(data), mtime_ns=stat.st_mtime_ns,
+                       sha256=hashlib.sha256(data).hexdigest(), warning=read.warning,
+                       spans=read.spans, language=read.language)

@@ -1,5 +1,6 @@
-"""A third-party ragloom plugin in one file: a brute-force vector store and an embedder
-that counts letters. Installed through its entry points, selected from TOML by name."""
+"""A third-party ragloom plugin in one file: a brute-force vector store, an embedder that
+counts letters, and a reader for ``.tpages`` files (a binary toy format
+with pages). Installed through its entry points, selected from TOML by name."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normalize
 from ragloom.filters import Filters, compile_filters, matches_all
+from ragloom.readers import ReadText, SkipFile, TextSpan
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -120,3 +122,30 @@ def open_tiny_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
 
 
 open_tiny_store.persistent = False  # known before opening: no index folder, no lock
+
+
+PAGES_MAGIC = b"TPAGES\x00"
+
+
+class PagesReader:
+    """``.tpages``: the magic bytes, then UTF-8 pages separated by form feeds. Each page's
+    lines carry ``page`` (1-based); a file without the magic is skipped."""
+
+    def read(self, path: str, data: bytes) -> ReadText:
+        if not data.startswith(PAGES_MAGIC):
+            raise SkipFile("not a tpages file (no magic bytes)")
+        pages = data[len(PAGES_MAGIC):].decode("utf-8").split("\f")
+        texts: list[str] = []
+        spans: list[TextSpan] = []
+        line = 1
+        for number, page in enumerate(pages, start=1):
+            page = page.strip("\n") + "\n"
+            lines = page.count("\n")
+            spans.append(TextSpan(line, line + lines - 1, {"page": number}))
+            texts.append(page)
+            line += lines
+        return ReadText("".join(texts), tuple(spans), language="markdown")
+
+
+def pages_reader(config: RAGConfig) -> PagesReader:
+    return PagesReader()

@@ -1,0 +1,69 @@
+"""The reader interface: a file's bytes in, its text (plus per-span metadata) out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ragloom.types import Metadata
+
+
+class SkipFile(Exception):
+    """This file is not indexed; the message says why (shown in the index report)."""
+
+
+@dataclass(frozen=True)
+class TextSpan:
+    """Metadata that holds for lines ``start_line``..``end_line`` (1-based, inclusive) of a
+    reader's text, e.g. ``{"page": 3}`` for the lines a PDF reader took from page 3."""
+
+    start_line: int
+    end_line: int
+    metadata: Metadata
+
+
+@dataclass(frozen=True)
+class ReadText:
+    """What a reader made of one file.
+
+    ``language`` picks the chunker (``"markdown"``, ``"python"``, ...) when the text is not
+    in the language the file's extension implies (an HTML page read as markdown, say).
+    ``warning`` is reported but does not stop indexing.
+    """
+
+    text: str
+    spans: tuple[TextSpan, ...] = ()
+    language: str | None = None
+    warning: str | None = None
+
+
+class Reader(Protocol):
+    """Turns the bytes of one file into text; raises SkipFile when the file cannot be read
+    as this format (encrypted, corrupt, no text layer, ...)."""
+
+    def read(self, path: str, data: bytes) -> ReadText: ...
+
+
+@dataclass(frozen=True)
+class SpanLookup:
+    """Finds the span metadata of a chunk's line range."""
+
+    spans: Sequence[TextSpan] = field(default_factory=tuple)
+
+    def metadata_for(self, start_line: int, end_line: int) -> Metadata:
+        """Each key of the spans overlapping the lines, with its first value; when the last
+        overlapping span has another value it is added as ``<key>_end`` (a page range)."""
+        first: Metadata = {}
+        last: Metadata = {}
+        for span in self.spans:
+            if span.end_line < start_line or span.start_line > end_line:
+                continue
+            for key, value in span.metadata.items():
+                first.setdefault(key, value)
+                last[key] = value
+        merged = dict(first)
+        for key, value in last.items():
+            if value != first[key]:
+                merged[f"{key}_end"] = value
+        return merged
