@@ -1,17 +1,18 @@
-"""``import ragloom`` must stay light: no torch, chromadb or google.genai until needed."""
+"""``import ragloom`` must stay light: no torch, chromadb, google.genai or openai until needed."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-HEAVY = ("torch", "chromadb", "google.genai", "sentence_transformers", "transformers")
+HEAVY = ("torch", "chromadb", "google.genai", "openai", "sentence_transformers", "transformers")
 
 
 def test_import_ragloom_pulls_no_heavy_dependency() -> None:
     code = (
         "import sys, ragloom\n"
         "from ragloom import RAGEngine, RAGConfig\n"
+        "import ragloom.llm, ragloom.tools, ragloom.integrations.openai_compatible\n"
         "import tempfile\n"
         "e = RAGEngine(RAGConfig(embedding_provider='hash', vector_store={'provider': 'mock'}),"
         " base_dir=tempfile.mkdtemp())\n"

@@ -1,13 +1,12 @@
-"""The ``rag_search`` tool a model can call: schema, google-genai declaration, handler, and
-``send_with_tools`` running the function-calling loop with the real SDK."""
+"""The ``rag_search`` tool a model can call, for any function-calling API: its JSON schema,
+the handler, and the text format of its results. Each integration in
+``ragloom.integrations`` declares it in its API's terms and runs ``run_tool``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ragloom.gemini_client import genai_module
-from ragloom.llm import DEFAULT_MODEL, resolve_client
 from ragloom.types import SearchResult
 
 if TYPE_CHECKING:
@@ -32,14 +31,6 @@ RAG_SEARCH_SCHEMA: dict[str, Any] = {
         "required": ["query"],
     },
 }
-
-
-def rag_search_declaration() -> Any:
-    """The tool as a google-genai ``FunctionDeclaration``."""
-    types = genai_module("the rag_search tool").types
-    return types.FunctionDeclaration(
-        name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"],
-        parameters_json_schema=RAG_SEARCH_SCHEMA["parameters"])
 
 
 def format_tool_results(query: str, results: list[SearchResult]) -> str:
@@ -70,33 +61,18 @@ def handle_rag_search(engine: RAGEngine, arguments: Mapping[str, Any]) -> str:
     return format_tool_results(query, engine.search(query, top_k=top_k))
 
 
-def send_with_tools(md_content: str, user_message: str, *, rag_engine: RAGEngine, client: Any = None,
-                    model: str = DEFAULT_MODEL, max_rounds: int = 4,
-                    system_prompt: str | None = None) -> str:
-    """Let the model call ``rag_search`` up to ``max_rounds`` times, then return its answer.
-    If it still asks for the tool after the last round, one more call with function calling
-    switched off makes it answer from what it has."""
-    types = genai_module("send_with_tools").types
-    client = resolve_client(client, rag_engine)
-    instruction = "\n\n".join(part for part in (system_prompt, md_content) if part) or None
-    tools = [types.Tool(function_declarations=[rag_search_declaration()])]
-    contents: list[Any] = [types.Content(role="user", parts=[types.Part.from_text(text=user_message)])]
-    for _ in range(max_rounds):
-        config = types.GenerateContentConfig(system_instruction=instruction, tools=tools)
-        response = client.models.generate_content(model=model, contents=contents, config=config)
-        calls = response.function_calls or []
-        if not calls:
-            return response.text or ""
-        contents.append(response.candidates[0].content)
-        contents.append(types.Content(role="user", parts=[
-            types.Part.from_function_response(name=call.name, response={"result": _run_tool(
-                rag_engine, call.name, call.args or {})}) for call in calls]))
-    no_calls = types.ToolConfig(function_calling_config=types.FunctionCallingConfig(mode="NONE"))
-    config = types.GenerateContentConfig(system_instruction=instruction, tools=tools, tool_config=no_calls)
-    return client.models.generate_content(model=model, contents=contents, config=config).text or ""
-
-
-def _run_tool(engine: RAGEngine, name: str | None, arguments: Mapping[str, Any]) -> str:
+def run_tool(engine: RAGEngine, name: str | None, arguments: Mapping[str, Any]) -> str:
+    """Run a tool call by name; an unknown name comes back as text the model can read."""
     if name != TOOL_NAME:
         return f"Error: unknown tool {name!r}; the only tool is {TOOL_NAME!r}."
     return handle_rag_search(engine, arguments)
+
+
+def __getattr__(name: str) -> Any:
+    """``send_with_tools`` and ``rag_search_declaration`` moved to
+    ``ragloom.integrations.gemini``; the old import path keeps working."""
+    if name in ("send_with_tools", "rag_search_declaration"):
+        from ragloom.integrations import gemini
+
+        return getattr(gemini, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

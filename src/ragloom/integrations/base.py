@@ -1,0 +1,81 @@
+"""The provider-neutral part of talking to a model: what to retrieve, the system prompt
+with its context block, and the ``rag_search`` tool loop's contract.
+
+An integration subclasses ``ChatIntegration`` and implements its two API calls;
+``send`` / ``send_detailed`` / ``send_with_tools`` are then the same for every provider.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ragloom.prompt import inject_context, results_in_context
+from ragloom.types import SearchResult
+
+if TYPE_CHECKING:
+    from ragloom.engine import RAGEngine
+
+
+@dataclass
+class SendResult:
+    """The model's answer plus what ragloom put in the prompt: ``injected`` lists exactly
+    the results the context block holds after the token budget."""
+
+    text: str
+    injected: list[SearchResult] = field(default_factory=list)
+    system_instruction: str = ""
+
+    @property
+    def sources(self) -> list[tuple[str, float]]:
+        """(path or id, score) of each injected chunk, in prompt order."""
+        return [(str(r.metadata.get("path", r.id)), r.score) for r in self.injected]
+
+
+def retrieve_for(rag_engine: RAGEngine | None, user_message: str,
+                 top_k: int | None) -> list[SearchResult]:
+    """Search results to inject, or [] when there is no engine or nothing indexed."""
+    if rag_engine is None or rag_engine.is_empty():
+        return []
+    return rag_engine.search(user_message, top_k=top_k)
+
+
+def system_instruction(md_content: str, results: list[SearchResult], system_prompt: str | None,
+                       token_budget: int | None) -> str:
+    """``system_prompt``, then ``md_content`` with the context block of ``results``."""
+    prompt = inject_context(md_content, results, token_budget)
+    return "\n\n".join(part for part in (system_prompt, prompt) if part)
+
+
+class ChatIntegration(ABC):
+    """One chat API bound to one model. Implement ``complete`` and ``complete_with_tools``."""
+
+    @abstractmethod
+    def complete(self, system: str, user_message: str) -> str:
+        """The model's answer to ``user_message`` under the ``system`` instruction
+        (``""`` = no system instruction, so the request is exactly the one without ragloom)."""
+
+    @abstractmethod
+    def complete_with_tools(self, system: str, user_message: str, rag_engine: RAGEngine,
+                            max_rounds: int) -> str:
+        """Answer while letting the model call ``rag_search`` (run with
+        ``ragloom.tools.run_tool``) up to ``max_rounds`` times; after the last round, one
+        more call with tools switched off makes it answer from what it has."""
+
+    def send_detailed(self, md_content: str, user_message: str, *,
+                      rag_engine: RAGEngine | None = None, top_k: int | None = None,
+                      token_budget: int | None = None,
+                      system_prompt: str | None = None) -> SendResult:
+        """Retrieve for ``user_message``, put the results into the system instruction after
+        ``md_content``, and ask the model; says which chunks the prompt held."""
+        results = retrieve_for(rag_engine, user_message, top_k)
+        instruction = system_instruction(md_content, results, system_prompt, token_budget)
+        answer = self.complete(instruction, user_message)
+        return SendResult(answer, results_in_context(results, token_budget), instruction)
+
+    def send_with_tools(self, md_content: str, user_message: str, *, rag_engine: RAGEngine,
+                        max_rounds: int = 4, system_prompt: str | None = None) -> str:
+        """Let the model search the index itself (``rag_search``) while answering."""
+        instruction = "\n\n".join(part for part in (system_prompt, md_content) if part)
+        return self.complete_with_tools(instruction, user_message, rag_engine, max_rounds)
