@@ -16,12 +16,13 @@ from ragloom import ConfigError, RAGEngine
 from ragloom.config import load_config, parse_config, tomllib
 from ragloom.embeddings.registry import embedding_providers
 from ragloom.readers import readers
+from ragloom.retrieval.rerankers import rerankers
 from ragloom.stores.registry import vector_stores
 from ragloom.testing.embeddings import EmbedderConformance
 from ragloom.testing.stores import StoreConformance
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "ragloom-tiny-plugin"
-REGISTRIES = (vector_stores, embedding_providers, readers)
+REGISTRIES = (vector_stores, embedding_providers, readers, rerankers)
 
 
 @pytest.fixture
@@ -102,6 +103,32 @@ def test_a_plugin_reader_claims_a_binary_format_and_tags_pages(installed_plugin:
         [whole] = engine.store.get(engine.store.ids())
     assert (whole.metadata["page"], whole.metadata["page_end"]) == (1, 3)
     assert whole.metadata["language"] == "markdown"
+
+
+def test_a_plugin_reranker_reorders_the_fused_candidates(installed_plugin: Path, tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", "wing lift\n")
+    write(tmp_path, "b.txt", "wing lift drag speed " + "the other stuff here " * 30 + "\n")
+    write(tmp_path, "c.txt", "wing wing wing wing wing lift lift lift\n")
+    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "mock"},
+                           "retrieval": {"reranker": "overlap", "merge_parts": False},
+                           "relevance_gate": 0.0})
+    query = "wing lift drag speed"
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        response = engine.search_detailed(query, top_k=3)
+    config.retrieval.reranker = None
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        fused = [r.path for r in engine.search(query, top_k=3)]
+    assert fused == ["c.txt", "a.txt", "b.txt"]  # b's four query words are diluted
+    assert [r.path for r in response.results] == ["b.txt", "c.txt", "a.txt"]  # 4, 2, 2 words; ties
+    assert [r.rank_score for r in response.results] == [4.0, 2.0, 2.0]         # keep fused order
+    assert [r.retrievers["rerank"].rank for r in response.results] == [1, 2, 3]
+    assert all(r.score == r.retrievers["dense"].score for r in response.results)  # still the cosine
+    assert "rerank" in response.timings_ms
+    with pytest.raises(ConfigError, match=r"key 'retrieval.reranker' = 'colbert': unknown reranker; "
+                                          r"valid: 'overlap'"):
+        parse_config({"retrieval": {"reranker": "colbert"}})
 
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:

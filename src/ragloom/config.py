@@ -124,6 +124,17 @@ class RetrievalConfig(StrictModel):
     exact_names: bool = True
     #: Adjacent parts of one function or section that both rank become one result.
     merge_parts: bool = True
+    #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
+    #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
+    reranker: str | None = None
+    rerank_k: int = Field(50, ge=1, le=1000)
+
+    @field_validator("reranker")
+    @classmethod
+    def _known_reranker(cls, name: str | None) -> str | None:
+        from ragloom.retrieval.rerankers import rerankers
+
+        return None if not name else _registered(name, rerankers)
 
 
 class RAGConfig(StrictModel):

@@ -1,6 +1,6 @@
-"""The read path: query -> embed -> dense top-k (+ BM25 top-k -> fuse, definitions of
-names the query uses first) -> (MMR) -> adjacent parts merged -> relevance gate ->
-min_score -> results.
+"""The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
+-> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> adjacent
+parts merged -> relevance gate -> min_score -> results.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
@@ -18,10 +18,12 @@ import numpy as np
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
-from ragloom.filters import Condition, Filters, compile_filters
+from ragloom.filters import Filters, compile_filters
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
+from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
+from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
 from ragloom.types import RetrieverHit, SearchResult
@@ -75,6 +77,10 @@ class Searcher:
         self.store = store
         self.sparse = sparse
         self.config = config
+        self.dense_retriever = DenseRetriever(store)
+        self.sparse_retriever = SparseRetriever(sparse, config.retrieval)
+        name = config.retrieval.reranker
+        self.reranker: Reranker | None = rerankers.get(name)(config) if name else None
 
     def search(self, query: str, top_k: int, filters: Filters | None = None,
                mode: str | None = None, mmr: bool | None = None,
@@ -86,37 +92,30 @@ class Searcher:
         if mode not in SEARCH_MODES:
             raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(SEARCH_MODES)}")
         mmr = settings.mmr if mmr is None else mmr
-        conditions = compile_filters(filters)
         clock = _Stopwatch()
-        vector = self.provider.embed_query(query)  # sparse mode too: scores are cosines
+        # Sparse mode embeds the query too: every result's score is its cosine.
+        request = Query(query, self.provider.embed_query(query), filters, compile_filters(filters))
         clock.lap("embed_query")
         # Merging parts frees slots, refilled from the next candidates.
         wanted = 2 * top_k if settings.merge_parts else top_k
-        pool = max(wanted, settings.candidate_k) if (mode != "dense" or mmr) else wanted
+        reranking = self.reranker is not None
+        widened = mode != "dense" or mmr or reranking
+        pool = max(wanted, settings.candidate_k) if widened else wanted
         candidates: dict[str, int] = {}
-        by_id: dict[str, SearchResult] = {}
-        rankings: dict[str, list[tuple[str, float]]] = {}
-        if mode != "sparse":
-            dense = self.store.query(vector, pool, filters)
-            clock.lap("dense")
-            candidates["dense"] = len(dense)
-            for rank, result in enumerate(dense, start=1):
-                result.retrievers["dense"] = RetrieverHit(rank, result.score)
-                by_id[result.id] = result
-            rankings["dense"] = [(r.id, r.score) for r in dense]
-        if mode != "dense":
-            rankings["sparse"] = self.sparse.search(
-                query, pool, conditions,
-                feedback_docs=settings.feedback_docs if settings.feedback else 0,
-                feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight)
-            clock.lap("sparse")
-            candidates["sparse"] = len(rankings["sparse"])
+        rankings: dict[str, Ranking] = {}
+        for retriever in self._retrievers(mode):
+            rankings[retriever.name] = retriever.retrieve(request, pool)
+            clock.lap(retriever.name)
+            candidates[retriever.name] = len(rankings[retriever.name])
         if mode == "dense":
-            results = dense
+            results = [request.loaded[doc_id] for doc_id, _ in rankings["dense"]]
         else:
-            results = self._ranked_results(query, mode, rankings, by_id, vector, conditions,
-                                           pool if mmr else wanted, candidates)
+            keep = pool if (mmr or reranking) else wanted
+            results = self._ranked_results(request, mode, rankings, keep, candidates)
             clock.lap("fuse" if mode == "hybrid" else "load")
+        if self.reranker is not None and results:
+            results = rerank(self.reranker, query, results[:settings.rerank_k])
+            clock.lap("rerank")
         if mmr and results:
             results = results[:mmr_pool_size(top_k)]
             vectors = self.store.get_vectors([r.id for r in results])
@@ -131,9 +130,11 @@ class Searcher:
             results = [r for r in results if r.score >= threshold]
         return SearchResponse(results, mode, clock.timings, candidates)
 
-    def _ranked_results(self, query: str, mode: str, rankings: dict[str, list[tuple[str, float]]],
-                        by_id: dict[str, SearchResult], vector: np.ndarray,
-                        conditions: list[Condition], keep: int,
+    def _retrievers(self, mode: str) -> list[Retriever]:
+        return {"dense": [self.dense_retriever], "sparse": [self.sparse_retriever],
+                "hybrid": [self.dense_retriever, self.sparse_retriever]}[mode]
+
+    def _ranked_results(self, request: Query, mode: str, rankings: dict[str, Ranking], keep: int,
                         candidates: dict[str, int]) -> list[SearchResult]:
         """The first ``keep`` results of BM25 alone or of the fused ranking (definitions of
         names the query uses first), with rank_score = the BM25 or fused value."""
@@ -142,7 +143,8 @@ class Searcher:
         if mode == "hybrid":
             weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
             ranked = fuse(settings.fusion, rankings, weights, settings.rrf_k)
-            defining = self.sparse.defining(query, conditions) if settings.exact_names else []
+            defining = (self.sparse.defining(request.text, request.conditions)
+                        if settings.exact_names else [])
             ranked = _definitions_first(ranked, defining)
             candidates["fused"] = len(ranked)
         else:
@@ -150,10 +152,10 @@ class Searcher:
         sparse_hits = {doc_id: RetrieverHit(rank, score)
                        for rank, (doc_id, score) in enumerate(rankings["sparse"], start=1)}
         kept = ranked[:keep]
-        self._fill_missing(by_id, [doc_id for doc_id, _ in kept], vector)
+        self._fill_missing(request, [doc_id for doc_id, _ in kept])
         results = []
         for doc_id, value in kept:
-            result = by_id.get(doc_id)
+            result = request.loaded.get(doc_id)
             if result is None:
                 continue  # deleted between BM25 and the store read
             if doc_id in sparse_hits:
@@ -181,19 +183,20 @@ class Searcher:
             return []
         return results
 
-    def _fill_missing(self, by_id: dict[str, SearchResult], ids: list[str], vector: np.ndarray) -> None:
+    def _fill_missing(self, request: Query, ids: list[str]) -> None:
         """Load text, metadata and cosine distance of ids only BM25 found."""
-        missing = [doc_id for doc_id in ids if doc_id not in by_id]
+        missing = [doc_id for doc_id in ids if doc_id not in request.loaded]
         if not missing:
             return
         chunks = self.store.get(missing)
         if not chunks:
             return
         vectors = self.store.get_vectors([c.id for c in chunks])
-        query = vector / (np.linalg.norm(vector) or 1.0)
+        query = request.vector / (np.linalg.norm(request.vector) or 1.0)
         for chunk, row in zip(chunks, vectors):
             cosine = float(row @ query)
-            by_id[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine, 1.0 - cosine)
+            request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine,
+                                                    1.0 - cosine)
 
 
 def _definitions_first(ranked: list[tuple[str, float]], defining: list[str]) -> list[tuple[str, float]]:

@@ -1,6 +1,6 @@
 """A third-party ragloom plugin in one file: a brute-force vector store, an embedder that
-counts letters, and a reader for ``.tpages`` files (a binary toy format
-with pages). Installed through its entry points, selected from TOML by name."""
+counts letters, a reader for ``.tpages`` files (a binary toy format with pages) and a
+reranker counting query words. Installed through its entry points, selected from TOML by name."""
 
 from __future__ import annotations
 
@@ -149,3 +149,15 @@ class PagesReader:
 
 def pages_reader(config: RAGConfig) -> PagesReader:
     return PagesReader()
+
+
+class OverlapReranker:
+    """Scores a result by how many distinct query words its text contains."""
+
+    def score(self, query: str, results: Sequence[SearchResult]) -> list[float]:
+        words = set(query.lower().split())
+        return [float(len(words & set(result.text.lower().split()))) for result in results]
+
+
+def overlap_reranker(config: RAGConfig) -> OverlapReranker:
+    return OverlapReranker()

@@ -1,0 +1,47 @@
+"""The optional stage after fusion: a reranker rescores the best fused candidates.
+
+A reranker is one method, ``score(query, results) -> one float per result`` (higher is
+better), e.g. a cross-encoder. ragloom ships none (a good one needs a model this package
+does not bundle); plugins add them with ``ragloom.rerankers`` entry points and
+``[rag.retrieval] reranker = "name"`` selects one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from ragloom._registry import Registry
+from ragloom.config import RAGConfig
+from ragloom.types import RetrieverHit, SearchResult
+
+
+class Reranker(Protocol):
+    """Scores how well each result answers the query; the pipeline reorders by it."""
+
+    def score(self, query: str, results: Sequence[SearchResult]) -> Sequence[float]: ...
+
+
+RerankerFactory = Callable[[RAGConfig], Reranker]
+
+#: Reranker name -> factory; filled from ``ragloom.rerankers`` entry points.
+rerankers: Registry[RerankerFactory] = Registry("reranker", "retrieval.reranker", "ragloom.rerankers")
+
+
+def rerank(reranker: Reranker, query: str, results: list[SearchResult]) -> list[SearchResult]:
+    """``results`` best first by the reranker's score (ties keep the fused order), with
+    ``rank_score`` = that score and the hit recorded under ``retrievers["rerank"]``."""
+    if not results:
+        return results
+    scores = [float(value) for value in reranker.score(query, results)]
+    if len(scores) != len(results):
+        raise ValueError(f"reranker {type(reranker).__name__} returned {len(scores)} scores "
+                         f"for {len(results)} results")
+    order = sorted(range(len(results)), key=lambda i: -scores[i])
+    reranked = []
+    for rank, index in enumerate(order, start=1):
+        result = results[index]
+        result.retrievers["rerank"] = RetrieverHit(rank, scores[index])
+        result.rank_score = scores[index]
+        reranked.append(result)
+    return reranked

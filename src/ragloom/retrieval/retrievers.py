@@ -1,0 +1,75 @@
+"""The first stage of a search: retrievers, each turning a query into a ranking of ids.
+
+``dense`` asks the vector store (cosine), ``sparse`` the BM25 index. A retriever that read
+whole results from the store leaves them in ``Query.loaded`` so later stages need not
+read them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from ragloom.config import RetrievalConfig
+from ragloom.filters import Condition, Filters
+from ragloom.retrieval.sparse import SparseIndex
+from ragloom.stores.base import VectorStore
+from ragloom.types import RetrieverHit, SearchResult
+
+#: (id, the retriever's raw score), best first.
+Ranking = list[tuple[str, float]]
+
+
+@dataclass
+class Query:
+    """One query as every stage sees it: text, its vector, filters compiled once."""
+
+    text: str
+    vector: np.ndarray
+    filters: Filters | None = None
+    conditions: list[Condition] = field(default_factory=list)
+    #: Results already read from the store, by id (with their ``retrievers`` hits).
+    loaded: dict[str, SearchResult] = field(default_factory=dict)
+
+
+class Retriever(Protocol):
+    """Finds the ``k`` best candidates for a query by its own measure."""
+
+    name: str
+
+    def retrieve(self, query: Query, k: int) -> Ranking: ...
+
+
+class DenseRetriever:
+    """Nearest chunks by cosine in the vector store (filters applied by the store)."""
+
+    name = "dense"
+
+    def __init__(self, store: VectorStore) -> None:
+        self.store = store
+
+    def retrieve(self, query: Query, k: int) -> Ranking:
+        results = self.store.query(query.vector, k, query.filters)
+        for rank, result in enumerate(results, start=1):
+            result.retrievers[self.name] = RetrieverHit(rank, result.score)
+            query.loaded[result.id] = result
+        return [(result.id, result.score) for result in results]
+
+
+class SparseRetriever:
+    """BM25 over the chunk texts (with optional RM3-style query feedback)."""
+
+    name = "sparse"
+
+    def __init__(self, sparse: SparseIndex, settings: RetrievalConfig) -> None:
+        self.sparse = sparse
+        self.settings = settings
+
+    def retrieve(self, query: Query, k: int) -> Ranking:
+        settings = self.settings
+        return self.sparse.search(
+            query.text, k, query.conditions,
+            feedback_docs=settings.feedback_docs if settings.feedback else 0,
+            feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight)
