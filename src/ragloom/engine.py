@@ -298,7 +298,9 @@ class RAGEngine:
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""
-        return self.store.list_paths() if self.config.enabled else []
+        if not self.config.enabled:
+            return []
+        return [str(path) for path in self.sparse.distinct_values("path")]
 
     def count(self) -> int:
         """Number of chunks stored."""

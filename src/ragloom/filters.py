@@ -10,12 +10,12 @@ in Chroma a condition on a key a chunk does not have never holds (``$ne`` includ
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ragloom.types import Metadata
+from ragloom.types import Metadata, MetadataValue
 
 Filters = Mapping[str, Any]
 
@@ -134,3 +134,31 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             parts.append(re.escape(char))
         index += 1
     return re.compile("".join(parts), re.DOTALL)
+
+
+#: ``resolve_globs``' answer when a glob matches no known value: nothing can match.
+MATCHES_NOTHING: Filters = {"$nothing": True}
+
+
+def resolve_globs(filters: Filters | None,
+                  known_values: Callable[[str], Iterable[MetadataValue]]) -> Filters | None:
+    """``filters`` with every ``$glob`` replaced by ``$in`` of the ``known_values(key)`` it
+    matches, for stores that cannot match globs themselves (Chroma). Returns
+    MATCHES_NOTHING when some glob matches no known value."""
+    conditions = compile_filters(filters)
+    if not any(c.operator == "$glob" for c in conditions):
+        return filters
+    resolved: dict[str, dict[str, Any]] = {}
+    for condition in conditions:
+        operator, value = condition.operator, condition.value
+        if operator == "$glob":
+            matching = {v for v in known_values(condition.key) if condition.matches({condition.key: v})}
+            operator, value = "$in", matching
+        spec = resolved.setdefault(condition.key, {})
+        if operator == "$in":
+            value = set(value) & set(spec["$in"]) if "$in" in spec else set(value)
+            if not value:
+                return MATCHES_NOTHING
+            value = sorted(value, key=str)
+        spec[operator] = value
+    return resolved

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write
+from helpers import hash_config, write
+from ragloom import RAGEngine
 
 
 @pytest.fixture
@@ -168,3 +169,23 @@ def test_unknown_or_contradictory_modes_are_errors(engine) -> None:
     with pytest.raises(ValueError, match=r"hybrid=False contradicts mode='hybrid'"):
         engine.search("rockets", hybrid=False, mode="hybrid")
     assert engine.search_detailed("rockets", hybrid=False).mode == "dense"
+
+
+def test_a_store_without_vectors_serves_dense_search_only(make_engine, project: Path) -> None:
+    from ragloom.stores.mock import MockVectorStore
+
+    class NoVectors(MockVectorStore):
+        hands_out_vectors = False
+
+    write(project, "a.txt", "rockets reach orbit\n")
+    engine = RAGEngine(hash_config(relevance_gate=0.0), project, vector_store=NoVectors())
+    try:
+        engine.index_directory()
+        assert [r.path for r in engine.search("rockets", mode="dense")] == ["a.txt"]
+        for mode, mmr, what in (("hybrid", False, "hybrid search"), ("sparse", False, "sparse search"),
+                                ("dense", True, "MMR")):
+            with pytest.raises(ValueError, match=f"^{what} needs stored vectors, which the 'mock' "
+                                                 f"store does not hand out"):
+                engine.search("rockets", mode=mode, mmr=mmr)
+    finally:
+        engine.close()

@@ -60,7 +60,8 @@ def test_upserts_split_under_max_batch_size(tmp_path: Path) -> None:
     store.upsert(ids, rng.normal(size=(50, DIM)), [f"t{i}" for i in range(50)],
                  [{"path": f"f{i % 5}.txt"} for i in range(50)])
     assert store.count() == 50
-    assert len(store.delete_by_path("f0.txt")) == 10
+    store.delete(ids[:25])
+    assert store.count() == 25
     store.delete(ids)
     assert store.count() == 0
 
@@ -112,6 +113,29 @@ def test_engine_reopen_keeps_index_and_skips_unchanged(tmp_path: Path) -> None:
         report = engine.index_directory()
         assert (report.files_unchanged, report.chunks_embedded) == (1, 0)
         assert engine.search("parse text", top_k=1)[0].metadata["symbol"] == "parse"
+
+
+def test_engine_resolves_globs_for_chroma_as_the_exact_store_matches_them(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write(project, "src/app/parse.py", "def parse(text):\n    return text.split()\n")
+    write(project, "src/app/lex.py", "def lex(text):\n    return list(text)\n")
+    write(project, "docs/parse.md", "# Parsing\nHow text is parsed.\n")
+    write(project, "notes.txt", "parse the text later\n")
+    cases = [{"path": "src/**/*.py"}, {"path": {"$glob": "*.txt"}}, {"path": "src/*.py"},
+             {"heading": {"$glob": "Pars*"}}, {"path": {"$glob": "src/**", "$in": ["src/app/lex.py"]}},
+             {"path": {"$glob": "nothing/**"}}]
+    found = {}
+    for provider in ("mock", "chroma"):
+        with RAGEngine(hash_config(vector_store={"provider": provider}, relevance_gate=0.0),
+                       project) as engine:
+            engine.index_directory()
+            for mode in ("dense", "hybrid"):
+                found[provider, mode] = [sorted(r.path for r in engine.search(
+                    "parse text", top_k=10, filters=filters, mode=mode)) for filters in cases]
+    assert found["chroma", "dense"] == found["mock", "dense"] == [
+        ["src/app/lex.py", "src/app/parse.py"], ["notes.txt"], [], ["docs/parse.md"],
+        ["src/app/lex.py"], []]
+    assert found["chroma", "hybrid"] == found["mock", "hybrid"] == found["mock", "dense"]
 
 
 @pytest.mark.slow

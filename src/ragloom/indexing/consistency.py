@@ -43,8 +43,9 @@ def recover_interrupted(store: VectorStore, sparse: SparseIndex, manifest: Manif
         return []
     records = manifest.records()
     for path, ids in pending.items():
+        # The journal lists every id being written for the file, the record the ids
+        # written before: together, every chunk of the file the store can hold.
         doomed = set(ids) | set(records[path].chunk_ids if path in records else ())
-        doomed.update(store.delete_by_path(path))
         store.delete(sorted(doomed))
         sparse.remove(sorted(doomed))
     store.persist()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -186,6 +186,10 @@ class BM25Index:
     def ids(self) -> list[str]:
         with self._lock:
             return list(self._slot_of)
+
+    def metadatas(self) -> Iterator[Metadata]:
+        """The metadata of every live document."""
+        return (meta for meta in self._metadatas if meta is not None)
 
     def metadata(self, doc_id: str) -> Metadata | None:
         slot = self._slot_of.get(doc_id)

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from ragloom.config import RetrievalConfig
-from ragloom.filters import Condition, Filters
+from ragloom.filters import MATCHES_NOTHING, Condition, Filters
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
 from ragloom.types import RetrieverHit, SearchResult
@@ -30,6 +30,9 @@ class Query:
     vector: np.ndarray
     filters: Filters | None = None
     conditions: list[Condition] = field(default_factory=list)
+    #: ``filters`` as the vector store takes them (globs resolved when it cannot match
+    #: them; MATCHES_NOTHING when a glob matches nothing).
+    store_filters: Filters | None = None
     #: Results already read from the store, by id (with their ``retrievers`` hits).
     loaded: dict[str, SearchResult] = field(default_factory=dict)
 
@@ -51,7 +54,9 @@ class DenseRetriever:
         self.store = store
 
     def retrieve(self, query: Query, k: int) -> Ranking:
-        results = self.store.query(query.vector, k, query.filters)
+        if query.store_filters is MATCHES_NOTHING:
+            return []
+        results = self.store.query(query.vector, k, query.store_filters)
         for rank, result in enumerate(results, start=1):
             result.retrievers[self.name] = RetrieverHit(rank, result.score)
             query.loaded[result.id] = result

@@ -18,7 +18,7 @@ import numpy as np
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
-from ragloom.filters import Filters, compile_filters
+from ragloom.filters import Filters, compile_filters, resolve_globs
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
@@ -93,8 +93,14 @@ class Searcher:
             raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(SEARCH_MODES)}")
         mmr = settings.mmr if mmr is None else mmr
         clock = _Stopwatch()
+        if not self.store.hands_out_vectors and (mmr or mode != "dense"):
+            raise ValueError(f"{'MMR' if mmr else mode + ' search'} needs stored vectors, which "
+                             f"the {self.store.name!r} store does not hand out; use mode=\"dense\"")
+        store_filters = filters if self.store.glob_filters else resolve_globs(
+            filters, self.sparse.distinct_values)
         # Sparse mode embeds the query too: every result's score is its cosine.
-        request = Query(query, self.provider.embed_query(query), filters, compile_filters(filters))
+        request = Query(query, self.provider.embed_query(query), filters, compile_filters(filters),
+                        store_filters=store_filters)
         clock.lap("embed_query")
         # Merging parts frees slots, refilled from the next candidates.
         wanted = 2 * top_k if settings.merge_parts else top_k

@@ -15,7 +15,7 @@ from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import SymbolTable
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.stores.base import VectorStore
-from ragloom.types import Metadata
+from ragloom.types import Metadata, MetadataValue
 
 logger = logging.getLogger("ragloom")
 _REBUILD_PAGE = 2000
@@ -34,6 +34,7 @@ class SparseIndex:
         self._dirty = False
         self._stale = False
         self._symbols: SymbolTable | None = None  # built on first use, dropped on change
+        self._values: dict[str, list[MetadataValue]] = {}  # distinct values by key, likewise
         self.index = BM25Index(tokenizer=tokenizer.signature)
         if path is not None and path.is_file():
             try:
@@ -73,6 +74,16 @@ class SparseIndex:
     def _changed(self) -> None:
         self._dirty = True
         self._symbols = None
+        self._values = {}
+
+    def distinct_values(self, key: str) -> list[MetadataValue]:
+        """Sorted distinct values of metadata ``key`` over every chunk (``path``: the files
+        and documents indexed); the BM25 index holds every stored chunk's metadata."""
+        with self._lock:
+            if key not in self._values:
+                found = {meta[key] for meta in self.index.metadatas() if key in meta}
+                self._values[key] = sorted(found, key=lambda value: (type(value).__name__, value))
+            return self._values[key]
 
     def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
         """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""

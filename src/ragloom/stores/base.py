@@ -23,6 +23,9 @@ class EmbeddingSpec:
 class VectorStore(Protocol):
     """Keeps chunk vectors with their text and metadata and finds the nearest by cosine.
 
+    This is all a backend implements; which chunks belong to which file is the manifest's
+    business (``indexing/``), so a new backend is one small file.
+
     ``query`` returns results best first with ``score`` = cosine similarity and
     ``distance`` = 1 - score. Upserting an existing id replaces it entirely.
     """
@@ -32,15 +35,16 @@ class VectorStore(Protocol):
     persistent: bool
     #: Whether other processes may read while one process writes.
     concurrent_readers: bool
+    #: Whether ``get_vectors`` works (MMR and scoring BM25-only hits need it).
+    hands_out_vectors: bool
+    #: Whether ``query`` matches ``$glob`` filters itself; if not, the searcher turns each
+    #: glob into ``$in`` of the matching values the BM25 index knows.
+    glob_filters: bool
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None: ...
 
     def delete(self, ids: Sequence[str]) -> None: ...
-
-    def delete_by_path(self, path: str) -> list[str]:
-        """Remove every chunk whose ``path`` metadata equals ``path``; returns their ids."""
-        ...
 
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]: ...
@@ -50,7 +54,8 @@ class VectorStore(Protocol):
         ...
 
     def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``ids`` as rows, in the order given; unknown ids raise KeyError."""
+        """Unit vectors of ``ids`` as rows, in the order given; unknown ids raise KeyError
+        (a store that cannot says ``hands_out_vectors = False`` and raises StoreError)."""
         ...
 
     def ids(self) -> list[str]:
@@ -58,10 +63,6 @@ class VectorStore(Protocol):
         ...
 
     def count(self) -> int: ...
-
-    def list_paths(self) -> list[str]:
-        """Sorted distinct ``path`` values of the stored chunks."""
-        ...
 
     def reset(self) -> None:
         """Remove every chunk."""

@@ -3,15 +3,14 @@
 The collection records the embedding model and dimension it was built with; opened for
 another model or dimension it is dropped and rebuilt (with a warning) instead of failing at
 search time or mixing vectors. Writes are serialized and split under the client's maximum
-batch size. Filters become Chroma ``where`` clauses; path globs are resolved to the
-matching stored paths first, since Chroma has no glob operator.
+batch size. Filters become Chroma ``where`` clauses; Chroma has no glob operator, so the searcher
+turns ``$glob`` into ``$in`` of the matching values it knows (``glob_filters = False``).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ import numpy as np
 from ragloom._optional import import_optional
 from ragloom.embeddings.base import l2_normalize
 from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
-from ragloom.filters import Condition, Filters, compile_filters, matches_all
+from ragloom.filters import Condition, Filters, compile_filters
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.types import Chunk, Metadata, SearchResult
@@ -32,7 +31,6 @@ logger = logging.getLogger("ragloom")
 MODEL_KEY = "ragloom:embedding_model"
 DIMENSION_KEY = "ragloom:dimension"
 _PAGE = 5000
-_PATHS_TTL_SECONDS = 5.0
 
 
 def _chromadb() -> Any:
@@ -84,6 +82,8 @@ class ChromaVectorStore:
 
     name = "chroma"
     persistent = True
+    hands_out_vectors = True
+    glob_filters = False  # Chroma's where clauses have no glob operator
 
     def __init__(self, client: Any, collection_name: str, embedding: EmbeddingSpec,
                  location: str, remote: bool = False, read_only: bool = False) -> None:
@@ -94,7 +94,6 @@ class ChromaVectorStore:
         self.concurrent_readers = remote
         self.read_only = read_only
         self._lock = threading.RLock()
-        self._paths: tuple[float, list[str]] | None = None
         self._max_batch = int(client.get_max_batch_size())
         self._collection = self._open_collection()
 
@@ -173,25 +172,17 @@ class ChromaVectorStore:
                 self._call("add", ids=list(ids[start:stop]), embeddings=matrix[start:stop],
                            documents=list(texts[start:stop]),
                            metadatas=[dict(m) or None for m in metadatas[start:stop]])
-            self._paths = None
 
     def delete(self, ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(ids))
         with self._lock:
             for start in range(0, len(ids), self._max_batch):
                 self._call("delete", ids=ids[start:start + self._max_batch])
-            self._paths = None
-
-    def delete_by_path(self, path: str) -> list[str]:
-        with self._lock:
-            ids = list(self._call("get", where={"path": path}, include=[])["ids"])
-            self.delete(ids)
-            return ids
 
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]:
         where = self._where(compile_filters(filters))
-        if where is _NOTHING or top_k <= 0:
+        if top_k <= 0:
             return []
         result = self._call("query", query_embeddings=[np.asarray(vector, dtype=np.float32)],
                             n_results=top_k, where=where,
@@ -231,28 +222,12 @@ class ChromaVectorStore:
     def count(self) -> int:
         return int(self._call("count"))
 
-    def list_paths(self) -> list[str]:
-        with self._lock:
-            if self._paths is not None and time.monotonic() - self._paths[0] < _PATHS_TTL_SECONDS:
-                return list(self._paths[1])
-            paths: set[str] = set()
-            offset = 0
-            while True:
-                page = self._call("get", include=["metadatas"], limit=_PAGE, offset=offset)
-                paths.update(str(m["path"]) for m in page["metadatas"] if m and "path" in m)
-                if len(page["ids"]) < _PAGE:
-                    break
-                offset += _PAGE
-            self._paths = (time.monotonic(), sorted(paths))
-            return list(self._paths[1])
-
     def reset(self) -> None:
         if self.read_only:
             raise ReadOnlyError(f"the Chroma store at {self.location} is open for reading only")
         with self._lock:
             self._client.delete_collection(self._collection_name)
             self._collection = self._open_collection()
-            self._paths = None
 
     def persist(self) -> None:
         """Chroma writes through to disk; nothing to flush."""
@@ -279,20 +254,14 @@ class ChromaVectorStore:
             raise StoreError(f"Chroma {method} failed on collection {self._collection_name!r} at "
                              f"{self.location}: {type(exc).__name__}: {exc}") from exc
 
-    def _where(self, conditions: list[Condition]) -> dict[str, Any] | None | object:
-        """The Chroma ``where`` clause for ``conditions``, or _NOTHING when none can match."""
+    def _where(self, conditions: list[Condition]) -> dict[str, Any] | None:
+        """The Chroma ``where`` clause for ``conditions``."""
         clauses: list[dict[str, Any]] = []
         for condition in conditions:
             if condition.operator == "$glob":
-                matching = [p for p in self.list_paths() if matches_all({"path": p}, [condition])] \
-                    if condition.key == "path" else None
-                if matching is None:
-                    raise ValueError(f"filter on {condition.key!r}: $glob is supported on 'path' only "
-                                     "with the Chroma store")
-                if not matching:
-                    return _NOTHING
-                clauses.append({condition.key: {"$in": matching}})
-            elif condition.operator in ("$in", "$nin"):
+                raise ValueError(f"filter on {condition.key!r}: the Chroma store cannot match "
+                                 f"$glob itself; search through RAGEngine, which resolves globs")
+            if condition.operator in ("$in", "$nin"):
                 clauses.append({condition.key: {condition.operator: list(condition.value)}})
             else:
                 clauses.append({condition.key: {condition.operator: condition.value}})
@@ -301,7 +270,6 @@ class ChromaVectorStore:
         return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
-_NOTHING = object()
 _WRITES = frozenset({"add", "delete", "upsert", "update"})
 
 

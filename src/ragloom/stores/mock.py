@@ -19,6 +19,8 @@ class MockVectorStore:
     name = "mock"
     persistent = False
     concurrent_readers = True
+    hands_out_vectors = True
+    glob_filters = True
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -45,12 +47,6 @@ class MockVectorStore:
                 self._texts.pop(chunk_id, None)
                 self._metadatas.pop(chunk_id, None)
             self._matrix = None
-
-    def delete_by_path(self, path: str) -> list[str]:
-        with self._lock:
-            doomed = [cid for cid, meta in self._metadatas.items() if meta.get("path") == path]
-            self.delete(doomed)
-            return doomed
 
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]:
@@ -95,10 +91,6 @@ class MockVectorStore:
     def count(self) -> int:
         with self._lock:
             return len(self._vectors)
-
-    def list_paths(self) -> list[str]:
-        with self._lock:
-            return sorted({str(m["path"]) for m in self._metadatas.values() if "path" in m})
 
     def reset(self) -> None:
         with self._lock:

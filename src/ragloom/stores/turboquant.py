@@ -49,6 +49,8 @@ class TurboQuantStore:
 
     #: Another process may load the last persisted state while a writer appends segments.
     concurrent_readers = True
+    hands_out_vectors = True
+    glob_filters = True
 
     def __init__(self, path: Path | None, embedding: EmbeddingSpec, bits: int = 4,
                  residual: bool = False, refine_bits: int = 0, seed: int = 0,
@@ -164,13 +166,6 @@ class TurboQuantStore:
         with self._lock:
             self._delete_rows(ids)
 
-    def delete_by_path(self, path: str) -> list[str]:
-        with self._lock:
-            doomed = [doc_id for doc_id, row in self._row_of.items()
-                      if self._metadatas[row].get("path") == path]
-            self.delete(doomed)
-            return doomed
-
     def reset(self) -> None:
         self._require_writable()
         with self._lock:
@@ -272,11 +267,6 @@ class TurboQuantStore:
     def count(self) -> int:
         with self._lock:
             return len(self._row_of)
-
-    def list_paths(self) -> list[str]:
-        with self._lock:
-            return sorted({str(self._metadatas[row]["path"]) for row in self._row_of.values()
-                           if "path" in self._metadatas[row]})
 
     def bytes_per_vector(self) -> float:
         return self._data.nbytes_per_vector()

@@ -56,7 +56,6 @@ class StoreConformance:
         store = store_factory()
         assert store.count() == 0
         assert store.query(unit(1), top_k=3) == []
-        assert store.list_paths() == []
         assert store.get(["nope"]) == []
 
     def test_query_order_scores_and_distances(self, store: VectorStore) -> None:
@@ -92,15 +91,6 @@ class StoreConformance:
         assert store.count() == 3
         assert "a1" not in [r.id for r in store.query(unit(1), top_k=10)]
 
-    def test_delete_by_path(self, store: VectorStore) -> None:
-        assert sorted(store.delete_by_path("src/a.py")) == ["a0", "a1"]
-        assert store.count() == 2
-        assert store.list_paths() == ["c.txt", "docs/b.md"]
-        assert store.delete_by_path("src/a.py") == []
-
-    def test_list_paths(self, store: VectorStore) -> None:
-        assert store.list_paths() == ["c.txt", "docs/b.md", "src/a.py"]
-
     def test_filter_equality(self, store: VectorStore) -> None:
         results = store.query(unit(1), top_k=10, filters={"language": "python"})
         assert [r.id for r in results] == ["a0", "a1"]
@@ -114,10 +104,25 @@ class StoreConformance:
         assert ids({"language": {"$nin": ["python", "text"]}}) == {"b0"}
         assert ids({"start_line": {"$gte": 7}}) == {"c0"}
         assert ids({"chunk_index": {"$gt": 0}}) == {"a1"}
-        assert ids({"path": "src/*.py"}) == {"a0", "a1"}
-        assert ids({"path": {"$glob": "**/*.md"}}) == {"b0"}
         assert ids({"language": "python", "kind": "class"}) == {"a1"}
         assert ids({"language": "cobol"}) == set()
+
+    def test_glob_filters_or_a_clear_refusal(self, store: VectorStore) -> None:
+        """A store matching globs itself must match them as ``ragloom.filters`` does; one
+        that cannot must refuse them (the searcher resolves globs for it)."""
+        globs = [({"path": "src/*.py"}, {"a0", "a1"}), ({"path": {"$glob": "**/*.md"}}, {"b0"}),
+                 ({"path": {"$glob": "*.txt"}, "language": "text"}, {"c0"})]
+        for filters, expected in globs:
+            if store.glob_filters:
+                assert {r.id for r in store.query(unit(1), top_k=10, filters=filters)} == expected
+            else:
+                with pytest.raises(ValueError, match=r"\$glob"):
+                    store.query(unit(1), top_k=10, filters=filters)
+
+    def test_declares_what_it_is(self, store: VectorStore) -> None:
+        for attribute in ("persistent", "concurrent_readers", "hands_out_vectors", "glob_filters"):
+            assert isinstance(getattr(store, attribute), bool), attribute
+        assert isinstance(store.name, str) and store.name
 
     def test_filter_does_not_shrink_top_k(self, store: VectorStore) -> None:
         results = store.query(unit(1), top_k=1, filters={"language": "markdown"})
@@ -152,9 +157,11 @@ class StoreConformance:
 
     def test_get_vectors_and_ids(self, store: VectorStore) -> None:
         ids, vectors, _, _ = sample_rows()
+        assert sorted(store.ids()) == sorted(ids)
+        if not store.hands_out_vectors:
+            return
         got = store.get_vectors(["b0", "a0"])
         assert got.shape == (2, DIM)
         assert np.allclose(got, vectors[[2, 0]], atol=1e-5)
-        assert sorted(store.ids()) == sorted(ids)
         with pytest.raises(KeyError):
             store.get_vectors(["a0", "missing"])

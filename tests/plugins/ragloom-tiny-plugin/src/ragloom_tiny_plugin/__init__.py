@@ -46,6 +46,8 @@ class TinyStore:
     name = "tiny"
     persistent = False
     concurrent_readers = True
+    hands_out_vectors = True
+    glob_filters = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -62,12 +64,6 @@ class TinyStore:
         with self._lock:
             for chunk_id in ids:
                 self._rows.pop(chunk_id, None)
-
-    def delete_by_path(self, path: str) -> list[str]:
-        with self._lock:
-            gone = [i for i, (_, _, meta) in self._rows.items() if meta.get("path") == path]
-        self.delete(gone)
-        return gone
 
     def query(self, vector: np.ndarray, top_k: int, filters: Filters | None = None) -> list[SearchResult]:
         conditions = compile_filters(filters)
@@ -100,10 +96,6 @@ class TinyStore:
 
     def count(self) -> int:
         return len(self._rows)
-
-    def list_paths(self) -> list[str]:
-        with self._lock:
-            return sorted({str(m["path"]) for _, _, m in self._rows.values() if "path" in m})
 
     def reset(self) -> None:
         with self._lock:
