@@ -24,7 +24,7 @@ def test_defaults_match_the_design() -> None:
     assert config.top_k == 5
     assert config.embedding_provider == "local"
     assert config.vector_store.provider == "chroma"
-    assert config.vector_store.bits == 4
+    assert config.vector_store.turboquant.bits == 4
 
 
 def test_load_full_table(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ bits = 3
     assert config.embedding_dim == 64
     assert (config.chunk_size, config.chunk_overlap, config.top_k) == (500, 50, 3)
     assert config.vector_store.collection_name == "docs"
-    assert config.vector_store.bits == 3
+    assert config.vector_store.turboquant.bits == 3
 
 
 def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_unknown_provider_lists_valid_ones(tmp_path: Path) -> None:
 
 
 def test_out_of_range_values() -> None:
-    with pytest.raises(ConfigError, match=r"key 'vector_store.bits' = 9"):
+    with pytest.raises(ConfigError, match=r"key 'vector_store.turboquant.bits' = 9"):
         parse_config({"vector_store": {"bits": 9}})
     with pytest.raises(ConfigError, match=r"key 'top_k' = 0"):
         parse_config({"top_k": 0})
@@ -175,3 +175,21 @@ def test_retrieval_keys_at_the_top_of_rag_still_count(tmp_path: Path) -> None:
         load_config(both)
     same = write_toml(tmp_path, "[rag]\nmmr = true\n\n[rag.retrieval]\nmmr = true\nfusion = 'rrf'\n")
     assert load_config(same).retrieval.mmr and load_config(same).retrieval.fusion == "rrf"
+
+
+def test_turboquant_keys_in_their_sub_table_or_flat_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "app.toml"
+    path.write_text('[rag.vector_store]\nprovider = "turboquant"\n\n'
+                    '[rag.vector_store.turboquant]\nbits = 3\nrefine_bits = 2\n')
+    table = load_config(path).vector_store
+    assert (table.turboquant.bits, table.turboquant.refine_bits, table.turboquant.first_pass) == (3, 2, 4000)
+    assert table.settings_for() is table.turboquant
+    flat = parse_config({"vector_store": {"provider": "turboquant", "bits": 3, "refine_bits": 2}})
+    assert flat.vector_store.turboquant == table.turboquant
+    agreeing = parse_config({"vector_store": {"bits": 3, "turboquant": {"bits": 3}}})
+    assert agreeing.vector_store.turboquant.bits == 3
+    with pytest.raises(ConfigError, match=r"'bits' is set both flat \(2\) and in "
+                                          r"\[rag.vector_store.turboquant\] \(3\); keep one"):
+        parse_config({"vector_store": {"bits": 2, "turboquant": {"bits": 3}}})
+    with pytest.raises(ConfigError, match=r"unknown key 'vector_store.turboquant.bitz'"):
+        parse_config({"vector_store": {"turboquant": {"bitz": 3}}})

@@ -43,3 +43,22 @@ def test_turboquant_example(tmp_path: Path) -> None:
     result = run("turboquant_store.py", str(tmp_path), "codebook")
     assert result.returncode == 0, result.stderr
     assert "bytes per vector" in result.stdout and "a.py" in result.stdout
+
+
+def test_local_llm_example_talks_to_an_openai_compatible_server(tmp_path: Path) -> None:
+    pytest.importorskip("openai")
+    from fakes.openai_server import FakeOpenAIServer, text_message
+
+    (tmp_path / "orbit.md").write_text("# Orbit\nRockets carry satellites into orbit.\n")
+    assert "set OPENAI_BASE_URL" in run("local_llm.py", str(tmp_path), "q",
+                                        env={"OPENAI_BASE_URL": ""}).stdout
+    with FakeOpenAIServer() as server:
+        server.reply_next(text_message("They ride rockets."))
+        result = run("local_llm.py", str(tmp_path), "how do satellites reach orbit?",
+                     env={"OPENAI_BASE_URL": server.base_url + "/v1", "RAGLOOM_LLM_MODEL": "tiny"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("They ride rockets.\n")
+    assert "sources: orbit.md (" in result.stdout
+    [request] = server.calls("chat.completions")
+    assert request.body["model"] == "tiny"
+    assert "File: orbit.md" in request.body["messages"][0]["content"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers import write
-from ragloom import ConfigError, RAGEngine
+from ragloom import ConfigError, RAGEngine, StoreError
 from ragloom.config import load_config, parse_config, tomllib
 from ragloom.embeddings.registry import embedding_providers
 from ragloom.readers import readers
@@ -129,6 +129,30 @@ def test_a_plugin_reranker_reorders_the_fused_candidates(installed_plugin: Path,
     with pytest.raises(ConfigError, match=r"key 'retrieval.reranker' = 'colbert': unknown reranker; "
                                           r"valid: 'overlap'"):
         parse_config({"retrieval": {"reranker": "colbert"}})
+
+
+def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_plugin: Path,
+                                                                      tmp_path: Path) -> None:
+    write(tmp_path, "app.toml", '[rag]\nembedding_provider = "hash"\n\n[rag.vector_store]\n'
+                                'provider = "tiny"\n\n[rag.vector_store.tiny]\nmax_rows = 2\n')
+    config = load_config(tmp_path / "app.toml")
+    write(tmp_path, "a.txt", "one\n")
+    write(tmp_path, "b.txt", "two\n")
+    write(tmp_path, "c.txt", "three\n")
+    with RAGEngine(config, tmp_path) as engine:
+        assert engine.store.max_rows == 2
+        with pytest.raises(StoreError, match="at most 2 rows"):
+            engine.index_directory()
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: max_rows: Input should be "
+                                          r"greater than or equal to 1"):
+        parse_config({"vector_store": {"provider": "tiny", "tiny": {"max_rows": 0}}})
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: max_row: Extra inputs"):
+        parse_config({"vector_store": {"provider": "tiny", "tiny": {"max_row": 5}}})
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.mock\]: the 'mock' store takes no "
+                                          r"settings"):
+        parse_config({"vector_store": {"provider": "mock", "mock": {"size": 5}}})
+    with pytest.raises(ConfigError, match=r"unknown key 'vector_store.qdrant'"):
+        parse_config({"vector_store": {"provider": "mock", "qdrant": {"size": 5}}})
 
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:

@@ -36,8 +36,23 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+class TurboQuantSettings(StrictModel):
+    """The ``[rag.vector_store.turboquant]`` table (its keys may also be written flat in
+    ``[rag.vector_store]``, as before sub-tables existed)."""
+
+    bits: int = Field(4, ge=1, le=8)
+    residual: bool = False
+    refine_bits: int = Field(0, ge=0, le=8)
+    first_pass: int = Field(4000, ge=1)
+
+
 class VectorStoreConfig(StrictModel):
-    """The ``[rag.vector_store]`` table: which store keeps the vectors and where."""
+    """The ``[rag.vector_store]`` table: which store keeps the vectors and where.
+
+    Keys of one backend live in a sub-table named after it (``[rag.vector_store.turboquant]``),
+    validated by that backend's own model; a plugin store declares its model as the
+    ``settings_model`` attribute of its factory.
+    """
 
     #: A built-in ("chroma", "turboquant", "mock"), an installed plugin, or "module:factory".
     provider: str = "chroma"
@@ -47,12 +62,12 @@ class VectorStoreConfig(StrictModel):
     url: str | None = None
     api_key: SecretStr | None = None
     api_key_env: str | None = None
-    bits: int = Field(4, ge=1, le=8)
-    residual: bool = False
-    refine_bits: int = Field(0, ge=0, le=8)
-    first_pass: int = Field(4000, ge=1)
     mcp_server: str | None = None
     mcp_tool: str | None = None
+    turboquant: TurboQuantSettings = Field(default_factory=TurboQuantSettings)
+    #: Sub-tables of plugin stores, by store name (validated by their ``settings_model``).
+    plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    _plugin_models: dict[str, BaseModel] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -62,6 +77,36 @@ class VectorStoreConfig(StrictModel):
         if isinstance(data, dict):
             return {key: None if key in _OPTIONAL_TEXT and value == "" else value
                     for key, value in data.items()}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_keys_into_sub_tables(cls, data: Any) -> Any:
+        """Flat TurboQuant keys go into its sub-table (both at once must agree); a
+        sub-table named after a plugin store goes into ``plugin_settings``."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        flat = {key: data.pop(key) for key in TurboQuantSettings.model_fields if key in data}
+        if flat:
+            table = data.get("turboquant")
+            table = dict(table) if isinstance(table, dict) else {}
+            for key, value in flat.items():
+                if key in table and table[key] != value:
+                    raise ValueError(f"'{key}' is set both flat ({value!r}) and in "
+                                     f"[rag.vector_store.turboquant] ({table[key]!r}); keep one")
+                table[key] = value
+            data["turboquant"] = table
+        known = set(cls.model_fields)
+        plugin_tables = {key: value for key, value in data.items()
+                         if key not in known and isinstance(value, dict)}
+        if plugin_tables:
+            from ragloom.stores.registry import vector_stores
+
+            for name in plugin_tables:
+                if name in vector_stores:
+                    data.pop(name)
+                    data.setdefault("plugin_settings", {})[name] = plugin_tables[name]
         return data
 
     @field_validator("provider")
@@ -79,6 +124,35 @@ class VectorStoreConfig(StrictModel):
                                  f"the MCP bridge store (provider = \"mcp\"), which this version "
                                  f"of ragloom does not have yet")
         return self
+
+    @model_validator(mode="after")
+    def _plugin_settings_valid(self) -> VectorStoreConfig:
+        from ragloom.stores.registry import vector_stores
+
+        self._plugin_models = {}
+        for name, table in self.plugin_settings.items():
+            model = getattr(vector_stores.get(name), "settings_model", None)
+            if model is None:
+                raise ValueError(f"[rag.vector_store.{name}]: the {name!r} store takes no settings")
+            try:
+                self._plugin_models[name] = model.model_validate(table)
+            except ValidationError as exc:
+                problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+                raise ValueError(f"[rag.vector_store.{name}]: {problems}") from None
+        return self
+
+    def settings_for(self, name: str | None = None) -> BaseModel | None:
+        """The validated sub-table of store ``name`` (default: the configured provider;
+        the model's defaults when not written), or None for a store without settings."""
+        name = self.provider if name is None else name
+        if name == "turboquant":
+            return self.turboquant
+        if name in self._plugin_models:
+            return self._plugin_models[name]
+        from ragloom.stores.registry import vector_stores
+
+        model = getattr(vector_stores.get(name), "settings_model", None)
+        return model() if model is not None else None
 
     def resolved_api_key(self) -> str | None:
         """The store API key from ``api_key`` or the environment variable ``api_key_env``."""

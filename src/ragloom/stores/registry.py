@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragloom._registry import Registry
-from ragloom.config import RAGConfig
+from ragloom.config import RAGConfig, TurboQuantSettings
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mock import MockVectorStore
 
@@ -64,10 +64,13 @@ def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpe
                       read_only: bool) -> VectorStore:
     from ragloom.stores.turboquant import TurboQuantStore
 
-    settings = config.vector_store
+    settings = config.vector_store.turboquant
     return TurboQuantStore(store_path(config, base_dir), embedding, settings.bits,
                            settings.residual, settings.refine_bits, first_pass=settings.first_pass,
                            read_only=read_only)
+
+
+_turboquant_store.settings_model = TurboQuantSettings  # type: ignore[attr-defined]
 
 
 def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,

@@ -9,9 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normalize
+from ragloom.errors import StoreError
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.readers import ReadText, SkipFile, TextSpan
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
@@ -49,14 +51,17 @@ class TinyStore:
     hands_out_vectors = True
     glob_filters = True
 
-    def __init__(self) -> None:
+    def __init__(self, max_rows: int = 100_000) -> None:
         self._lock = threading.Lock()
         self._rows: dict[str, tuple[np.ndarray, str, Metadata]] = {}
+        self.max_rows = max_rows
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
         matrix = l2_normalize(check_upsert_arguments(ids, vectors, texts, metadatas))
         with self._lock:
+            if len(set(self._rows) | set(ids)) > self.max_rows:
+                raise StoreError(f"the tiny store holds at most {self.max_rows} rows")
             for row, chunk_id in enumerate(ids):
                 self._rows[chunk_id] = (matrix[row], texts[row], dict(metadatas[row]))
 
@@ -108,12 +113,23 @@ class TinyStore:
         """Nothing to release."""
 
 
+class TinySettings(BaseModel):
+    """``[rag.vector_store.tiny]``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_rows: int = Field(100_000, ge=1)
+
+
 def open_tiny_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                     read_only: bool) -> TinyStore:
-    return TinyStore()
+    settings = config.vector_store.settings_for()
+    assert isinstance(settings, TinySettings)
+    return TinyStore(settings.max_rows)
 
 
 open_tiny_store.persistent = False  # known before opening: no index folder, no lock
+open_tiny_store.settings_model = TinySettings  # validates [rag.vector_store.tiny]
 
 
 PAGES_MAGIC = b"TPAGES\x00"
