@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from helpers import hash_config
+from helpers import hash_config, write
 from ragloom import RAGConfig, RAGEngine
 
 
@@ -34,3 +34,13 @@ def project(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def launch_engine(make_engine: Callable[..., RAGEngine], project: Path) -> RAGEngine:
+    """An engine over two files: docs/launch.md (rockets, orbit) and src/fruit.py."""
+    write(project, "docs/launch.md", "# Launch\nRockets launch satellites into orbit from the pad.\n")
+    write(project, "src/fruit.py", "def peel(banana):\n    return banana.skin\n")
+    built = make_engine()
+    built.index_directory()
+    return built

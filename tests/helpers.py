@@ -21,3 +21,7 @@ def write(root: Path, relative: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+#: The system prompt the LLM integration tests send.
+ASSISTANT_PROMPT = "# Assistant\nAnswer questions about the project.\n"

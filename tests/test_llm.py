@@ -13,7 +13,7 @@ pytest.importorskip("google.genai", reason="the gemini extra is not installed")
 from google import genai  # noqa: E402
 
 from fakes.gemini_server import FakeGeminiServer, text_reply  # noqa: E402
-from helpers import write  # noqa: E402
+from helpers import ASSISTANT_PROMPT, write  # noqa: E402
 from ragloom.llm import send, send_detailed  # noqa: E402
 from ragloom.tools import (  # noqa: E402
     RAG_SEARCH_SCHEMA,
@@ -22,7 +22,7 @@ from ragloom.tools import (  # noqa: E402
     send_with_tools,
 )
 
-PROMPT = "# Assistant\nAnswer questions about the project.\n"
+PROMPT = ASSISTANT_PROMPT
 
 
 @pytest.fixture
@@ -37,12 +37,8 @@ def client(server: FakeGeminiServer):
 
 
 @pytest.fixture
-def engine(make_engine, project: Path):
-    write(project, "docs/launch.md", "# Launch\nRockets launch satellites into orbit from the pad.\n")
-    write(project, "src/fruit.py", "def peel(banana):\n    return banana.skin\n")
-    built = make_engine()
-    built.index_directory()
-    return built
+def engine(launch_engine):
+    return launch_engine
 
 
 def function_call(query: str, top_k: int | None = None) -> dict:

@@ -4,18 +4,17 @@ chat-completions server: context injection, the rag_search tool loop, errors and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 openai = pytest.importorskip("openai", reason="the openai extra is not installed")
 
 from fakes.openai_server import FakeOpenAIServer, text_message, tool_call_message  # noqa: E402
-from helpers import write  # noqa: E402
+from helpers import ASSISTANT_PROMPT  # noqa: E402
 from ragloom import ConfigError  # noqa: E402
 from ragloom.integrations.openai_compatible import OpenAIChat, build_client  # noqa: E402
 
-PROMPT = "# Assistant\nAnswer questions about the project.\n"
+PROMPT = ASSISTANT_PROMPT
 
 
 @pytest.fixture
@@ -30,12 +29,8 @@ def chat(server: FakeOpenAIServer) -> OpenAIChat:
 
 
 @pytest.fixture
-def engine(make_engine, project: Path):
-    write(project, "docs/launch.md", "# Launch\nRockets launch satellites into orbit from the pad.\n")
-    write(project, "src/fruit.py", "def peel(banana):\n    return banana.skin\n")
-    built = make_engine()
-    built.index_directory()
-    return built
+def engine(launch_engine):
+    return launch_engine
 
 
 def test_send_puts_the_context_block_in_the_system_message(server: FakeOpenAIServer, chat: OpenAIChat,
