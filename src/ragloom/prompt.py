@@ -18,14 +18,18 @@ def estimate_tokens(text: str) -> int:
 
 
 def describe_source(result: SearchResult) -> str:
-    """``File: path (chunk i, lines a-b)`` for file chunks, ``Document: id`` otherwise."""
+    """``File: path (chunk i, lines a-b)`` for file chunks (``page p`` or ``pages p-q``
+    first, instead of lines, when the file had pages), ``Document: id`` otherwise."""
     meta = result.metadata
     if "path" not in meta:
         return f"Document: {result.id}"
     details = []
+    if "page" in meta:
+        last = meta.get("page_end")
+        details.append(f"pages {meta['page']}-{last}" if last is not None else f"page {meta['page']}")
     if "chunk_index" in meta:
         details.append(f"chunk {meta['chunk_index']}")
-    if "start_line" in meta and "end_line" in meta:
+    if "start_line" in meta and "end_line" in meta and "page" not in meta:
         details.append(f"lines {meta['start_line']}-{meta['end_line']}")
     suffix = f" ({', '.join(details)})" if details else ""
     return f"File: {meta['path']}{suffix}"

@@ -33,6 +33,7 @@ class _Heading:
     level: int
     title: str
     line_count: int = 1  # 2 for setext: title and underline
+    adornment: str = ""  # RST: the underline character
 
 
 @dataclass(frozen=True)
@@ -126,12 +127,22 @@ class MarkdownChunker:
         self._line_splitter = CharacterChunker(chunk_size, chunk_overlap, sentence_boundaries=True,
                                                measure=measure)
 
+    name = "markdown"
+
     def chunk(self, text: str, path: str) -> list[Chunk]:
         source = SourceLines(text, self.measure)
-        return assemble_chunks(path, list(self._pieces(source)), base={"chunker": "markdown"})
+        return assemble_chunks(path, list(self._pieces(source)), base={"chunker": self.name})
+
+    def _parse_layout(self, source: SourceLines) -> _Layout:
+        """Headings and unsplittable blocks (subclasses parse other markups)."""
+        return _parse(source)
+
+    def _heading_text(self, heading: _Heading) -> str:
+        """The heading as repeated in front of a section's continuation pieces."""
+        return f"{'#' * heading.level} {heading.title}\n"
 
     def _pieces(self, source: SourceLines) -> Iterator[Piece]:
-        layout = _parse(source)
+        layout = self._parse_layout(source)
         headings = [h for h in layout.headings if h.level <= self.max_level]
         last_line = len(source.line_texts)
         first_heading = headings[0].line if headings else last_line + 1
@@ -153,7 +164,7 @@ class MarkdownChunker:
         if source.size(first, last) <= self.chunk_size:
             yield source.piece(first, last, **extra)
             return
-        repeat = f"{'#' * heading.level} {heading.title}\n" if heading else ""
+        repeat = self._heading_text(heading) if heading else ""
         budget = max(1, self.chunk_size - self.measure.count(repeat))
         blocks = [b for b in layout.blocks if first <= b.first and b.last <= last]
         units = _headings_joined(_cover(blocks, first, last))

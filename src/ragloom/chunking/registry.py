@@ -5,17 +5,27 @@ Adding a language chunker is one module plus one ``@chunkers.register("language"
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import PurePath
+from typing import Protocol
 
 from ragloom._registry import Registry
-from ragloom.chunking.base import Chunker
+from ragloom.chunking.base import Chunker, LineIndex, chunk_id
 from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.config import RAGConfig
 from ragloom.types import Chunk
 
 ChunkerFactory = Callable[[RAGConfig, ChunkSizing], Chunker | None]
+
+
+class Segment(Protocol):
+    """Lines ``start_line..end_line`` (1-based, inclusive) of a file in one language
+    (``readers.TextSpan`` is one)."""
+
+    start_line: int
+    end_line: int
+    language: str | None
 
 LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".py": "python", ".pyi": "python",
@@ -65,6 +75,16 @@ def _markdown_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
                            sizing.measure)
 
 
+@chunkers.register("rst")
+def _rst_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+    from ragloom.chunking.rst import RstChunker
+
+    if not config.chunking.markdown_chunking:
+        return None
+    return RstChunker(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
+                      sizing.measure)
+
+
 class FileChunker:
     """Chunks any file with the chunker its language calls for, tagging ``language``."""
 
@@ -82,10 +102,36 @@ class FileChunker:
     def chunker_for(self, path: str, language: str | None = None) -> Chunker:
         return self._by_language.get(language or language_for_path(path), self._fallback)
 
-    def chunk(self, text: str, path: str, language: str | None = None) -> list[Chunk]:
-        """Chunks of ``text``; ``language`` (a reader's hint) overrides the extension's."""
+    def chunk(self, text: str, path: str, language: str | None = None,
+              segments: Sequence[Segment] = ()) -> list[Chunk]:
+        """Chunks of ``text``; ``language`` (a reader's hint) overrides the extension's.
+        With ``segments`` (line ranges with a language each), each is chunked on its own
+        and the chunks are numbered through the file."""
+        if segments:
+            return self._chunk_segments(text, path, segments)
         language = language or language_for_path(path)
         chunks = self.chunker_for(path, language).chunk(text, path)
         for chunk in chunks:
             chunk.metadata.setdefault("language", language)
+        return chunks
+
+    def _chunk_segments(self, text: str, path: str, segments: Sequence[Segment]) -> list[Chunk]:
+        lines = LineIndex(text)
+        chunks: list[Chunk] = []
+        for segment in segments:
+            start = lines.offset_of(segment.start_line)
+            end = lines.offset_of(segment.end_line + 1) if segment.end_line < lines.line_count \
+                else len(text)
+            language = segment.language or "text"
+            for piece in self.chunker_for(path, language).chunk(text[start:end], path):
+                index = len(chunks)
+                metadata = dict(piece.metadata)
+                metadata.update(
+                    chunk_index=index,
+                    start_line=int(metadata["start_line"]) + segment.start_line - 1,
+                    end_line=int(metadata["end_line"]) + segment.start_line - 1,
+                    start_char=int(metadata["start_char"]) + start,
+                    end_char=int(metadata["end_char"]) + start)
+                metadata.setdefault("language", language)
+                chunks.append(Chunk(chunk_id(path, index), piece.text, metadata))
         return chunks

@@ -234,8 +234,9 @@ class Indexer:
         return read_file(path, relative, self.max_file_bytes, self.readers)
 
     def _chunk(self, relative: str, content: FileContent, report: IndexReport) -> list[Chunk]:
+        segments = [span for span in content.spans if span.language]
         chunks = self.chunker.chunk(self._redacted(content.text, relative, report), relative,
-                                    content.language)
+                                    content.language, segments)
         model = self.embedder.provider.model_name
         spans = SpanLookup(content.spans)
         for chunk in chunks:

@@ -16,11 +16,16 @@ class SkipFile(Exception):
 @dataclass(frozen=True)
 class TextSpan:
     """Metadata that holds for lines ``start_line``..``end_line`` (1-based, inclusive) of a
-    reader's text, e.g. ``{"page": 3}`` for the lines a PDF reader took from page 3."""
+    reader's text, e.g. ``{"page": 3}`` for the lines a PDF reader took from page 3.
+
+    With ``language`` the span is chunked on its own by that language's chunker (a
+    notebook's code and markdown cells); lines outside such spans are then not chunked.
+    """
 
     start_line: int
     end_line: int
     metadata: Metadata
+    language: str | None = None
 
 
 @dataclass(frozen=True)

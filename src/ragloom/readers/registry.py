@@ -30,6 +30,30 @@ def _text_reader(config: RAGConfig) -> Reader:
     return TextReader()
 
 
+@readers.register("pdf")
+def _pdf_reader(config: RAGConfig) -> Reader:
+    from ragloom.readers.pdf import PdfReader
+
+    return PdfReader()
+
+
+def _html_reader(config: RAGConfig) -> Reader:
+    from ragloom.readers.html import HtmlReader
+
+    return HtmlReader()
+
+
+for _extension in ("html", "htm", "xhtml"):
+    readers.register(_extension)(_html_reader)
+
+
+@readers.register("ipynb")
+def _notebook_reader(config: RAGConfig) -> Reader:
+    from ragloom.readers.notebook import NotebookReader
+
+    return NotebookReader()
+
+
 def reader_name_for(path: str) -> str:
     """The registry name that reads ``path``: its extension, its media type, or ``text``."""
     extension = PurePath(path).suffix.lower().lstrip(".")
