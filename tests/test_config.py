@@ -193,3 +193,9 @@ def test_turboquant_keys_in_their_sub_table_or_flat_as_before(tmp_path: Path) ->
         parse_config({"vector_store": {"bits": 2, "turboquant": {"bits": 3}}})
     with pytest.raises(ConfigError, match=r"unknown key 'vector_store.turboquant.bitz'"):
         parse_config({"vector_store": {"turboquant": {"bitz": 3}}})
+
+
+def test_source_type_names_are_plain_words() -> None:
+    assert parse_config({"source_types": {"generated": ["gen/**"]}}).source_types == {"generated": ["gen/**"]}
+    with pytest.raises(ConfigError, match=r"key 'source_types': source type 'my type' must be letters"):
+        parse_config({"source_types": {"my type": ["x/**"]}})

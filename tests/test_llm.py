@@ -60,7 +60,7 @@ def test_send_injects_context(server: FakeGeminiServer, client, engine) -> None:
     request = server.calls("generateContent")[0]
     instruction = system_text(request)
     assert instruction.startswith(PROMPT)
-    assert "[RETRIEVED CONTEXT]\nFile: docs/launch.md (chunk 0, lines 1-2)" in instruction
+    assert "[RETRIEVED CONTEXT]\nFile: docs/launch.md (docs, chunk 0, lines 1-2)" in instruction
     assert request.body["contents"][0]["parts"][0]["text"] == "how do rockets reach orbit?"
 
 

@@ -43,7 +43,7 @@ def test_send_puts_the_context_block_in_the_system_message(server: FakeOpenAISer
     system, user = request.body["messages"]
     assert request.body["model"] == "local-llama"
     assert system["role"] == "system" and system["content"] == result.system_instruction
-    assert system["content"].startswith(PROMPT + "\n[RETRIEVED CONTEXT]\nFile: docs/launch.md (chunk 0")
+    assert system["content"].startswith(PROMPT + "\n[RETRIEVED CONTEXT]\nFile: docs/launch.md (docs, chunk 0")
     assert user == {"role": "user", "content": "how do rockets reach orbit?"}
     assert "tools" not in request.body
 

@@ -249,6 +249,8 @@ class RAGConfig(StrictModel):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
+    #: ``[rag.source_types]``: source type -> path globs, checked before the defaults.
+    source_types: dict[str, list[str]] = Field(default_factory=dict)
     _source_file: Path | None = PrivateAttr(None)
 
     @property
@@ -259,6 +261,14 @@ class RAGConfig(StrictModel):
     def resolved_api_key(self) -> str | None:
         """The Gemini API key from ``api_key`` or the variable named by ``api_key_env``."""
         return resolve_secret(self.api_key, self.api_key_env, "api_key_env")
+
+    @field_validator("source_types")
+    @classmethod
+    def _source_type_names(cls, types: dict[str, list[str]]) -> dict[str, list[str]]:
+        for name in types:
+            if not name.replace("_", "").replace("-", "").isalnum():
+                raise ValueError(f"source type {name!r} must be letters, digits, '-' or '_'")
+        return types
 
     @model_validator(mode="before")
     @classmethod

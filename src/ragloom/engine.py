@@ -28,6 +28,7 @@ from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.manifest import Manifest
 from ragloom.indexing.progress import ProgressCallback
+from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.readers.registry import FileReaders
@@ -37,6 +38,10 @@ from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.registry import create_vector_store, store_is_persistent
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
+
+#: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
+#: older version is then re-chunked once on open (embeddings come from the cache).
+CHUNK_METADATA_VERSION = 2
 
 logger = logging.getLogger("ragloom")
 
@@ -150,7 +155,7 @@ class RAGEngine:
             self.config.max_file_bytes,
             include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
             respect_gitignore=self.config.respect_gitignore, commit=self._readers_writer.writing,
-            persist=self._persist,
+            persist=self._persist, source_types=SourceTypes(self.config.source_types),
             config_files=[relative_posix(file, self.base_dir)
                           for file in (self.config.source_file,) if file is not None],
             redact=self.config.redact_secrets, text_of=text_of,
@@ -419,7 +424,8 @@ class RAGEngine:
         embedding = self._embedding_signature()
         chunking = json.dumps([self._sizing.signature(),
                                self.config.chunking.model_dump(mode="json"),
-                               self.config.redact_secrets], sort_keys=True)
+                               self.config.redact_secrets, self.config.source_types,
+                               CHUNK_METADATA_VERSION], sort_keys=True)
         old_embedding = self._manifest.get_setting("embedding")
         if old_embedding is not None and old_embedding != embedding:
             logger.warning("embedding model changed from %s to %s: the index is rebuilt",

@@ -18,12 +18,15 @@ def estimate_tokens(text: str) -> int:
 
 
 def describe_source(result: SearchResult) -> str:
-    """``File: path (chunk i, lines a-b)`` for file chunks (``page p`` or ``pages p-q``
-    first, instead of lines, when the file had pages), ``Document: id`` otherwise."""
+    """``File: path (docs, chunk i, lines a-b)`` for file chunks: the source type, then
+    ``page p`` or ``pages p-q`` instead of lines when the file had pages; ``Document: id``
+    otherwise."""
     meta = result.metadata
     if "path" not in meta:
         return f"Document: {result.id}"
     details = []
+    if "source_type" in meta:
+        details.append(str(meta["source_type"]))
     if "page" in meta:
         last = meta.get("page_end")
         details.append(f"pages {meta['page']}-{last}" if last is not None else f"page {meta['page']}")

@@ -42,10 +42,10 @@ def test_pdf_text_page_by_page_with_page_numbers(tmp_path: Path) -> None:
     assert documents.normalized(" ".join(c.text for c in chunks[:2])) == page1
     assert chunks[2].text == page3 + "\n"
     assert skipped == {} and warnings == ["wing.pdf: 1 of 3 pages have no text layer"]
-    assert describe_source_of(chunks[2]) == "File: wing.pdf (page 3, chunk 2)"
+    assert describe_source_of(chunks[2]) == "File: wing.pdf (pdf, page 3, chunk 2)"
     whole, _, _ = indexed(tmp_path, chunk_size=1000)
     assert (whole[0].metadata["page"], whole[0].metadata["page_end"]) == (1, 3)
-    assert describe_source_of(whole[0]) == "File: wing.pdf (pages 1-3, chunk 0)"
+    assert describe_source_of(whole[0]) == "File: wing.pdf (pdf, pages 1-3, chunk 0)"
 
 
 def describe_source_of(chunk: Chunk) -> str:

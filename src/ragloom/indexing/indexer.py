@@ -19,6 +19,7 @@ from ragloom.indexing.discovery import discover_files, relative_posix
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.reading import FileContent, SkipFile, read_file
+from ragloom.indexing.source_types import SourceTypes
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.sparse import SparseIndex
@@ -61,7 +62,8 @@ class Indexer:
                  commit: Callable[[], AbstractContextManager[object]] = nullcontext,
                  persist: Callable[[], None] | None = None,
                  config_files: Sequence[str] = (), redact: bool = True,
-                 text_of: IndexedText = plain_text) -> None:
+                 text_of: IndexedText = plain_text,
+                 source_types: SourceTypes | None = None) -> None:
         self.base_dir = base_dir
         self.readers = readers
         self.chunker = chunker
@@ -79,6 +81,7 @@ class Indexer:
         self.config_files = frozenset(config_files)
         self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
+        self.source_types = source_types or SourceTypes()
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
@@ -244,6 +247,8 @@ class Indexer:
                 chunk.metadata.update(spans.metadata_for(int(chunk.metadata["start_line"]),
                                                          int(chunk.metadata["end_line"])))
             chunk.metadata.update(source="file", file_hash=content.sha256[:16],
+                                  source_type=self.source_types.of(relative,
+                                                                   str(chunk.metadata["language"])),
                                   content_hash=content_hash(chunk.text)[:16],
                                   embedding_model=model)
         return chunks

@@ -1,0 +1,50 @@
+"""What kind of source a file is (``code``, ``test``, ``docs``, ``config``, ``data``,
+``notebook``, ``pdf``, else ``text``), from its path: every chunk carries it as
+``source_type``, filters can select by it, and the context block shows it.
+
+The first matching pattern wins: the project's own ``[rag.source_types]`` patterns first
+(in their order), then the defaults below in their order; a path no pattern matches is
+``code`` when its language is a programming language, else ``text``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ragloom.filters import glob_regex
+
+DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
+    "test": ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**",
+             "**/__tests__/**", "**/*_test.go", "**/*.test.*", "**/*.spec.*", "**/*Test.java",
+             "**/*_spec.rb"),
+    "notebook": ("**/*.ipynb",),
+    "pdf": ("**/*.pdf",),
+    "data": ("**/*.csv", "**/*.tsv", "**/*.jsonl", "**/*.ndjson"),
+    "config": ("**/*.toml", "**/*.yaml", "**/*.yml", "**/*.ini", "**/*.cfg", "**/*.conf",
+               "**/*.json", "**/*.properties", "**/Dockerfile", "**/Makefile", "**/.*rc"),
+    "docs": ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.rst", "**/*.txt", "**/*.html",
+             "**/*.htm", "**/docs/**", "**/doc/**", "**/README*", "**/CHANGELOG*", "**/LICENSE*"),
+}
+
+#: Languages (see ``chunking.registry.LANGUAGE_BY_EXTENSION``) that are not programs.
+NOT_CODE = frozenset({"text", "markdown", "rst", "html", "css", "json", "yaml", "toml", "ini",
+                      "xml"})
+
+
+class SourceTypes:
+    """Classifies paths; see the module docstring."""
+
+    def __init__(self, patterns: Mapping[str, Sequence[str]] | None = None) -> None:
+        ordered: list[tuple[str, re.Pattern[str]]] = []
+        for table in (patterns or {}, DEFAULT_SOURCE_TYPES):
+            for name, globs in table.items():
+                ordered += [(name, glob_regex(glob)) for glob in globs]
+        self._patterns = ordered
+
+    def of(self, path: str, language: str) -> str:
+        """The source type of ``path`` (relative, ``/``-separated) in ``language``."""
+        for name, pattern in self._patterns:
+            if pattern.fullmatch(path):
+                return name
+        return "text" if language in NOT_CODE else "code"

@@ -1,0 +1,66 @@
+"""Every chunk's source_type: the default classification, a project's own patterns first,
+filters on it, and a change of patterns re-chunks without re-embedding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import hash_config, write
+from ragloom import RAGEngine
+from ragloom.indexing.source_types import SourceTypes
+
+
+@pytest.mark.parametrize(("path", "language", "expected"), [
+    ("src/app.py", "python", "code"),
+    ("app.py", "python", "code"),
+    ("tests/test_app.py", "python", "test"),
+    ("test_app.py", "python", "test"),
+    ("pkg/app_test.go", "go", "test"),
+    ("web/button.test.tsx", "typescript", "test"),
+    ("conftest.py", "python", "test"),
+    ("docs/conf.py", "python", "docs"),
+    ("README.md", "markdown", "docs"),
+    ("guide.rst", "rst", "docs"),
+    ("pyproject.toml", "toml", "config"),
+    (".github/workflows/ci.yml", "yaml", "config"),
+    ("package.json", "json", "config"),
+    ("data/points.csv", "text", "data"),
+    ("tests/fixtures/points.csv", "text", "test"),
+    ("analysis.ipynb", "text", "notebook"),
+    ("papers/lift.pdf", "text", "pdf"),
+    ("Makefile", "text", "config"),
+    ("styles/site.css", "css", "text"),
+    ("notes", "text", "text"),
+])
+def test_default_classification(path: str, language: str, expected: str) -> None:
+    assert SourceTypes().of(path, language) == expected
+
+
+def test_project_patterns_come_first() -> None:
+    types = SourceTypes({"generated": ["src/gen/**"], "docs": ["notes/**"]})
+    assert types.of("src/gen/model.py", "python") == "generated"
+    assert types.of("notes/todo.py", "python") == "docs"
+    assert types.of("src/app.py", "python") == "code"
+
+
+def test_chunks_carry_it_filters_select_by_it_and_a_change_rechunks_only(tmp_path: Path) -> None:
+    write(tmp_path, "src/lift.py", "def lift(angle):\n    return 2 * angle\n")
+    write(tmp_path, "tests/test_lift.py", "def test_lift():\n    assert lift(1) == 2\n")
+    write(tmp_path, "docs/lift.md", "# Lift\nLift grows with the angle.\n")
+    config = hash_config(vector_store={"provider": "turboquant"}, relevance_gate=0.0)
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        found = {r.path: r.metadata["source_type"] for r in engine.search("lift angle", top_k=10)}
+        code_only = engine.search("lift angle", top_k=10, filters={"source_type": {"$in": ["code"]}})
+    assert found == {"src/lift.py": "code", "tests/test_lift.py": "test", "docs/lift.md": "docs"}
+    assert [r.path for r in code_only] == ["src/lift.py"]
+    config = hash_config(vector_store={"provider": "turboquant"}, relevance_gate=0.0,
+                         source_types={"spec": ["tests/**"]})
+    with RAGEngine(config, tmp_path) as engine:
+        report = engine.index_directory()
+        found = {r.path: r.metadata["source_type"] for r in engine.search("lift angle", top_k=10)}
+        assert engine.verify().ok
+    assert (report.files_indexed, report.chunks_embedded) == (3, 0)
+    assert found["tests/test_lift.py"] == "spec"
