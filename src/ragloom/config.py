@@ -198,6 +198,8 @@ class RetrievalConfig(StrictModel):
     exact_names: bool = True
     #: Adjacent parts of one function or section that both rank become one result.
     merge_parts: bool = True
+    #: Chunks with identical text in several files take one slot (``metadata["paths"]``).
+    collapse_duplicates: bool = True
     #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
     #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
     reranker: str | None = None

@@ -136,10 +136,14 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
 
 
 def _ranked_ids(results: Sequence[SearchResult]) -> list[str]:
-    """Chunk ids in rank order; a result merged from several parts stands for each of them."""
+    """Chunk ids in rank order; a result merged from several parts, or standing for copies
+    of its text, stands for each of them."""
     ids: list[str] = []
     for result in results:
         ids.extend(str(result.metadata.get("merged_ids") or result.id).split(","))
+        copies = result.metadata.get("duplicate_ids")
+        if copies:
+            ids.extend(str(copies).split(","))
     return ids
 
 

@@ -109,7 +109,7 @@ def test_mmr_prefers_diverse_results(make_engine, project: Path) -> None:
     write(project, "b.txt", "rocket engines launch schedule")
     write(project, "c.txt", "cooking pasta at home")
     write(project, "d.txt", "gardening tips for spring")
-    engine = make_engine()
+    engine = make_engine(retrieval={"collapse_duplicates": False})
     engine.index_directory()
     plain = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False)]
     diverse = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False,
@@ -189,3 +189,32 @@ def test_a_store_without_vectors_serves_dense_search_only(make_engine, project: 
                 engine.search("rockets", mode=mode, mmr=mmr)
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("mode", ["dense", "sparse", "hybrid"])
+def test_copies_of_one_text_take_one_slot_and_list_every_path(make_engine, project: Path,
+                                                              mode: str) -> None:
+    licence = "Permission is hereby granted, free of charge, to any person obtaining a copy\n"
+    for folder in ("vendor/a", "vendor/b", "vendor/c"):
+        write(project, f"{folder}/LICENSE.txt", licence)
+    write(project, "notes.txt", "a copy of the permission notes\n")
+    write(project, "other.txt", "granted permission to obtain a charge\n")
+    for index, topic in enumerate(["rockets reach orbit", "pasta needs salt", "tides follow the moon",
+                                   "bees make honey", "trains run late", "owls hunt at night"]):
+        write(project, f"filler{index}.txt", topic + "\n")  # so BM25 has rare and common words
+    engine = make_engine(relevance_gate=0.0)
+    engine.index_directory()
+    results = engine.search(licence, top_k=3, mode=mode)
+    assert [r.path for r in results][0] in {"vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt",
+                                           "vendor/c/LICENSE.txt"}
+    assert sorted(r.path for r in results[1:]) == ["notes.txt", "other.txt"]  # slots refilled
+    top = results[0]
+    assert top.metadata["paths"][0] == top.path
+    assert sorted(top.metadata["paths"]) == ["vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt",
+                                             "vendor/c/LICENSE.txt"]
+    assert len(top.metadata["duplicate_ids"].split(",")) == 2
+    assert "paths" not in results[1].metadata
+    off = make_engine(relevance_gate=0.0, retrieval={"collapse_duplicates": False})
+    off.index_directory()
+    copies = [r.path for r in off.search(licence, top_k=3, mode=mode)]
+    assert sorted(copies) == ["vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt", "vendor/c/LICENSE.txt"]

@@ -1,6 +1,6 @@
 """The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
--> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> adjacent
-parts merged -> relevance gate -> min_score -> results.
+-> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
+one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> results.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
@@ -19,6 +19,7 @@ import numpy as np
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.filters import Filters, compile_filters, resolve_globs
+from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
@@ -26,7 +27,7 @@ from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
-from ragloom.types import RetrieverHit, SearchResult
+from ragloom.types import Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
 
@@ -102,8 +103,8 @@ class Searcher:
         request = Query(query, self.provider.embed_query(query), filters, compile_filters(filters),
                         store_filters=store_filters)
         clock.lap("embed_query")
-        # Merging parts frees slots, refilled from the next candidates.
-        wanted = 2 * top_k if settings.merge_parts else top_k
+        # Merging parts and collapsing copies free slots, refilled from the next candidates.
+        wanted = 2 * top_k if (settings.merge_parts or settings.collapse_duplicates) else top_k
         reranking = self.reranker is not None
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
@@ -129,12 +130,17 @@ class Searcher:
                               settings.mmr_lambda)
             results = [results[i] for i in order]
             clock.lap("mmr")
+        if settings.collapse_duplicates:
+            results = collapse_duplicates(results, self._copies_of)
         results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
         results = self._gate(results, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
         return SearchResponse(results, mode, clock.timings, candidates)
+
+    def _copies_of(self, digest: str) -> list[tuple[str, Metadata]]:
+        return self.sparse.chunks_with("content_hash", digest)
 
     def _retrievers(self, mode: str) -> list[Retriever]:
         return {"dense": [self.dense_retriever], "sparse": [self.sparse_retriever],

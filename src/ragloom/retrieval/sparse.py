@@ -35,6 +35,7 @@ class SparseIndex:
         self._stale = False
         self._symbols: SymbolTable | None = None  # built on first use, dropped on change
         self._values: dict[str, list[MetadataValue]] = {}  # distinct values by key, likewise
+        self._holders: dict[str, dict[MetadataValue, list[str]]] = {}  # key -> value -> ids
         self.index = BM25Index(tokenizer=tokenizer.signature)
         if path is not None and path.is_file():
             try:
@@ -75,6 +76,20 @@ class SparseIndex:
         self._dirty = True
         self._symbols = None
         self._values = {}
+        self._holders = {}
+
+    def chunks_with(self, key: str, value: MetadataValue) -> list[tuple[str, Metadata]]:
+        """(id, metadata) of every chunk whose metadata ``key`` equals ``value``."""
+        with self._lock:
+            if key not in self._holders:
+                holders: dict[MetadataValue, list[str]] = {}
+                for doc_id in self.index.ids():
+                    meta = self.index.metadata(doc_id) or {}
+                    if key in meta:
+                        holders.setdefault(meta[key], []).append(doc_id)
+                self._holders[key] = holders
+            return [(doc_id, self.index.metadata(doc_id) or {})
+                    for doc_id in self._holders[key].get(value, [])]
 
     def distinct_values(self, key: str) -> list[MetadataValue]:
         """Sorted distinct values of metadata ``key`` over every chunk (``path``: the files
