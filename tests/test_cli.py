@@ -171,3 +171,24 @@ def test_a_query_below_the_relevance_gate_says_so(project: Path) -> None:
     assert result.returncode == 0 and result.stdout == ""
     assert ("nothing relevant: no result reached the relevance gate (cosine 0.9); "
             "set relevance_gate = -1 to see every result") in result.stderr
+
+
+def test_ingest_given_files_says_what_happened_to_each(project: Path, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("downloads")
+    write(outside, "paper.md", "# Paper\n\nSwept wings delay the drag rise near the speed of sound.\n")
+    (outside / "scan.bin").write_bytes(b"\x00\x01\x02")
+    first = ragloom(project, "ingest", "docs/guide.md", str(outside / "paper.md"), str(outside / "scan.bin"),
+                    "nope.txt")
+    assert first.returncode == 1  # one file skipped, one missing
+    assert first.stdout.splitlines() == [
+        "indexed docs/guide.md: 1 chunks (1 embedded, 0 replaced)",
+        f"indexed {outside / 'paper.md'}: 1 chunks (1 embedded, 0 replaced)",
+        f"skipped {outside / 'scan.bin'}: binary file (NUL bytes)",
+        "missing nope.txt: not a file",
+    ]
+    again = ragloom(project, "ingest", "docs/guide.md")
+    assert (again.returncode, again.stdout) == (0, "unchanged docs/guide.md\n")
+    found = ragloom(project, "search", "swept wings drag rise", "--top-k", "1")
+    assert str(outside / "paper.md") in found.stdout
+    walked = ragloom(project, "index")  # a walk of the project keeps files ingested from elsewhere
+    assert "0 removed" in walked.stdout.splitlines()[0]

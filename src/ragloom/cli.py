@@ -1,4 +1,4 @@
-"""The ``ragloom`` command: index, search, status, reindex, context and eval.
+"""The ``ragloom`` command: index, ingest, search, status, reindex, context and eval.
 
 Reads the ``[rag]`` table of ``--config`` (default ``ragloom.toml``, else
 ``pyproject.toml``'s ``[tool.ragloom]``, else built-in defaults) with the config file's
@@ -130,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     index = commands.add_parser("index", help="index new and changed files")
     index.add_argument("path", nargs="?", help="folder or file (default: base_dir)")
+    ingest = commands.add_parser("ingest", help="index the given files (any supported type), "
+                                 "wherever they are, without walking a folder")
+    ingest.add_argument("files", nargs="+", metavar="FILE")
     reindex = commands.add_parser("reindex", help="re-chunk every file, even unchanged ones")
     reindex.add_argument("path", nargs="?")
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
@@ -199,6 +202,8 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             else:
                 report = method(target, progress=progress_printer())
             print(describe_report(report), file=out)
+        elif args.command == "ingest":
+            return _ingest(engine, [Path(name) for name in args.files], out)
         elif args.command == "search":
             response = engine.search_detailed(args.query, top_k=args.top_k)
             results = response.results
@@ -235,6 +240,28 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK
+
+
+def _ingest(engine: RAGEngine, files: list[Path], out) -> int:  # type: ignore[no-untyped-def]
+    """Index each file, printing one line per file; exit 1 if any could not be indexed."""
+    failed = 0
+    for path in files:
+        if not path.is_file():
+            print(f"missing {path}: not a file", file=out)
+            failed += 1
+            continue
+        report = engine.index_file(path.resolve())
+        if report.skipped:
+            print(f"skipped {path}: {report.skipped[0].reason}", file=out)
+            failed += 1
+        elif report.files_unchanged:
+            print(f"unchanged {path}", file=out)
+        else:
+            print(f"indexed {path}: {report.chunks_added} chunks ({report.chunks_embedded} embedded, "
+                  f"{report.chunks_removed} replaced)", file=out)
+        for warning in report.warnings:
+            print(f"  warning {warning}", file=out)
+    return EXIT_FAILURE if failed else EXIT_OK
 
 
 def _hint_if_nothing(engine: RAGEngine, response: SearchResponse) -> None:

@@ -193,6 +193,21 @@ class RAGEngine:
         with self._writing():
             self._indexer.add_documents(ids, texts, metadatas)
 
+    def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
+                    language: str | None = None) -> IndexReport:
+        """Chunk, embed and store a text that does not live in a file (a database row, a
+        fetched page, a ticket) under a stable ``source_id``; ingesting it again with the
+        same text does nothing, with changed text re-embeds only the changed chunks.
+        ``language`` picks the chunker ("markdown", "python", ...; default plain text);
+        ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
+        with self._writing():
+            return self._indexer.ingest_text(source_id, text, metadata, language)
+
+    def delete_source(self, source_id: str) -> int:
+        """Remove a text added with ``ingest_text``; returns how many chunks were removed."""
+        with self._writing():
+            return self._indexer.delete_source(source_id)
+
     def delete_documents(self, ids: Sequence[str]) -> None:
         """Delete chunks by id."""
         with self._writing():

@@ -19,10 +19,14 @@ def estimate_tokens(text: str) -> int:
 
 def describe_source(result: SearchResult) -> str:
     """``File: path (docs, chunk i, lines a-b)`` for file chunks: the source type, then
-    ``page p`` or ``pages p-q`` instead of lines when the file had pages; ``Document: id``
-    otherwise."""
+    ``page p`` or ``pages p-q`` instead of lines when the file had pages; ``Source: id
+    (text, chunk i, lines a-b)`` for ingested texts; ``Document: id`` otherwise."""
     meta = result.metadata
-    if "path" not in meta:
+    if "path" in meta:
+        label = f"File: {meta['path']}"
+    elif meta.get("source") == "text" and "source_id" in meta:
+        label = f"Source: {meta['source_id']}"
+    else:
         return f"Document: {result.id}"
     details = []
     if "source_type" in meta:
@@ -35,7 +39,7 @@ def describe_source(result: SearchResult) -> str:
     if "start_line" in meta and "end_line" in meta and "page" not in meta:
         details.append(f"lines {meta['start_line']}-{meta['end_line']}")
     suffix = f" ({', '.join(details)})" if details else ""
-    return f"File: {meta['path']}{suffix}"
+    return label + suffix
 
 
 def _neutralize_markers(text: str) -> str:

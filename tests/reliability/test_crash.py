@@ -94,3 +94,55 @@ def test_kill_at_every_crash_point(tmp_path: Path, store: str) -> None:
     assert len(visited) == 2 * len(points)
     print(f"\n{store}: killed at {len(visited)} crash points ({', '.join(visited)}); after each, "
           f"the index verified, finishing embedded only uncached text and equalled a clean run")
+
+
+INGEST_CHILD = Path(__file__).resolve().parent / "ingest_child.py"
+INGEST_POINTS = ("batch-cached", "embedded", "journaled", "store-written", "segment-written",
+                 "store-persisted", "manifest-written")
+
+
+def ticket(version: int) -> str:
+    return "".join(f"## Part {i}\n\nStep {i} of ticket version {version if i % 3 == 0 else 0}.\n\n"
+                   for i in range(12))
+
+
+@pytest.mark.slow
+def test_kill_while_ingesting_a_text(tmp_path: Path) -> None:
+    """A text re-ingested with changes, killed at each point its write reaches: after
+    reopening the index verifies and the source holds the whole old version (killed before
+    the journal), the whole new one, or nothing (a recovered write drops the source: the app
+    ingests it again), never a mix."""
+    root = tmp_path / "project"
+    config = hash_config(chunk_size=200, chunk_overlap=20, vector_store={"provider": "turboquant"})
+    outcomes = []
+    old_chunks = _chunks_of(config, tmp_path, ticket(1))
+    for generation, point in enumerate(INGEST_POINTS):
+        new_text = ticket(2 + generation)
+        with RAGEngine(config, root) as engine:
+            engine.ingest_text("ticket", ticket(1), language="markdown")
+        text_file = tmp_path / f"ticket{generation}.md"
+        text_file.write_text(new_text)
+        environment = {**os.environ, ENVIRONMENT_VARIABLE: f"{point}:1"}
+        child = subprocess.run([sys.executable, str(INGEST_CHILD), str(root), str(TESTS), "turboquant",
+                                "ticket", str(text_file)], env=environment, capture_output=True,
+                               text=True, timeout=300)
+        assert child.returncode == -signal.SIGKILL, (point, child.returncode, child.stderr[-2000:])
+        new_chunks = _chunks_of(config, tmp_path, new_text)
+        with RAGEngine(config, root) as engine:
+            assert engine.verify().ok, (point, engine.verify().problems[:5])
+            held = {c.text for c in engine.store.get(engine.store.ids())}
+            assert held in (old_chunks, new_chunks, set()), point
+            outcomes.append(f"{point}: " + ("old version" if held == old_chunks else
+                                            "new version" if held else "dropped"))
+            report = engine.ingest_text("ticket", new_text, language="markdown")
+            assert report.files_unchanged == (1 if held == new_chunks else 0), point
+            assert engine.verify().ok
+            assert {c.text for c in engine.store.get(engine.store.ids())} == new_chunks
+    print("\n" + "; ".join(outcomes))
+
+
+def _chunks_of(config: RAGConfig, tmp_path: Path, text: str) -> set[str]:
+    folder = tmp_path / f"reference-{content_hash(text)[:8]}"
+    with RAGEngine(config, folder) as clean:
+        clean.ingest_text("ticket", text, language="markdown")
+        return {c.text for c in clean.store.get(clean.store.ids())}

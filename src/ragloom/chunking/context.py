@@ -21,9 +21,12 @@ def header_budget(measure: TextMeasure) -> int:
 
 
 def chunk_header(metadata: Metadata) -> str:
-    """``path: symbol`` (or heading path) of a file chunk; empty for caller-made documents."""
-    path = metadata.get("path")
-    if metadata.get("source") != "file" or not path:
+    """``path: symbol`` (or heading path) of a file chunk, ``source_id: ...`` of an ingested
+    text; empty for caller-made documents."""
+    source = metadata.get("source")
+    path = metadata.get("path") if source == "file" else metadata.get("source_id") if source == "text" \
+        else None
+    if not path:
         return ""
     place = metadata.get("symbols") or metadata.get("symbol") or metadata.get("heading_path") or ""
     return f"{path}: {place}\n" if place else f"{path}\n"

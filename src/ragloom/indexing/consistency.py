@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.manifest import Manifest, source_key
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.stores.base import VectorStore
 
@@ -68,9 +68,12 @@ def verify_index(store: VectorStore, sparse: SparseIndex, manifest: Manifest) ->
     for start in range(0, len(ids), _PAGE):
         for chunk in store.get(ids[start:start + _PAGE]):
             meta = chunk.metadata
-            if meta.get("source") != "file":
+            if meta.get("source") == "file":
+                path = str(meta.get("path"))
+            elif meta.get("source") == "text":
+                path = source_key(str(meta.get("source_id")))
+            else:
                 continue
-            path = str(meta.get("path"))
             positions[(path, meta.get("chunk_index"))] += 1
             record = records.get(path)
             if record is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -16,7 +18,7 @@ from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.faults import crash_point
 from ragloom.indexing.discovery import discover_files, relative_posix
-from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
+from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.reading import FileContent, SkipFile, read_file
 from ragloom.indexing.source_types import SourceTypes
@@ -144,6 +146,41 @@ class Indexer:
         crash_point("removal-persisted")
         self.manifest.write(removed=[relative])
         return len(removed)
+
+    def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
+                    language: str | None = None) -> IndexReport:
+        """Chunk and embed ``text`` under ``source_id`` with the rules files follow: the same
+        text (and metadata, language) again is nothing to do; a changed text replaces the
+        source's chunks, re-embedding only chunks whose text is new (the cache has the rest)."""
+        started = time.perf_counter()
+        extra = _checked_source(source_id, text, metadata, language)
+        key = source_key(source_id)
+        version = hashlib.sha256(json.dumps([text, extra, language], sort_keys=True,
+                                            ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        previous = self.manifest.get(key)
+        report = IndexReport()
+        if previous and previous.size != RECHUNK and previous.sha256 == version.hexdigest():
+            report.files_unchanged += 1
+        else:
+            content = FileContent(text, len(text.encode("utf-8", "surrogatepass")), 0,
+                                  version.hexdigest())
+            chunks = self.chunker.chunk(self._redacted(text, source_id, report), key, language or "text")
+            model = self.embedder.provider.model_name
+            for chunk in chunks:
+                del chunk.metadata["path"]
+                chunk.metadata.update({"source_type": "text", **extra}, source="text",
+                                      source_id=source_id, file_hash=content.sha256[:16],
+                                      content_hash=content_hash(chunk.text)[:16],
+                                      embedding_model=model)
+            window = _Window()
+            window.add(_PendingFile(key, content, chunks, previous))
+            self._flush(window, report, ProgressTracker(None, 1, 1, 0))
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def delete_source(self, source_id: str) -> int:
+        """Remove a text added with ``ingest_text``; returns how many chunks went."""
+        return self.remove_path(source_key(source_id))
 
     def delete_documents(self, ids: Sequence[str]) -> None:
         with self.commit():
@@ -319,6 +356,8 @@ class Indexer:
         prefix = relative_posix(root, self.base_dir)
         gone = []
         for relative in self.manifest.records():
+            if relative.startswith(SOURCE_KEY_PREFIX):
+                continue  # an ingested text, not a file
             inside = prefix == "." or relative == prefix or relative.startswith(prefix + "/")
             absolute = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
             if inside and not absolute.is_file():
@@ -329,6 +368,30 @@ class Indexer:
 def _record(relative: str, content: FileContent, chunk_ids: Iterable[str]) -> FileRecord:
     return FileRecord(relative, content.size, content.mtime_ns, content.sha256,
                       tuple(chunk_ids), time.time())
+
+
+#: Chunk metadata keys ragloom sets; an ingested text's metadata may not set them.
+_RESERVED = frozenset({"path", "chunk_index", "start_line", "end_line", "start_char", "end_char",
+                       "source", "source_id", "file_hash", "content_hash", "embedding_model"})
+
+
+def _checked_source(source_id: str, text: str, metadata: Metadata | None,
+                    language: str | None) -> Metadata:
+    """The text's metadata, after checking every argument (ValueError naming the culprit)."""
+    if not isinstance(source_id, str) or not source_id.strip():
+        raise ValueError(f"source_id must be a non-empty string, got {source_id!r}")
+    if not isinstance(text, str):
+        raise ValueError(f"source {source_id!r}: text must be a string, got {type(text).__name__}")
+    if language is not None and not isinstance(language, str):
+        raise ValueError(f"source {source_id!r}: language must be a string, got {language!r}")
+    extra = dict(metadata or {})
+    for key, value in extra.items():
+        if key in _RESERVED:
+            raise ValueError(f"source {source_id!r}: metadata key {key!r} is set by ragloom")
+        if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
+            raise ValueError(f"source {source_id!r}: metadata {key!r} = {value!r} must be a str, "
+                             f"int, float or bool")
+    return extra
 
 
 def _check_documents(ids: list[str], texts: list[str], metadatas: list[Metadata]) -> None:

@@ -20,6 +20,14 @@ from ragloom.sqlite_db import connect, transaction
 
 #: Size and mtime of a record that must be re-chunked even if its content is unchanged.
 RECHUNK = -1
+#: Key prefix of texts added with ``ingest_text``; a normalized relative path never contains
+#: "//", so a text's key can never be a file's.
+SOURCE_KEY_PREFIX = "ragloom-source://"
+
+
+def source_key(source_id: str) -> str:
+    """The manifest key of an ingested text."""
+    return SOURCE_KEY_PREFIX + source_id
 
 
 @dataclass(frozen=True)
