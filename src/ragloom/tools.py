@@ -40,7 +40,7 @@ def format_tool_results(query: str, results: list[SearchResult]) -> str:
     blocks = []
     for number, result in enumerate(results, start=1):
         meta = result.metadata
-        source = str(meta.get("path", result.id))
+        source = str(meta.get("path") or meta.get("source_id") or result.id)
         if "start_line" in meta and "end_line" in meta:
             source += f":{meta['start_line']}-{meta['end_line']}"
         blocks.append(f"--- Result {number} (score: {result.score:.3f}, source: {source}) ---\n"

@@ -29,8 +29,9 @@ class SendResult:
 
     @property
     def sources(self) -> list[tuple[str, float]]:
-        """(path or id, score) of each injected chunk, in prompt order."""
-        return [(str(r.metadata.get("path", r.id)), r.score) for r in self.injected]
+        """(path, else source id, else chunk id; score) of each injected chunk, in prompt order."""
+        return [(str(r.metadata.get("path") or r.metadata.get("source_id") or r.id), r.score)
+                for r in self.injected]
 
 
 def retrieve_for(rag_engine: RAGEngine | None, user_message: str,
