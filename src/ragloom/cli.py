@@ -1,4 +1,4 @@
-"""The ``ragloom`` command: index, ingest, search, status, reindex, context and eval.
+"""The ``ragloom`` command: index, ingest, search, status, reindex, context, mcp and eval.
 
 Reads the ``[rag]`` table of ``--config`` (default ``ragloom.toml``, else
 ``pyproject.toml``'s ``[tool.ragloom]``, else built-in defaults) with the config file's
@@ -147,6 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true")
     status.add_argument("--check", action="store_true",
                         help="also verify that store, BM25 index and manifest agree (exit 1 if not)")
+    mcp = commands.add_parser("mcp", help="serve the index to MCP clients (stdio by default)")
+    mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    mcp.add_argument("--port", type=_positive_int, default=8765, help="HTTP port (default 8765)")
+    mcp.add_argument("--allow-writes", action="store_true",
+                     help="offer the rag_index tool (off: the server only reads the index)")
     evaluate = commands.add_parser("eval", help="nDCG/Recall/MRR@k on a BEIR-format folder")
     evaluate.add_argument("--dataset", required=True, help="folder with corpus.jsonl, "
                           "queries.jsonl, qrels.tsv")
@@ -186,7 +192,8 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         print(json.dumps([s.to_dict() for s in scores], indent=2) if args.json
               else format_scores(scores, args.k), file=out)
         return EXIT_OK
-    reading = args.command in ("search", "context", "status")
+    reading = args.command in ("search", "context", "status") or (
+        args.command == "mcp" and not args.allow_writes)
     try:
         engine = RAGEngine(config, base_dir, read_only=reading)
     except IndexNotFoundError:
@@ -202,6 +209,11 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             else:
                 report = method(target, progress=progress_printer())
             print(describe_report(report), file=out)
+        elif args.command == "mcp":
+            from ragloom.mcp_server import serve
+
+            serve(engine, http=args.http, host=args.host, port=args.port,
+                  allow_writes=args.allow_writes)
         elif args.command == "ingest":
             return _ingest(engine, [Path(name) for name in args.files], out)
         elif args.command == "search":

@@ -1,0 +1,150 @@
+"""ragloom as an MCP server (``ragloom mcp``): one project's index for any MCP client.
+
+Tools: ``rag_search(query, top_k?, filters?)`` (text blocks in the format of the Gemini
+tool plus structured results), ``rag_status()``, and ``rag_index(path?)``, which is off
+unless the server was started with writes allowed. Resources: each indexed file as
+``ragloom://file/{path}``, read-only and inside base_dir. Bad arguments come back as tool
+errors the model can read. Built on the official ``mcp`` SDK (extra ``ragloom[mcp]``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from ragloom._optional import import_optional
+from ragloom.errors import RagloomError
+from ragloom.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
+from ragloom.types import SearchResult
+
+if TYPE_CHECKING:
+    from ragloom.engine import RAGEngine
+
+FILE_URI_PREFIX = "ragloom://file/"
+SERVER_NAME = "ragloom"
+
+
+def result_record(result: SearchResult) -> dict[str, Any]:
+    """One result as structured content: where it is, what it is, how well it matched."""
+    meta = result.metadata
+    record: dict[str, Any] = {"id": result.id, "score": round(result.score, 6), "text": result.text}
+    for key in ("path", "source_id", "start_line", "end_line", "symbol", "heading", "heading_path",
+                "page", "page_end", "source_type", "language"):
+        if key in meta:
+            record[key] = meta[key]
+    if "paths" in meta:
+        record["paths"] = list(meta["paths"])  # type: ignore[arg-type]
+    return record
+
+
+def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
+    """An ``MCPServer`` serving ``engine``'s index (writes only when ``allow_writes``)."""
+    mcpserver = import_optional("mcp.server.mcpserver", "mcp", "ragloom mcp")
+    types = import_optional("mcp.types", "mcp", "ragloom mcp")
+    tool_error = mcpserver.exceptions.ToolError
+    server = mcpserver.MCPServer(
+        SERVER_NAME, instructions="Search this project's indexed files and documents with "
+        "rag_search; each result names its file and lines.", log_level="WARNING")
+
+    @server.tool(name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"])
+    def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
+        if not query.strip():
+            raise tool_error("rag_search needs a non-empty 'query'")
+        if not 1 <= top_k <= MAX_TOOL_TOP_K:
+            raise tool_error(f"'top_k' must be from 1 to {MAX_TOOL_TOP_K}, got {top_k}")
+        try:
+            results = engine.search(query, top_k=top_k, filters=filters)
+        except (ValueError, RagloomError) as exc:
+            raise tool_error(f"rag_search failed: {exc}") from None
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=format_tool_results(query, results))],
+            structured_content={"query": query, "results": [result_record(r) for r in results]})
+
+    @server.tool(name="rag_status", description="What the index holds: files, chunks, store, "
+                 "embedding model, when it was last indexed.")
+    def rag_status() -> dict[str, Any]:
+        status = engine.status()
+        return {"files": status.files, "chunks": status.chunks, "store": status.store,
+                "embedding_model": f"{status.embedding_provider}/{status.embedding_model}",
+                "dimension": status.dimension, "last_indexed": status.last_indexed,
+                "writes_allowed": allow_writes}
+
+    @server.tool(name="rag_index", description="Index new and changed files under a folder or "
+                 "one file of the project (default: the whole project). Off unless the server "
+                 "was started with --allow-writes.")
+    def rag_index(path: str | None = None) -> dict[str, Any]:
+        if not allow_writes:
+            raise tool_error("rag_index is off: this server is read-only (start it with "
+                             "'ragloom mcp --allow-writes' to let clients index)")
+        target = inside_base_dir(engine, path or ".")
+        try:
+            report = engine.index_file(target) if target.is_file() else engine.index_directory(target)
+        except (OSError, ValueError, RagloomError) as exc:
+            raise tool_error(f"rag_index failed: {exc}") from None
+        publish_files()
+        return {key: value for key, value in report.to_dict().items() if key != "skipped"} | {
+            "skipped": [f"{s.path}: {s.reason}" for s in report.skipped]}
+
+    @server.resource(FILE_URI_PREFIX + "{+path}", name="indexed file", mime_type="text/plain",
+                     description="The text of a file in the index (as its reader read it).")
+    def indexed_file(path: str) -> str:
+        return read_indexed_file(engine, path)
+
+    published: set[str] = set()
+
+    def publish_files() -> None:
+        """List every indexed file as a resource (new ones after each rag_index)."""
+        for path in engine.get_all_indexed_paths():
+            if path in published or Path(path).is_absolute():
+                continue
+            published.add(path)
+            server.add_resource(mcpserver.resources.FunctionResource.from_function(
+                lambda path=path: read_indexed_file(engine, path), file_uri(path), name=path,
+                mime_type="text/plain"))
+
+    publish_files()
+    return server
+
+
+def file_uri(path: str) -> str:
+    """``ragloom://file/<path>`` with the path percent-encoded (slashes kept)."""
+    return FILE_URI_PREFIX + quote(path, safe="/")
+
+
+def inside_base_dir(engine: RAGEngine, relative: str) -> Path:
+    """``relative`` resolved against base_dir; a ToolError-worthy ValueError if it leaves it."""
+    mcpserver = import_optional("mcp.server.mcpserver", "mcp", "ragloom mcp")
+    base = engine.base_dir.resolve()
+    target = (base / relative).resolve()
+    if target != base and base not in target.parents:
+        raise mcpserver.exceptions.ToolError(f"path {relative!r} is outside the project folder")
+    return target
+
+
+def read_indexed_file(engine: RAGEngine, relative: str) -> str:
+    """The text of an indexed file; anything not indexed, or outside base_dir, is refused."""
+    mcpserver = import_optional("mcp.server.mcpserver", "mcp", "ragloom mcp")
+    from ragloom.indexing.reading import read_file
+    from ragloom.readers import FileReaders, SkipFile
+
+    refused = mcpserver.exceptions.ResourceError
+    if relative not in set(engine.get_all_indexed_paths()):
+        raise refused(f"{relative!r} is not an indexed file of this project")
+    target = (engine.base_dir / relative).resolve()
+    if engine.base_dir.resolve() not in target.parents:
+        raise refused(f"{relative!r} is outside the project folder")
+    try:
+        return read_file(target, relative, engine.config.max_file_bytes, FileReaders(engine.config)).text
+    except SkipFile as skip:
+        raise refused(f"{relative!r} cannot be read: {skip}") from None
+
+
+def serve(engine: RAGEngine, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
+          allow_writes: bool = False) -> None:
+    """Run until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    server = build_server(engine, allow_writes)
+    if http:
+        server.run("streamable-http", host=host, port=port)
+    else:
+        server.run("stdio")
