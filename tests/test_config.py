@@ -116,11 +116,12 @@ def test_config_errors_are_value_errors() -> None:
 
 def test_config_accepts_exactly_the_registered_names() -> None:
     for name in vector_stores.names():
-        assert parse_config({"vector_store": {"provider": name}}).vector_store.provider == name
+        table = {"provider": name} | ({"mcp_server": "ragloom mcp"} if name == "mcp" else {})
+        assert parse_config({"vector_store": table}).vector_store.provider == name
     for name in embedding_providers.names():
         assert parse_config({"embedding_provider": name}).embedding_provider == name
     with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store; "
-                                          r"valid: 'chroma', 'mock', 'turboquant'"):
+                                          r"valid: 'chroma', 'mcp', 'mock', 'turboquant'"):
         parse_config({"vector_store": {"provider": "Chroma"}})
 
 

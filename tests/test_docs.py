@@ -14,11 +14,13 @@ from ragloom.config import (
     TurboQuantSettings,
     VectorStoreConfig,
 )
+from ragloom.stores.mcp_bridge import McpBridgeSettings
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 TABLES: dict[str, type[BaseModel]] = {
     "[rag]": RAGConfig, "[rag.chunking]": ChunkingConfig, "[rag.retrieval]": RetrievalConfig,
     "[rag.vector_store]": VectorStoreConfig, "[rag.vector_store.turboquant]": TurboQuantSettings,
+    "[rag.vector_store.mcp]": McpBridgeSettings,
 }
 #: Sub-tables, documented as tables of their own rather than as keys.
 NESTED = {RAGConfig: {"chunking", "retrieval", "vector_store"},

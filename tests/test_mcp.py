@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +110,16 @@ def free_port() -> int:
 
 @pytest.fixture
 def http_server(project: Path) -> Iterator[str]:
+    with running_http_server(project, "--allow-writes") as url:
+        yield url
+
+
+@contextmanager
+def running_http_server(project: Path, *extra: str) -> Iterator[str]:
+    """``ragloom mcp --http`` on a free port in ``project``; yields its URL, stops it after."""
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "ragloom", "mcp", "--http", "--port", str(port),
-                                "--allow-writes"], cwd=project, stdout=subprocess.PIPE,
+                                *extra], cwd=project, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONWARNINGS": "ignore"})
     deadline = time.monotonic() + 60
     while True:  # wait until it accepts connections (or died)

@@ -118,11 +118,13 @@ class VectorStoreConfig(StrictModel):
 
     @model_validator(mode="after")
     def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
+        if self.provider == "mcp" and self.mcp_server is None:
+            raise ValueError("provider 'mcp' (the MCP bridge store) needs mcp_server: a command "
+                             "line that starts the server, or its http(s):// URL")
         for key in ("mcp_server", "mcp_tool"):
             if getattr(self, key) is not None and self.provider != "mcp":
                 raise ValueError(f"{key} is set but provider is {self.provider!r}; {key} is for "
-                                 f"the MCP bridge store (provider = \"mcp\"), which this version "
-                                 f"of ragloom does not have yet")
+                                 f"the MCP bridge store (provider = \"mcp\")")
         return self
 
     @model_validator(mode="after")

@@ -35,7 +35,7 @@ from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
-from ragloom.stores.base import EmbeddingSpec, VectorStore
+from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import create_vector_store, store_is_persistent
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
@@ -96,7 +96,8 @@ class RAGEngine:
         self._open_parts(vector_store, read_only=False)
         self._reconcile_signature()
         recover_interrupted(self.store, self.sparse, self._manifest)
-        self.sparse.sync_with(self.store)
+        if not searches_text(self.store):  # a remote index keeps its own BM25
+            self.sparse.sync_with(self.store)
 
     def _open_for_reading(self, vector_store: VectorStore | None) -> None:
         """Load the last persisted state without writing anything. Several readers may run
@@ -127,7 +128,8 @@ class RAGEngine:
         else:
             probe.release()
         self._check_signature()
-        self.sparse.sync_with(self.store)
+        if not searches_text(self.store):  # a remote index keeps its own BM25
+            self.sparse.sync_with(self.store)
 
     def _persistent(self, vector_store: VectorStore | None) -> bool:
         """Whether the store keeps its data on disk or a server, known before it opens."""
@@ -275,8 +277,9 @@ class RAGEngine:
             self._manifest.forget_versions()
             return self._indexer.index_directory(self._resolve(path), None, None, progress)
 
-    def status(self) -> IndexStatus:
-        """Files, chunks, store, model, bytes on disk and last indexing time."""
+    def status(self, count_pending: bool = True) -> IndexStatus:
+        """Files, chunks, store, model, bytes on disk and last indexing time; with
+        ``count_pending`` also the files the next run would index (walks the folders)."""
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
@@ -289,7 +292,7 @@ class RAGEngine:
             index_dir=str(self.index_dir), index_bytes=size,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
             files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
-                              if root.is_dir()),
+                              if root.is_dir()) if count_pending else 0,
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
         )
 
@@ -372,6 +375,8 @@ class RAGEngine:
         self._require_enabled()
         if self.read_only:
             raise ReadOnlyError(f"this RAGEngine on {self.index_dir} is open for reading only")
+        if searches_text(self.store):
+            raise self.store.read_only_error()
         with self._write_lock:
             try:
                 yield

@@ -29,8 +29,8 @@ def result_record(result: SearchResult) -> dict[str, Any]:
     """One result as structured content: where it is, what it is, how well it matched."""
     meta = result.metadata
     record: dict[str, Any] = {"id": result.id, "score": round(result.score, 6), "text": result.text}
-    for key in ("path", "source_id", "start_line", "end_line", "symbol", "heading", "heading_path",
-                "page", "page_end", "source_type", "language"):
+    for key in ("path", "source_id", "chunk_index", "start_line", "end_line", "symbol", "heading",
+                "heading_path", "page", "page_end", "source_type", "language"):
         if key in meta:
             record[key] = meta[key]
     if "paths" in meta:
@@ -47,8 +47,10 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
         SERVER_NAME, instructions="Search this project's indexed files and documents with "
         "rag_search; each result names its file and lines.", log_level="WARNING")
 
+    # async: runs on the server's loop, without a hop to a worker thread per call (a search
+    # takes milliseconds; bench/mcp_latency.py).
     @server.tool(name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"])
-    def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
+    async def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
         if not query.strip():
             raise tool_error("rag_search needs a non-empty 'query'")
         if not 1 <= top_k <= MAX_TOOL_TOP_K:
@@ -64,7 +66,7 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
     @server.tool(name="rag_status", description="What the index holds: files, chunks, store, "
                  "embedding model, when it was last indexed.")
     def rag_status() -> dict[str, Any]:
-        status = engine.status()
+        status = engine.status(count_pending=False)
         return {"files": status.files, "chunks": status.chunks, "store": status.store,
                 "embedding_model": f"{status.embedding_provider}/{status.embedding_model}",
                 "dimension": status.dimension, "last_indexed": status.last_indexed,

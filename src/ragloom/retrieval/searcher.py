@@ -26,7 +26,7 @@ from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse import SparseIndex
-from ragloom.stores.base import VectorStore
+from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
@@ -94,6 +94,8 @@ class Searcher:
             raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(SEARCH_MODES)}")
         mmr = settings.mmr if mmr is None else mmr
         clock = _Stopwatch()
+        if searches_text(self.store):
+            return self._remote(query, top_k, filters, min_score, clock)
         if not self.store.hands_out_vectors and (mmr or mode != "dense"):
             raise ValueError(f"{'MMR' if mmr else mode + ' search'} needs stored vectors, which "
                              f"the {self.store.name!r} store does not hand out; use mode=\"dense\"")
@@ -138,6 +140,19 @@ class Searcher:
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
         return SearchResponse(results, mode, clock.timings, candidates)
+
+    def _remote(self, query: str, top_k: int, filters: Filters | None, min_score: float | None,
+                clock: _Stopwatch) -> SearchResponse:
+        """A store that searches by text (the MCP bridge) ranks on its side; only min_score
+        applies here."""
+        assert searches_text(self.store)
+        results = self.store.query_text(query, top_k, filters)[:top_k]
+        clock.lap("remote")
+        candidates = {"remote": len(results)}
+        threshold = self.config.min_score if min_score is None else min_score
+        if threshold is not None:
+            results = [r for r in results if r.score >= threshold]
+        return SearchResponse(results, "remote", clock.timings, candidates)
 
     def _copies_of(self, digest: str) -> list[tuple[str, Metadata]]:
         return self.sparse.chunks_with("content_hash", digest)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeGuard
 
 import numpy as np
 
@@ -71,6 +71,26 @@ class VectorStore(Protocol):
     def persist(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+class TextSearchStore(VectorStore, Protocol):
+    """A store whose index lives elsewhere and is searched by text (the MCP bridge): it
+    says ``searches_text = True``; the engine then neither embeds, indexes nor keeps BM25."""
+
+    searches_text: bool
+
+    def query_text(self, text: str, top_k: int, filters: Filters | None = None) -> list[SearchResult]:
+        """The remote index's results for ``text``, best first."""
+        ...
+
+    def read_only_error(self) -> Exception:
+        """The error an attempt to write raises (naming where the index lives)."""
+        ...
+
+
+def searches_text(store: VectorStore) -> TypeGuard[TextSearchStore]:
+    """Whether ``store`` searches a remote index by text."""
+    return bool(getattr(store, "searches_text", False))
 
 
 def check_upsert_arguments(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],

@@ -9,6 +9,7 @@ from pathlib import Path
 from ragloom._registry import Registry
 from ragloom.config import RAGConfig, TurboQuantSettings
 from ragloom.stores.base import EmbeddingSpec, VectorStore
+from ragloom.stores.mcp_bridge import McpBridgeSettings
 from ragloom.stores.mock import MockVectorStore
 
 #: (config, base_dir, embedding, read_only) -> store; a read-only store never creates,
@@ -71,6 +72,20 @@ def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpe
 
 
 _turboquant_store.settings_model = TurboQuantSettings  # type: ignore[attr-defined]
+
+
+@vector_stores.register("mcp")
+def _mcp_bridge_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                      read_only: bool) -> VectorStore:
+    from ragloom.stores.mcp_bridge import DEFAULT_TOOL, McpBridgeStore
+
+    settings = config.vector_store
+    timeout = getattr(settings.settings_for("mcp"), "timeout_seconds", 30.0)
+    return McpBridgeStore(str(settings.mcp_server), settings.mcp_tool or DEFAULT_TOOL, timeout)
+
+
+_mcp_bridge_store.persistent = False  # type: ignore[attr-defined]
+_mcp_bridge_store.settings_model = McpBridgeSettings  # type: ignore[attr-defined]
 
 
 def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
