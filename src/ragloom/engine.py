@@ -3,12 +3,13 @@ and retrievers together; the algorithms live in those parts."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
@@ -25,7 +26,7 @@ from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
-from ragloom.indexing.indexer import Indexer
+from ragloom.indexing.indexer import Indexer, IndexingStopped
 from ragloom.indexing.manifest import Manifest
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
@@ -178,9 +179,36 @@ class RAGEngine:
                         progress: ProgressCallback | None = None) -> IndexReport:
         """Index the eligible files under ``path`` (default base_dir): new and changed files
         are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
+        return self._index_directory_until(None, path, include, exclude, progress)
+
+    async def aindex_directory(self, path: PathLike | None = None,
+                               include: Sequence[str] | None = None,
+                               exclude: Sequence[str] | None = None,
+                               progress: ProgressCallback | None = None) -> IndexReport:
+        """``index_directory`` on a worker thread, so the event loop keeps running. Cancelling
+        the awaiting task stops the run at the next safe point (between embedding batches or
+        files) and waits for it: windows written before stay, nothing is half-written."""
+        stop = threading.Event()
+        work = asyncio.ensure_future(asyncio.to_thread(
+            self._index_directory_until, stop, path, include, exclude, progress))
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            stop.set()
+            with suppress(IndexingStopped):
+                await work
+            raise
+
+    def _index_directory_until(self, stop: threading.Event | None, path: PathLike | None,
+                               include: Sequence[str] | None, exclude: Sequence[str] | None,
+                               progress: ProgressCallback | None) -> IndexReport:
         root = self._resolve(path)
         with self._writing():
-            report = self._indexer.index_directory(root, include, exclude, progress)
+            self._indexer.stop_event = stop
+            try:
+                report = self._indexer.index_directory(root, include, exclude, progress)
+            finally:
+                self._indexer.stop_event = None
             self._remember_root(root)
             return report
 
@@ -204,6 +232,11 @@ class RAGEngine:
         ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
         with self._writing():
             return self._indexer.ingest_text(source_id, text, metadata, language)
+
+    async def aingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
+                           language: str | None = None) -> IndexReport:
+        """``ingest_text`` on a worker thread."""
+        return await asyncio.to_thread(self.ingest_text, source_id, text, metadata, language)
 
     def delete_source(self, source_id: str) -> int:
         """Remove a text added with ``ingest_text``; returns how many chunks were removed."""
@@ -235,6 +268,12 @@ class RAGEngine:
         relevance gate gets none.
         """
         return self.search_detailed(query, top_k, filters, hybrid, mmr, min_score, mode).results
+
+    async def asearch(self, query: str, top_k: int | None = None, filters: Filters | None = None,
+                      hybrid: bool | None = None, mmr: bool | None = None,
+                      min_score: float | None = None, mode: str | None = None) -> list[SearchResult]:
+        """``search`` on a worker thread (embedding the query must not block the event loop)."""
+        return await asyncio.to_thread(self.search, query, top_k, filters, hybrid, mmr, min_score, mode)
 
     def search_detailed(self, query: str, top_k: int | None = None,
                         filters: Filters | None = None, hybrid: bool | None = None,

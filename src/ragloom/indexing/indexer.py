@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,6 +34,11 @@ from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 EMBED_WINDOW_CHUNKS = 4096
 #: Files read ahead in parallel while earlier ones are chunked and embedded.
 READ_AHEAD_FILES = 64
+
+
+class IndexingStopped(Exception):
+    """An indexing run stopped on request at a point where the index is consistent: every
+    window written before is complete, the one in progress was not journaled."""
 
 
 @dataclass
@@ -84,6 +90,8 @@ class Indexer:
         self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
+        #: Set (by another thread) to stop the current run at the next safe point.
+        self.stop_event: threading.Event | None = None
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
@@ -225,6 +233,7 @@ class Indexer:
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
         window = _Window()
         for (_, relative, previous), outcome in zip(to_read, self._read_ahead(to_read)):
+            self._stop_if_asked()
             chunks = 0
             if isinstance(outcome, SkipFile):
                 self._skip(report, relative, str(outcome), previous)
@@ -270,6 +279,10 @@ class Indexer:
                 except SkipFile as skip:
                     yield skip
 
+    def _stop_if_asked(self) -> None:
+        if self.stop_event is not None and self.stop_event.is_set():
+            raise IndexingStopped("indexing stopped on request")
+
     def _read(self, path: Path, relative: str) -> FileContent:
         return read_file(path, relative, self.max_file_bytes, self.readers)
 
@@ -306,8 +319,14 @@ class Indexer:
         if not window.files:
             return
         chunks = [chunk for pending in window.files for chunk in pending.chunks]
+
+        def batch_done(count: int) -> None:
+            tracker.batch_embedded(count)
+            self._stop_if_asked()  # embedded batches are cached; nothing is journaled yet
+
+        self._stop_if_asked()
         embedded = self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
-                                       on_embedded=tracker.batch_embedded)
+                                       on_embedded=batch_done)
         tracker.window_done(len(chunks))
         report.chunks_embedded += embedded.computed
         crash_point("embedded")

@@ -1,0 +1,92 @@
+"""The async API: the event loop keeps running while an index is built on a worker thread,
+and cancelling aindex_directory stops it between consistent states."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import hash_config, write
+from ragloom import RAGEngine
+from ragloom.embeddings.hashing import HashEmbeddingProvider
+
+
+class GatedEmbedder(HashEmbeddingProvider):
+    """Hash vectors, but the ``blocked_call``-th embedding call waits until ``gate`` opens
+    (and says it is waiting through ``waiting``)."""
+
+    def __init__(self, blocked_call: int = 1) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.waiting = threading.Event()
+        self.calls = 0
+        self.blocked_call = blocked_call
+
+    def _embed_batch(self, texts: list[str], task: str) -> np.ndarray:  # type: ignore[override]
+        self.calls += 1
+        if task == "document" and self.calls == self.blocked_call:
+            self.waiting.set()
+            assert self.gate.wait(timeout=60), "the gate never opened: the event loop was blocked"
+        return super()._embed_batch(texts, task)  # type: ignore[arg-type]
+
+
+def make_tree(root: Path, files: int) -> None:
+    for index in range(files):
+        write(root, f"notes/n{index}.md", f"# Note {index}\nwing number {index} and its lift\n")
+
+
+def test_the_loop_keeps_ticking_while_indexing(tmp_path: Path) -> None:
+    make_tree(tmp_path, 12)
+    embedder = GatedEmbedder()
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while not embedder.waiting.is_set():
+            await asyncio.sleep(0.001)
+        for _ in range(100):  # the indexing thread is waiting on us: only a free loop gets here
+            ticks += 1
+            await asyncio.sleep(0)
+        embedder.gate.set()
+
+    async def main() -> None:
+        with RAGEngine(hash_config(relevance_gate=0.0), tmp_path, embedding_provider=embedder) as engine:
+            report, _ = await asyncio.gather(engine.aindex_directory(), ticker())
+            assert report.files_indexed == 12
+            found = await engine.asearch("wing number 7", top_k=1)
+            assert found[0].path == "notes/n7.md"
+            ingested = await engine.aingest_text("t", "a text about gliders\n")
+            assert ingested.files_indexed == 1
+
+    asyncio.run(main())
+    assert ticks == 100
+
+
+def test_cancelling_stops_between_consistent_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragloom.indexing.indexer as indexer
+
+    monkeypatch.setattr(indexer, "EMBED_WINDOW_CHUNKS", 4)  # windows of 4 files
+    make_tree(tmp_path, 12)
+    embedder = GatedEmbedder(blocked_call=2)  # the second window's embedding waits
+    config = hash_config(vector_store={"provider": "turboquant"}, relevance_gate=0.0)
+
+    async def main() -> None:
+        with RAGEngine(config, tmp_path, embedding_provider=embedder) as engine:
+            task = asyncio.ensure_future(engine.aindex_directory())
+            await asyncio.to_thread(embedder.waiting.wait, 60)
+            task.cancel()
+            embedder.gate.set()  # the embedding returns; the run stops before journaling
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert engine.verify().ok
+            assert len(engine.get_all_indexed_paths()) == 4  # the first window only
+            rest = await engine.aindex_directory()
+            assert (rest.files_indexed, rest.files_unchanged) == (8, 4)
+            assert rest.chunks_embedded == 4  # the cancelled window's vectors came from the cache
+            assert engine.verify().ok and len(engine.get_all_indexed_paths()) == 12
+
+    asyncio.run(main())
