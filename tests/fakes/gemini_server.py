@@ -38,7 +38,8 @@ class FakeGeminiServer(FakeJsonServer):
         return {"error": {"code": status, "message": message,
                           "status": _STATUS_NAMES.get(status, "UNKNOWN")}}
 
-    def answer(self, method: str, model: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, method: str, model: str,
+               body: dict[str, Any]) -> tuple[int, dict[str, Any] | list[Any]]:
         if method == "batchEmbedContents":
             embeddings = []
             for request in body["requests"]:
@@ -48,6 +49,10 @@ class FakeGeminiServer(FakeJsonServer):
             return 200, {"embeddings": embeddings}
         if method == "generateContent":
             return 200, self.next_reply() or text_reply("fake answer")
+        if method == "streamGenerateContent":  # the reply's text in pieces of a few words
+            reply = self.next_reply() or text_reply("fake answer")
+            text = reply["candidates"][0]["content"]["parts"][0]["text"]
+            return 200, [text_reply(piece) for piece in stream_pieces(text)]
         return 404, self.error_body(404, f"no method {method}")
 
 
@@ -55,3 +60,10 @@ def text_reply(text: str) -> dict[str, Any]:
     """A generateContent response whose single candidate says ``text``."""
     return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
                             "finishReason": "STOP", "index": 0}]}
+
+
+def stream_pieces(text: str, words: int = 2) -> list[str]:
+    """``text`` cut after every ``words`` words (spaces kept), as a streamed answer arrives."""
+    tokens = text.split(" ")
+    return [" ".join(tokens[i:i + words]) + (" " if i + words < len(tokens) else "")
+            for i in range(0, len(tokens), words)]

@@ -1,8 +1,9 @@
 """A small local HTTP server answering JSON POSTs, the base of the fake model APIs.
 
 Requests are recorded; failures (status + message) and replies are scripted per call.
-Subclasses say which paths they serve (``route``), how they answer (``answer``) and what
-their API's error body looks like (``error_body``).
+Subclasses say which paths they serve (``route``), how they answer (``answer``: a JSON body,
+or a list of them sent as server-sent events) and what their API's error body looks like
+(``error_body``).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class FakeJsonServer:
         """(method, model) of a request path, or None for a path this API does not have."""
         raise NotImplementedError
 
-    def answer(self, method: str, model: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, method: str, model: str,
+               body: dict[str, Any]) -> tuple[int, dict[str, Any] | list[Any]]:
         raise NotImplementedError
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
@@ -89,7 +91,7 @@ class FakeJsonServer:
     # ---------------------------------------------------------------------------------------
 
     def _respond(self, path: str, headers: dict[str, str],
-                 body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+                 body: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any] | list[Any]]:
         routed = self.route(path, body)
         if routed is None:
             return 404, {}, self.error_body(404, f"no such path {path}")
@@ -110,9 +112,15 @@ class FakeJsonServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 status, headers, payload = server._respond(self.path, dict(self.headers), body)
-                data = json.dumps(payload).encode()
+                if isinstance(payload, list):  # server-sent events, one per element
+                    data = "".join(f"data: {event if isinstance(event, str) else json.dumps(event)}\n\n"
+                                   for event in payload).encode()
+                    content_type = "text/event-stream"
+                else:
+                    data = json.dumps(payload).encode()
+                    content_type = "application/json"
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for name, value in headers.items():
                     self.send_header(name, value)

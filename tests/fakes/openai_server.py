@@ -28,8 +28,19 @@ class FakeOpenAIServer(FakeJsonServer):
         return {"error": {"message": message, "type": _ERROR_TYPES.get(status, "api_error"),
                           "param": None, "code": None}}
 
-    def answer(self, method: str, model: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, method: str, model: str,
+               body: dict[str, Any]) -> tuple[int, dict[str, Any] | list[Any]]:
         message = self.next_reply() or {"role": "assistant", "content": "fake answer"}
+        if body.get("stream"):
+            from fakes.gemini_server import stream_pieces
+
+            chunk = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 0, "model": model}
+            events: list[Any] = [chunk | {"choices": [{"index": 0, "delta": {"role": "assistant",
+                                                                              "content": piece},
+                                                        "finish_reason": None}]}
+                                 for piece in stream_pieces(message.get("content") or "")]
+            events.append(chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            return 200, [*events, "[DONE]"]
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         return 200, {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
                      "created": 0, "model": model,

@@ -8,8 +8,9 @@ An integration subclasses ``ChatIntegration`` and implements its two API calls;
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ragloom.prompt import inject_context, results_in_context
 from ragloom.types import SearchResult
@@ -26,6 +27,8 @@ class SendResult:
     text: str
     injected: list[SearchResult] = field(default_factory=list)
     system_instruction: str = ""
+    #: What was searched (a conversation's standalone query; the message otherwise).
+    query: str = ""
 
     @property
     def sources(self) -> list[tuple[str, float]]:
@@ -49,13 +52,31 @@ def system_instruction(md_content: str, results: list[SearchResult], system_prom
     return "\n\n".join(part for part in (system_prompt, prompt) if part)
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation: ``role`` is "user" or "assistant"."""
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
 class ChatIntegration(ABC):
-    """One chat API bound to one model. Implement ``complete`` and ``complete_with_tools``."""
+    """One chat API bound to one model. Implement ``complete_turns``, ``stream_turns`` and
+    ``complete_with_tools``; the rest is shared."""
 
     @abstractmethod
+    def complete_turns(self, system: str, turns: Sequence[Turn]) -> str:
+        """The model's answer to the conversation ``turns`` (the last one the user's) under
+        the ``system`` instruction (``""`` = none, so a one-turn request is exactly the one
+        made without ragloom)."""
+
+    @abstractmethod
+    def stream_turns(self, system: str, turns: Sequence[Turn]) -> Iterator[str]:
+        """Like ``complete_turns``, yielding the answer's text as it arrives."""
+
     def complete(self, system: str, user_message: str) -> str:
-        """The model's answer to ``user_message`` under the ``system`` instruction
-        (``""`` = no system instruction, so the request is exactly the one without ragloom)."""
+        """The model's answer to one user message."""
+        return self.complete_turns(system, [Turn("user", user_message)])
 
     @abstractmethod
     def complete_with_tools(self, system: str, user_message: str, rag_engine: RAGEngine,
@@ -73,7 +94,7 @@ class ChatIntegration(ABC):
         results = retrieve_for(rag_engine, user_message, top_k)
         instruction = system_instruction(md_content, results, system_prompt, token_budget)
         answer = self.complete(instruction, user_message)
-        return SendResult(answer, results_in_context(results, token_budget), instruction)
+        return SendResult(answer, results_in_context(results, token_budget), instruction, user_message)
 
     def send_with_tools(self, md_content: str, user_message: str, *, rag_engine: RAGEngine,
                         max_rounds: int = 4, system_prompt: str | None = None) -> str:

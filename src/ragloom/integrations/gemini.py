@@ -8,10 +8,11 @@ result above ``min_score``, the request is exactly the one made without ragloom.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragloom.gemini_client import build_client, genai_module
-from ragloom.integrations.base import ChatIntegration, SendResult
+from ragloom.integrations.base import ChatIntegration, SendResult, Turn
 from ragloom.tools import RAG_SEARCH_SCHEMA, TOOL_NAME, run_tool
 
 if TYPE_CHECKING:
@@ -45,12 +46,31 @@ class GeminiChat(ChatIntegration):
         self.client = client
         self.model = model
 
-    def complete(self, system: str, user_message: str) -> str:
-        types = genai_module("ragloom.llm.send").types
-        config = types.GenerateContentConfig(system_instruction=system) if system else None
-        response = self.client.models.generate_content(model=self.model, contents=user_message,
-                                                       config=config)
+    def complete_turns(self, system: str, turns: Sequence[Turn]) -> str:
+        response = self.client.models.generate_content(
+            model=self.model, contents=self._contents(turns), config=self._config(system))
         return response.text or ""
+
+    def stream_turns(self, system: str, turns: Sequence[Turn]) -> Iterator[str]:
+        for chunk in self.client.models.generate_content_stream(
+                model=self.model, contents=self._contents(turns), config=self._config(system)):
+            if chunk.text:
+                yield chunk.text
+
+    @staticmethod
+    def _config(system: str) -> Any:
+        types = genai_module("ragloom.llm.send").types
+        return types.GenerateContentConfig(system_instruction=system) if system else None
+
+    @staticmethod
+    def _contents(turns: Sequence[Turn]) -> Any:
+        """One user turn as a plain string (the request an app makes without ragloom);
+        several as Contents with Gemini's roles ("user", "model")."""
+        if len(turns) == 1 and turns[0].role == "user":
+            return turns[0].text
+        types = genai_module("ragloom.llm.send").types
+        return [types.Content(role="model" if turn.role == "assistant" else "user",
+                              parts=[types.Part.from_text(text=turn.text)]) for turn in turns]
 
     def complete_with_tools(self, system: str, user_message: str, rag_engine: RAGEngine,
                             max_rounds: int) -> str:

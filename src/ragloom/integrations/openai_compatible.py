@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ragloom._optional import import_optional
 from ragloom.errors import ConfigError
-from ragloom.integrations.base import ChatIntegration
+from ragloom.integrations.base import ChatIntegration, Turn
 from ragloom.tools import RAG_SEARCH_SCHEMA, run_tool
 
 if TYPE_CHECKING:
@@ -66,14 +67,21 @@ class OpenAIChat(ChatIntegration):
         """A chat on a new client (see ``build_client``)."""
         return cls(build_client(base_url, api_key, **options), model)
 
-    def complete(self, system: str, user_message: str) -> str:
-        messages = _opening(system, user_message)
-        response = self.client.chat.completions.create(model=self.model, messages=messages)
+    def complete_turns(self, system: str, turns: Sequence[Turn]) -> str:
+        response = self.client.chat.completions.create(model=self.model,
+                                                       messages=_messages(system, turns))
         return response.choices[0].message.content or ""
+
+    def stream_turns(self, system: str, turns: Sequence[Turn]) -> Iterator[str]:
+        stream = self.client.chat.completions.create(model=self.model, messages=_messages(system, turns),
+                                                     stream=True)
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                yield chunk.choices[0].delta.content
 
     def complete_with_tools(self, system: str, user_message: str, rag_engine: RAGEngine,
                             max_rounds: int) -> str:
-        messages = _opening(system, user_message)
+        messages = _messages(system, [Turn("user", user_message)])
         for _ in range(max_rounds):
             response = self.client.chat.completions.create(model=self.model, messages=messages,
                                                            tools=[RAG_SEARCH_TOOL])
@@ -93,10 +101,10 @@ class OpenAIChat(ChatIntegration):
         return response.choices[0].message.content or ""
 
 
-def _opening(system: str, user_message: str) -> list[dict[str, Any]]:
-    """The messages of a first turn; no system message when there is no instruction."""
+def _messages(system: str, turns: Sequence[Turn]) -> list[dict[str, Any]]:
+    """The chat messages: the system instruction (left out when empty), then the turns."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    messages.append({"role": "user", "content": user_message})
+    messages += [{"role": turn.role, "content": turn.text} for turn in turns]
     return messages
 
 
