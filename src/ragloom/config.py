@@ -253,6 +253,15 @@ class RAGConfig(StrictModel):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
+    #: What goes in front of the model: search per message, whole files, or whichever fits.
+    strategy: Literal["rag", "preload", "auto"] = "rag"
+    #: Token budget of the context block (wins over context_budget).
+    context_budget_tokens: int | None = Field(None, ge=1)
+    #: Budget as a share of the model's context window (known for the default models).
+    context_budget: float | None = Field(None, gt=0.0, le=1.0)
+    #: Say in one line that nothing was retrieved, so the model does not invent sources.
+    no_results_notice: bool = False
+    no_results_notice_text: str = "No project documents were retrieved for this question."
     #: ``[rag.source_types]``: source type -> path globs, checked before the defaults.
     source_types: dict[str, list[str]] = Field(default_factory=dict)
     _source_file: Path | None = PrivateAttr(None)
@@ -314,6 +323,13 @@ class RAGConfig(StrictModel):
         from ragloom.embeddings.registry import embedding_providers
 
         return _registered(name, embedding_providers)
+
+    @model_validator(mode="after")
+    def _preloading_needs_a_budget(self) -> RAGConfig:
+        if self.strategy != "rag" and self.context_budget_tokens is None and self.context_budget is None:
+            raise ValueError(f"strategy {self.strategy!r} needs a budget: set context_budget_tokens "
+                             f"(tokens) or context_budget (a share of the model's window)")
+        return self
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> RAGConfig:

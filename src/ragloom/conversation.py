@@ -15,10 +15,10 @@ import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from ragloom.integrations.base import ChatIntegration, SendResult, Turn, retrieve_for, system_instruction
-from ragloom.prompt import estimate_tokens, results_in_context
+from ragloom.integrations.base import ChatIntegration, SendResult, Turn
+from ragloom.integrations.context import PromptContext, prepare
+from ragloom.prompt import estimate_tokens
 from ragloom.retrieval.tokenize import STOPWORDS
-from ragloom.types import SearchResult
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -92,18 +92,18 @@ class Conversation:
 
     def send(self, message: str) -> SendResult:
         """The model's answer to ``message``, with retrieved context and the history."""
-        instruction, turns, results, query = self._prepare(message)
-        answer = self.chat.complete_turns(instruction, turns)
-        return self._remember(message, answer, instruction, results, query)
+        context, turns, query = self._prepare(message)
+        answer = self.chat.complete_turns(context.instruction, turns)
+        return self._remember(message, answer, context, query)
 
     def stream(self, message: str) -> Iterator[str]:
         """``send``, yielding the answer as it arrives; ``last_result`` holds the rest."""
-        instruction, turns, results, query = self._prepare(message)
+        context, turns, query = self._prepare(message)
         pieces: list[str] = []
-        for piece in self.chat.stream_turns(instruction, turns):
+        for piece in self.chat.stream_turns(context.instruction, turns):
             pieces.append(piece)
             yield piece
-        self._remember(message, "".join(pieces), instruction, results, query)
+        self._remember(message, "".join(pieces), context, query)
 
     async def asend(self, message: str) -> SendResult:
         """``send`` on a worker thread."""
@@ -116,15 +116,14 @@ class Conversation:
         while (piece := await asyncio.to_thread(next, pieces, done)) is not done:
             yield piece  # type: ignore[misc]
 
-    def _prepare(self, message: str) -> tuple[str, list[Turn], list[SearchResult], str]:
+    def _prepare(self, message: str) -> tuple[PromptContext, list[Turn], str]:
         query = self.query_for(message)
-        results = retrieve_for(self.rag_engine, query, self.top_k)
-        instruction = system_instruction(self.md_content, results, self.system_prompt, self.token_budget)
-        return instruction, [*self.history(), Turn("user", message)], results, query
+        context = prepare(self.rag_engine, query, md_content=self.md_content,
+                          system_prompt=self.system_prompt, top_k=self.top_k,
+                          token_budget=self.token_budget, model=getattr(self.chat, "model", None))
+        return context, [*self.history(), Turn("user", message)], query
 
-    def _remember(self, message: str, answer: str, instruction: str, results: list[SearchResult],
-                  query: str) -> SendResult:
+    def _remember(self, message: str, answer: str, context: PromptContext, query: str) -> SendResult:
         self.turns += [Turn("user", message), Turn("assistant", answer)]
-        self.last_result = SendResult(answer, results_in_context(results, self.token_budget),
-                                      instruction, query)
+        self.last_result = SendResult(answer, context.injected, context.instruction, query)
         return self.last_result

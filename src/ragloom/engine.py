@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ragloom.chunking.context import text_to_index
-from ragloom.chunking.registry import FileChunker
+from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.chunking.sizing import resolve_chunk_sizing
 from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
@@ -29,13 +29,16 @@ from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer, IndexingStopped
 from ragloom.indexing.manifest import Manifest
 from ragloom.indexing.progress import ProgressCallback
+from ragloom.indexing.reading import SkipFile, read_file
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
+from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
+from ragloom.security import redact_secrets
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import create_vector_store, store_is_persistent
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
@@ -357,6 +360,35 @@ class RAGEngine:
             if root.is_dir():
                 total.merge(self.index_directory(root))
         return total
+
+    def corpus_tokens(self) -> int:
+        """The indexed files' size in tokens, estimated from the manifest (bytes / 4), for
+        deciding whether the whole corpus fits a prompt (``strategy = "auto"``)."""
+        if not self.config.enabled:
+            return 0
+        return sum(max(record.size, 0) for record in self._manifest.records().values()) // CHARS_PER_TOKEN
+
+    def preload_results(self, budget_tokens: int | None) -> list[SearchResult]:
+        """Whole indexed files (as their readers read them, secrets redacted), in path
+        order, one result each, leaving out files that no longer fit ``budget_tokens``."""
+        results: list[SearchResult] = []
+        used = 0
+        readers = FileReaders(self.config)
+        types = SourceTypes(self.config.source_types)
+        for path in self.get_all_indexed_paths():
+            try:
+                text = read_file(self._resolve(path), path, self.config.max_file_bytes, readers).text
+            except SkipFile:
+                continue
+            if self.config.redact_secrets:
+                text = redact_secrets(text).text
+            cost = estimate_tokens(f"File: {path} (preloaded)\n{text}\n\n")
+            if budget_tokens is not None and used + cost > budget_tokens:
+                continue
+            used += cost
+            metadata: Metadata = {"path": path, "source_type": types.of(path, language_for_path(path))}
+            results.append(SearchResult(path, text, metadata, 1.0, 0.0))
+        return results
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""

@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from ragloom.prompt import inject_context, results_in_context
+from ragloom.integrations.context import prepare
+from ragloom.prompt import inject_context
 from ragloom.types import SearchResult
 
 if TYPE_CHECKING:
@@ -61,8 +62,10 @@ class Turn:
 
 
 class ChatIntegration(ABC):
-    """One chat API bound to one model. Implement ``complete_turns``, ``stream_turns`` and
-    ``complete_with_tools``; the rest is shared."""
+    """One chat API bound to one model (``model``). Implement ``complete_turns``,
+    ``stream_turns`` and ``complete_with_tools``; the rest is shared."""
+
+    model: str
 
     @abstractmethod
     def complete_turns(self, system: str, turns: Sequence[Turn]) -> str:
@@ -91,10 +94,10 @@ class ChatIntegration(ABC):
                       system_prompt: str | None = None) -> SendResult:
         """Retrieve for ``user_message``, put the results into the system instruction after
         ``md_content``, and ask the model; says which chunks the prompt held."""
-        results = retrieve_for(rag_engine, user_message, top_k)
-        instruction = system_instruction(md_content, results, system_prompt, token_budget)
-        answer = self.complete(instruction, user_message)
-        return SendResult(answer, results_in_context(results, token_budget), instruction, user_message)
+        context = prepare(rag_engine, user_message, md_content=md_content, system_prompt=system_prompt,
+                          top_k=top_k, token_budget=token_budget, model=getattr(self, "model", None))
+        answer = self.complete(context.instruction, user_message)
+        return SendResult(answer, context.injected, context.instruction, user_message)
 
     def send_with_tools(self, md_content: str, user_message: str, *, rag_engine: RAGEngine,
                         max_rounds: int = 4, system_prompt: str | None = None) -> str:
