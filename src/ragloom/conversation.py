@@ -5,7 +5,8 @@ A follow-up ("and how is it tested?") says little on its own. The rule-based def
 (``rewrite="rules"``) searches the message plus the salient words of the previous user
 turn (no LLM call); ``rewrite="llm"`` asks the model for a standalone query first (one
 extra call); ``"none"`` searches the message as it is. ``bench/conversation.py`` measures
-them on follow-up questions built from the Cranfield queries.
+them on follow-up questions built from the Cranfield queries. With a ``MemoryStore`` and a
+session id, a conversation resumes the session's recent turns and records new ones.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ragloom.integrations.base import ChatIntegration, SendResult, Turn
 from ragloom.integrations.context import PromptContext, prepare
+from ragloom.memory import MemoryStore
 from ragloom.prompt import estimate_tokens
 from ragloom.retrieval.tokenize import STOPWORDS
 
@@ -57,7 +59,8 @@ class Conversation:
                  rag_engine: RAGEngine | None = None, top_k: int | None = None,
                  token_budget: int | None = None, system_prompt: str | None = None,
                  history_budget_tokens: int = DEFAULT_HISTORY_BUDGET_TOKENS,
-                 rewrite: Rewrite = "rules") -> None:
+                 rewrite: Rewrite = "rules", memory: MemoryStore | None = None,
+                 session_id: str | None = None, resume_turns: int = 50) -> None:
         if rewrite not in ("rules", "llm", "none"):
             raise ValueError(f"rewrite must be 'rules', 'llm' or 'none', got {rewrite!r}")
         self.chat = chat
@@ -68,7 +71,13 @@ class Conversation:
         self.system_prompt = system_prompt
         self.history_budget_tokens = history_budget_tokens
         self.rewrite = rewrite
-        self.turns: list[Turn] = []
+        if memory is not None and not session_id:
+            raise ValueError("a Conversation with a memory store needs a session_id")
+        self.memory = memory
+        self.session_id = session_id
+        #: The session so far: its last ``resume_turns`` remembered turns when resuming.
+        self.turns: list[Turn] = [Turn(t.role, t.text) for t in memory.recent(session_id, resume_turns)] \
+            if memory is not None and session_id else []  # type: ignore[misc]
         #: What the last ``stream`` put in the prompt (``send`` returns it).
         self.last_result: SendResult | None = None
 
@@ -125,5 +134,8 @@ class Conversation:
 
     def _remember(self, message: str, answer: str, context: PromptContext, query: str) -> SendResult:
         self.turns += [Turn("user", message), Turn("assistant", answer)]
+        if self.memory is not None and self.session_id:
+            self.memory.add(self.session_id, "user", message)
+            self.memory.add(self.session_id, "assistant", answer)
         self.last_result = SendResult(answer, context.injected, context.instruction, query)
         return self.last_result
