@@ -5,6 +5,7 @@ Adding a language chunker is one module plus one ``@chunkers.register("language"
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import Protocol
@@ -65,24 +66,22 @@ def _python_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
     return PythonAstChunker(sizing.size, sizing.overlap, sizing.measure)
 
 
-@chunkers.register("markdown")
-def _markdown_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
-    from ragloom.chunking.markdown import MarkdownChunker
+def _section_chunker(module: str, class_name: str) -> ChunkerFactory:
+    """A factory for a chunker that follows a markup's sections (markdown, RST), on while
+    ``chunking.markdown_chunking`` is; the module is imported on first use."""
 
-    if not config.chunking.markdown_chunking:
-        return None
-    return MarkdownChunker(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
-                           sizing.measure)
+    def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+        if not config.chunking.markdown_chunking:
+            return None
+        chunker_class = getattr(importlib.import_module(module), class_name)
+        return chunker_class(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
+                             sizing.measure)
+
+    return factory
 
 
-@chunkers.register("rst")
-def _rst_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
-    from ragloom.chunking.rst import RstChunker
-
-    if not config.chunking.markdown_chunking:
-        return None
-    return RstChunker(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
-                      sizing.measure)
+chunkers.register("markdown")(_section_chunker("ragloom.chunking.markdown", "MarkdownChunker"))
+chunkers.register("rst")(_section_chunker("ragloom.chunking.rst", "RstChunker"))
 
 
 class FileChunker:
