@@ -1,8 +1,10 @@
 """The provider-neutral part of talking to a model: what to retrieve, the system prompt
 with its context block, and the ``rag_search`` tool loop's contract.
 
-An integration subclasses ``ChatIntegration`` and implements its two API calls;
-``send`` / ``send_detailed`` / ``send_with_tools`` are then the same for every provider.
+An integration subclasses ``ChatIntegration`` and implements its API calls (a
+conversation, streamed or not, and the tool loop); ``send_detailed`` and
+``send_with_tools`` are then the same for every provider. What goes into the prompt is
+decided in ``integrations.context``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ class SendResult:
 
 def retrieve_for(rag_engine: RAGEngine | None, user_message: str,
                  top_k: int | None) -> list[SearchResult]:
-    """Search results to inject, or [] when there is no engine or nothing indexed."""
+    """Search results to inject, or [] when there is no engine or nothing indexed (the
+    building block ``ragloom.llm`` has offered since before strategies; see
+    ``integrations.context.prepare`` for what send() does now)."""
     if rag_engine is None or rag_engine.is_empty():
         return []
     return rag_engine.search(user_message, top_k=top_k)
