@@ -79,6 +79,13 @@ def test_cancelling_stops_between_consistent_states(tmp_path: Path, monkeypatch:
             task = asyncio.ensure_future(engine.aindex_directory())
             await asyncio.to_thread(embedder.waiting.wait, 60)
             task.cancel()
+            stop = engine._indexer.stop_event
+            assert stop is not None
+            for _ in range(10_000):  # let the cancelled task ask the run to stop
+                if stop.is_set():
+                    break
+                await asyncio.sleep(0)
+            assert stop.is_set()
             embedder.gate.set()  # the embedding returns; the run stops before journaling
             with pytest.raises(asyncio.CancelledError):
                 await task
