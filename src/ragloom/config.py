@@ -227,6 +227,9 @@ class RAGConfig(StrictModel):
     embedding_device: str | None = None
     embedding_normalize: bool = True
     embedding_max_seq_length: int | None = Field(None, ge=1)
+    #: How the local model runs: "torch", ONNX Runtime "onnx" (fp32) or "onnx-int8", or
+    #: "auto" (onnx-int8 when ONNX Runtime is installed). See bench/embedding_throughput.py.
+    embedding_backend: Literal["torch", "onnx", "onnx-int8", "auto"] = "torch"
     embedding_base_url: str | None = None
     embedding_concurrency: int = Field(4, ge=1, le=64)
     embedding_max_retries: int = Field(5, ge=0, le=20)

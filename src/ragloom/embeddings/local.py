@@ -81,7 +81,13 @@ class LocalEmbeddingProvider(EmbeddingProvider):
 
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, device: str | None = None,
                  batch_size: int = 64, normalize: bool = True,
-                 max_seq_length: int | None = None) -> None:
+                 max_seq_length: int | None = None, backend: str = "torch") -> None:
+        from ragloom.embeddings.onnx_backend import BACKENDS, resolve_backend
+
+        backend = resolve_backend(backend)
+        if backend not in BACKENDS:
+            raise EmbeddingError(f"unknown embedding backend {backend!r}; valid: {', '.join(BACKENDS)}, auto")
+        self.backend = backend
         self.model_name = model_name
         self.default_relevance_gate = MEASURED_RELEVANCE_GATES.get(
             model_name.removeprefix("sentence-transformers/"))
@@ -100,6 +106,16 @@ class LocalEmbeddingProvider(EmbeddingProvider):
             "query": "query" if prompts.get("query") else None,
             "document": next((n for n in ("document", "passage") if prompts.get(n)), None),
         }
+        self._onnx: Any = None
+        if backend != "torch":
+            from ragloom.embeddings.onnx_backend import OnnxEncoder, cached_model_file, check_exportable
+
+            check_exportable(self._model, model_name)
+            with self._lock:
+                model_file = cached_model_file(self._model, model_name, backend)
+            self._onnx = OnnxEncoder(model_file, self._model.tokenizer, self.max_seq_length)
+            # Vectors of two backends never mix: the model's identity names the backend.
+            self.model_name = f"{model_name}+{backend}"
 
     def token_measure(self) -> TokenMeasure | None:
         """The model's own tokenizer; the window is ``max_seq_length`` minus the special
@@ -114,6 +130,10 @@ class LocalEmbeddingProvider(EmbeddingProvider):
                             f"{self.model_name}/{window}", self._lock)
 
     def _embed_batch(self, texts: list[str], task: EmbeddingTask) -> np.ndarray:
+        if self._onnx is not None:
+            prompt_name = self._prompt_names[task]
+            prefix = self._model.prompts[prompt_name] if prompt_name else ""
+            return self._onnx.encode([prefix + text for text in texts], self.batch_size, self.normalize)
         with self._lock:
             previous = self._model.max_seq_length
             self._model.max_seq_length = self.max_seq_length

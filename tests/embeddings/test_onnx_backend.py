@@ -1,0 +1,110 @@
+"""The ONNX Runtime backends of the local provider: vectors close to torch's, the exported
+model cached and rebuilt when corrupt, two processes building it at once, and switching
+backend re-embeds like switching model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sentence_transformers")
+pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+pytest.importorskip("onnx", reason="the onnx extra is not installed")
+
+from helpers import write  # noqa: E402
+from ragloom import RAGConfig, RAGEngine  # noqa: E402
+from ragloom.embeddings.local import LocalEmbeddingProvider  # noqa: E402
+from ragloom.embeddings.onnx_backend import MANIFEST, MODEL_FILES, cache_folder, resolve_backend  # noqa: E402
+
+TEXTS = ["Lift grows with the angle of attack until the wing stalls.",
+         "def parse_config(text):\n    return dict(line.split('=') for line in text.splitlines())",
+         "Boundary layers thicken downstream of the leading edge of a flat plate.",
+         "How do I wrap a paragraph to 40 columns?", "x", "Rockets carry satellites into orbit."]
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("onnx-cache")
+    previous = os.environ.get("RAGLOOM_CACHE_DIR")
+    os.environ["RAGLOOM_CACHE_DIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("RAGLOOM_CACHE_DIR", None)
+    else:
+        os.environ["RAGLOOM_CACHE_DIR"] = previous
+
+
+@pytest.mark.slow
+def test_vectors_stay_close_to_torch(cache_dir: Path) -> None:
+    reference = LocalEmbeddingProvider().embed(TEXTS)
+    for backend, mean_floor, min_floor in (("onnx", 0.9999, 0.9999), ("onnx-int8", 0.99, 0.97)):
+        provider = LocalEmbeddingProvider(backend=backend)
+        assert provider.model_name == f"all-MiniLM-L6-v2+{backend}"
+        cosines = np.sum(reference * provider.embed(TEXTS), axis=1)
+        assert cosines.mean() >= mean_floor and cosines.min() >= min_floor, (backend, cosines)
+        query = np.dot(LocalEmbeddingProvider().embed_query(TEXTS[3]), provider.embed_query(TEXTS[3]))
+        assert query >= min_floor
+    assert resolve_backend("auto") == "onnx-int8"
+
+
+@pytest.mark.slow
+def test_the_cache_is_reused_and_a_corrupt_one_rebuilt(cache_dir: Path) -> None:
+    LocalEmbeddingProvider(backend="onnx-int8")
+    folder = cache_folder("all-MiniLM-L6-v2", "onnx-int8")
+    manifest = folder / MANIFEST
+    built_at = manifest.stat().st_mtime_ns
+    LocalEmbeddingProvider(backend="onnx-int8")
+    assert manifest.stat().st_mtime_ns == built_at  # reused
+    model = folder / MODEL_FILES["onnx-int8"]
+    data = model.read_bytes()
+    model.write_bytes(data[: len(data) // 2])  # a half-written or damaged file
+    provider = LocalEmbeddingProvider(backend="onnx-int8")
+    assert model.stat().st_size == len(data) and manifest.stat().st_mtime_ns != built_at
+    reference = LocalEmbeddingProvider().embed(TEXTS[:1])
+    assert float(np.sum(reference * provider.embed(TEXTS[:1]))) > 0.97
+    assert set(json.loads(manifest.read_text())["files"]) == {MODEL_FILES["onnx-int8"]}
+
+
+BUILD = """
+import os, sys
+import numpy as np
+os.environ["RAGLOOM_CACHE_DIR"] = sys.argv[1]
+from ragloom.embeddings.local import LocalEmbeddingProvider
+vector = LocalEmbeddingProvider(backend="onnx-int8").embed(["Rockets carry satellites into orbit."])[0]
+np.save(sys.argv[2], vector)
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_building_at_once(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    builders = [subprocess.Popen([sys.executable, "-c", BUILD, str(cache), str(tmp_path / f"v{i}.npy")],
+                                 env={**os.environ, "HF_HUB_OFFLINE": "1"}) for i in range(2)]
+    assert [builder.wait(timeout=300) for builder in builders] == [0, 0]
+    first, second = (np.load(tmp_path / f"v{i}.npy") for i in range(2))
+    assert np.array_equal(first, second)
+    folders = [p.name for p in (cache / "onnx").iterdir() if p.is_dir()]
+    assert len(folders) == 1 and not folders[0].startswith(".")  # no staging folder left
+
+
+@pytest.mark.slow
+def test_switching_backend_re_embeds(cache_dir: Path, tmp_path: Path) -> None:
+    for index in range(3):
+        write(tmp_path, f"notes/n{index}.md", f"# Note {index}\nwing number {index} and its lift\n")
+    # (backend, files indexed, chunks embedded): a switch rebuilds the index; vectors a
+    # backend made before come from the cache, which keeps each backend's apart.
+    for backend, indexed, embedded in (("torch", 3, 3), ("onnx-int8", 3, 3), ("onnx-int8", 0, 0),
+                                       ("torch", 3, 0)):
+        config = RAGConfig(embedding_provider="local", embedding_backend=backend,
+                           vector_store={"provider": "turboquant"})
+        with RAGEngine(config, tmp_path) as engine:
+            report = engine.index_directory()
+            assert (report.files_indexed, report.chunks_embedded) == (indexed, embedded), backend
+            assert engine.verify().ok
+            assert engine.search("wing number 2", top_k=1)[0].path == "notes/n2.md"
