@@ -8,7 +8,7 @@ store, fresh cache) with each backend; and the ratios to the raw torch encode. T
 quality of each backend against torch fp32: cosine between the two vectors of each
 Cranfield abstract, and nDCG@10 on Cranfield (dense and hybrid).
 
-    python bench/embedding_throughput.py [--runs 3] [--skip-quality]
+    python bench/embedding_throughput.py [--runs 3] [--skip-quality] [--skip-speed]
 """
 
 from __future__ import annotations
@@ -53,13 +53,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args()
     corpora = {"cranfield": [text for _, text in cranfield_texts()], "stdlib": stdlib_pieces(5000)}
     providers = {backend: LocalEmbeddingProvider(batch_size=BATCH_SIZE, backend=backend)
                  for backend in BACKENDS}
     model = providers["torch"]._model
     model.encode(corpora["cranfield"][:64], batch_size=BATCH_SIZE)  # warm up
-    for name, texts in corpora.items():
+    for name, texts in ({} if args.skip_speed else corpora).items():
         raw: list[float] = []
         encode: dict[str, list[float]] = {b: [] for b in BACKENDS}
         indexed: dict[str, list[float]] = {b: [] for b in BACKENDS}
