@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ragloom.integrations.context import prepare
-from ragloom.prompt import inject_context
 from ragloom.types import SearchResult
 
 if TYPE_CHECKING:
@@ -48,13 +47,6 @@ def retrieve_for(rag_engine: RAGEngine | None, user_message: str,
     if rag_engine is None or rag_engine.is_empty():
         return []
     return rag_engine.search(user_message, top_k=top_k)
-
-
-def system_instruction(md_content: str, results: list[SearchResult], system_prompt: str | None,
-                       token_budget: int | None) -> str:
-    """``system_prompt``, then ``md_content`` with the context block of ``results``."""
-    prompt = inject_context(md_content, results, token_budget)
-    return "\n\n".join(part for part in (system_prompt, prompt) if part)
 
 
 @dataclass(frozen=True)

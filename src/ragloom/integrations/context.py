@@ -75,8 +75,16 @@ def prepare(rag_engine: RAGEngine | None, query: str, *, md_content: str,
             results = rag_engine.preload_results(budget)
         else:
             results = rag_engine.search(query, top_k=top_k)
-    prompt = inject_context(md_content, results, budget)
-    if not results and config is not None and config.no_results_notice:
-        prompt = "\n\n".join(part for part in (prompt.rstrip("\n"), config.no_results_notice_text) if part)
-    instruction = "\n\n".join(part for part in (system_prompt, prompt) if part)
+    notice = config.no_results_notice_text if config is not None and config.no_results_notice else None
+    instruction = system_instruction(md_content, results, system_prompt, budget, notice)
     return PromptContext(instruction, results_in_context(results, budget), budget, strategy)
+
+
+def system_instruction(md_content: str, results: list[SearchResult], system_prompt: str | None,
+                       token_budget: int | None, notice: str | None = None) -> str:
+    """``system_prompt``, then ``md_content`` with the context block of ``results`` (or,
+    with no results, the ``notice`` line when one is given)."""
+    prompt = inject_context(md_content, results, token_budget)
+    if not results and notice:
+        prompt = "\n\n".join(part for part in (prompt.rstrip("\n"), notice) if part)
+    return "\n\n".join(part for part in (system_prompt, prompt) if part)
