@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,19 @@ import pytest
 
 from helpers import hash_config, write
 from ragloom import RAGConfig, RAGEngine
+
+
+@pytest.fixture(scope="session", autouse=True)
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The local model's ONNX exports go to a folder of this run, not the user's cache."""
+    folder = tmp_path_factory.mktemp("ragloom-cache")
+    previous = os.environ.get("RAGLOOM_CACHE_DIR")
+    os.environ["RAGLOOM_CACHE_DIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("RAGLOOM_CACHE_DIR", None)
+    else:
+        os.environ["RAGLOOM_CACHE_DIR"] = previous
 
 
 @pytest.fixture

@@ -223,13 +223,16 @@ class RAGConfig(StrictModel):
     embedding_provider: str = "local"
     embedding_model: str | None = None
     embedding_dim: int | None = Field(None, ge=1, le=65536)
-    embedding_batch_size: int = Field(64, ge=1, le=100_000)
+    #: Texts per forward pass of the local model; None: 8 on a CPU (least padding, fastest
+    #: measured), 64 on an accelerator. See bench/embedding_throughput.py.
+    embedding_batch_size: int | None = Field(None, ge=1, le=100_000)
     embedding_device: str | None = None
     embedding_normalize: bool = True
     embedding_max_seq_length: int | None = Field(None, ge=1)
     #: How the local model runs: "torch", ONNX Runtime "onnx" (fp32) or "onnx-int8", or
-    #: "auto" (onnx-int8 when ONNX Runtime is installed). See bench/embedding_throughput.py.
-    embedding_backend: Literal["torch", "onnx", "onnx-int8", "auto"] = "torch"
+    #: "auto" (onnx-int8 when ONNX Runtime and onnx are installed, as ragloom[local] does,
+    #: else torch). See bench/embedding_throughput.py.
+    embedding_backend: Literal["torch", "onnx", "onnx-int8", "auto"] = "auto"
     embedding_base_url: str | None = None
     embedding_concurrency: int = Field(4, ge=1, le=64)
     embedding_max_retries: int = Field(5, ge=0, le=20)

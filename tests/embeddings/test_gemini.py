@@ -13,6 +13,7 @@ pytest.importorskip("google.genai", reason="the gemini extra is not installed")
 from fakes.gemini_server import FULL_DIMENSION, FakeGeminiServer  # noqa: E402
 from ragloom import ConfigError, EmbeddingError, RAGConfig, RAGEngine  # noqa: E402
 from ragloom.embeddings.gemini import GeminiEmbeddingProvider  # noqa: E402
+from ragloom.indexing import indexer  # noqa: E402
 from ragloom.testing.embeddings import EmbedderConformance  # noqa: E402
 
 API_KEY = "test-key-DO-NOT-LEAK-1234"
@@ -150,8 +151,11 @@ def test_engine_with_gemini_from_config(server: FakeGeminiServer, tmp_path: Path
 
 def test_an_outage_keeps_every_batch_already_embedded(server: FakeGeminiServer, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """4 good batches, then HTTP 500s: the run fails, but the rerun embeds only the rest."""
+    """4 good batches, then HTTP 500s: the run fails, the first window (256 notes: batches of
+    100, 100, 56) is stored whole, the next one not at all, and the rerun embeds only what no
+    batch embedded (294 - 100 notes)."""
     monkeypatch.setenv("MY_GEMINI_KEY", API_KEY)
+    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 256)
     config = RAGConfig.model_validate({
         "embedding_provider": "gemini", "embedding_dim": 64, "api_key_env": "MY_GEMINI_KEY",
         "embedding_base_url": server.base_url, "embedding_concurrency": 1,
@@ -164,14 +168,14 @@ def test_an_outage_keeps_every_batch_already_embedded(server: FakeGeminiServer, 
     with RAGEngine(config, tmp_path) as engine:
         with pytest.raises(EmbeddingError, match="HTTP 500"):
             engine.index_directory()
-        assert engine.count() == 0  # nothing half-written: the window never reached the store
+        assert engine.count() == 256  # nothing half-written: the failed window never reached the store
     assert len(server.calls("batchEmbedContents")) == 5
     server.failures.clear()
     with RAGEngine(config, tmp_path) as engine:
         report = engine.index_directory()
-        assert report.chunks_embedded == 150 and engine.count() == 550
+        assert report.chunks_embedded == 194 and engine.count() == 550
         assert engine.verify().ok
-    assert len(server.calls("batchEmbedContents")) == 5 + 2
+    assert len(server.calls("batchEmbedContents")) == 5 + 3  # windows of 256 (156 new: 100 + 56) and 38
 
 
 class TestGeminiEmbedderConformance(EmbedderConformance):

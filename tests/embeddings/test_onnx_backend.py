@@ -21,6 +21,7 @@ from helpers import write  # noqa: E402
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.embeddings.local import LocalEmbeddingProvider  # noqa: E402
 from ragloom.embeddings.onnx_backend import MANIFEST, MODEL_FILES, cache_folder, resolve_backend  # noqa: E402
+from ragloom.testing.embeddings import EmbedderConformance  # noqa: E402
 
 TEXTS = ["Lift grows with the angle of attack until the wing stalls.",
          "def parse_config(text):\n    return dict(line.split('=') for line in text.splitlines())",
@@ -42,13 +43,14 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 def test_vectors_stay_close_to_torch(cache_dir: Path) -> None:
-    reference = LocalEmbeddingProvider().embed(TEXTS)
+    reference = LocalEmbeddingProvider(backend="torch").embed(TEXTS)
     for backend, mean_floor, min_floor in (("onnx", 0.9999, 0.9999), ("onnx-int8", 0.99, 0.97)):
         provider = LocalEmbeddingProvider(backend=backend)
         assert provider.model_name == f"all-MiniLM-L6-v2+{backend}"
         cosines = np.sum(reference * provider.embed(TEXTS), axis=1)
         assert cosines.mean() >= mean_floor and cosines.min() >= min_floor, (backend, cosines)
-        query = np.dot(LocalEmbeddingProvider().embed_query(TEXTS[3]), provider.embed_query(TEXTS[3]))
+        query = np.dot(LocalEmbeddingProvider(backend="torch").embed_query(TEXTS[3]),
+                       provider.embed_query(TEXTS[3]))
         assert query >= min_floor
     assert resolve_backend("auto") == "onnx-int8"
 
@@ -66,7 +68,7 @@ def test_the_cache_is_reused_and_a_corrupt_one_rebuilt(cache_dir: Path) -> None:
     model.write_bytes(data[: len(data) // 2])  # a half-written or damaged file
     provider = LocalEmbeddingProvider(backend="onnx-int8")
     assert model.stat().st_size == len(data) and manifest.stat().st_mtime_ns != built_at
-    reference = LocalEmbeddingProvider().embed(TEXTS[:1])
+    reference = LocalEmbeddingProvider(backend="torch").embed(TEXTS[:1])
     assert float(np.sum(reference * provider.embed(TEXTS[:1]))) > 0.97
     assert set(json.loads(manifest.read_text())["files"]) == {MODEL_FILES["onnx-int8"]}
 
@@ -108,3 +110,23 @@ def test_switching_backend_re_embeds(cache_dir: Path, tmp_path: Path) -> None:
             assert (report.files_indexed, report.chunks_embedded) == (indexed, embedded), backend
             assert engine.verify().ok
             assert engine.search("wing number 2", top_k=1)[0].path == "notes/n2.md"
+
+
+@pytest.mark.slow
+def test_a_vector_never_depends_on_the_texts_beside_it(cache_dir: Path) -> None:
+    """int8 activations are scaled per input, so each text runs on its own: the same text
+    gets the same vector alone, in any batch, as a query or in a reversed list."""
+    provider = LocalEmbeddingProvider(backend="onnx-int8", batch_size=4)
+    together = provider.embed(TEXTS)
+    assert np.array_equal(provider.embed(TEXTS[::-1])[::-1], together)
+    for index, text in enumerate(TEXTS):
+        assert np.array_equal(provider.embed([text])[0], together[index])
+    assert np.array_equal(provider.embed_query(TEXTS[3]), together[3])  # no query prompt here
+
+
+class TestOnnxInt8Conformance(EmbedderConformance):
+    """The contract every embedder keeps, for the int8 backend."""
+
+    @pytest.fixture
+    def provider(self, cache_dir: Path) -> LocalEmbeddingProvider:
+        return LocalEmbeddingProvider(backend="onnx-int8")

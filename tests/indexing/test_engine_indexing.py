@@ -287,3 +287,41 @@ def test_reports_merge_counts_skips_and_warnings() -> None:
                             skipped=[SkippedFile("x.bin", "binary")], warnings=["b"]))
     assert (total.files_indexed, total.files_removed, total.chunks_added, total.seconds) == (3, 1, 7, 0.75)
     assert total.skipped == [SkippedFile("x.bin", "binary")] and total.warnings == ["a", "b"]
+
+
+def test_the_next_files_are_chunked_while_a_window_is_embedded(make_engine, project: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows start small and double (2, 4, ...); while the first one is being embedded,
+    the worker threads go on reading and chunking the files after it."""
+    import threading
+
+    import ragloom.indexing.indexer as indexer
+
+    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 2)
+    for index in range(12):
+        write(project, f"n{index:02d}.md", f"note {index} about wings\n")
+    engine = make_engine()
+    chunked: list[str] = []
+    last_file_chunked = threading.Event()
+    chunk = engine._indexer.chunker.chunk
+
+    def spy(text: str, path: str, *args: object, **kwargs: object) -> object:
+        chunked.append(path)
+        if path == "n11.md":
+            last_file_chunked.set()
+        return chunk(text, path, *args, **kwargs)
+
+    monkeypatch.setattr(engine._indexer.chunker, "chunk", spy)
+    windows: list[tuple[int, int]] = []  # (texts embedded, files chunked by then)
+    embed = engine.provider._embed_batch
+
+    def first_waits(texts: list[str], task: str) -> object:
+        if not windows:  # the first window waits for the last file to be chunked
+            assert last_file_chunked.wait(timeout=60), "the files after the first window were not chunked"
+        windows.append((len(texts), len(chunked)))
+        return embed(texts, task)
+
+    monkeypatch.setattr(engine.provider, "_embed_batch", first_waits)
+    report = engine.index_directory()
+    assert report.files_indexed == 12 and engine.count() == 12
+    assert windows == [(2, 12), (4, 12), (6, 12)]  # windows of 2, 4, then the last 6 of 8

@@ -38,7 +38,9 @@ def indexed_text(measure: TextMeasure) -> IndexedText:
 
     def with_header(text: str, metadata: Metadata) -> str:
         header = chunk_header(metadata)
-        if header and measure.count(header) > budget:
+        # A token spans at least one byte, so a header of at most ``budget`` bytes fits
+        # without asking the tokenizer.
+        if header and len(header.encode("utf-8")) > budget and measure.count(header) > budget:
             header = header[: measure.fit(header, budget)].rstrip("\n") + "\n"
         return header + text
 

@@ -7,6 +7,7 @@ import json
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
@@ -30,15 +31,36 @@ from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 
-#: Chunks gathered before one embedding call and one store write.
+#: Chunks gathered before one embedding call and one store write: windows start at
+#: FIRST_WINDOW_CHUNKS (the model starts early) and double up to EMBED_WINDOW_CHUNKS.
 EMBED_WINDOW_CHUNKS = 4096
-#: Files read ahead in parallel while earlier ones are chunked and embedded.
-READ_AHEAD_FILES = 64
+FIRST_WINDOW_CHUNKS = 64
+#: Files read and chunked ahead on worker threads while the model embeds earlier windows,
+#: at most this many files and (by their size on disk) this many bytes.
+READ_AHEAD_FILES = 4096
+READ_AHEAD_BYTES = 64 << 20
 
 
 class IndexingStopped(Exception):
     """An indexing run stopped on request at a point where the index is consistent: every
     window written before is complete, the one in progress was not journaled."""
+
+
+@dataclass
+class _ToRead:
+    path: Path
+    relative: str
+    previous: FileRecord | None
+    size: int  # on disk, when listed
+
+
+@dataclass
+class _Prepared:
+    """A file read (and chunked when it changed) on a worker thread."""
+
+    content: FileContent
+    chunks: list[Chunk] | None  # None: same content as its previous version
+    warnings: list[str]
 
 
 @dataclass
@@ -172,7 +194,8 @@ class Indexer:
         else:
             content = FileContent(text, len(text.encode("utf-8", "surrogatepass")), 0,
                                   version.hexdigest())
-            chunks = self.chunker.chunk(self._redacted(text, source_id, report), key, language or "text")
+            chunks = self.chunker.chunk(self._redacted(text, source_id, report.warnings), key,
+                                        language or "text")
             model = self.embedder.provider.model_name
             for chunk in chunks:
                 del chunk.metadata["path"]
@@ -217,7 +240,7 @@ class Indexer:
                      progress: ProgressCallback | None) -> None:
         records = self.manifest.records()
         unchanged_versions: list[FileRecord] = []
-        to_read: list[tuple[Path, str, FileRecord | None]] = []
+        to_read: list[_ToRead] = []
         for path in files:
             relative = relative_posix(path, self.base_dir)
             previous = records.get(relative)
@@ -229,66 +252,72 @@ class Indexer:
             if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
                 report.files_unchanged += 1
             else:
-                to_read.append((path, relative, previous))
+                to_read.append(_ToRead(path, relative, previous, stat.st_size))
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
         window = _Window()
-        for (_, relative, previous), outcome in zip(to_read, self._read_ahead(to_read)):
+        window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
+        for item, outcome in zip(to_read, self._prepare_ahead(to_read)):
             self._stop_if_asked()
             chunks = 0
             if isinstance(outcome, SkipFile):
-                self._skip(report, relative, str(outcome), previous)
+                self._skip(report, item.relative, str(outcome), item.previous)
             else:
-                if outcome.warning:
-                    report.warnings.append(f"{relative}: {outcome.warning}")
-                if previous and previous.size != RECHUNK and previous.sha256 == outcome.sha256:
+                report.warnings.extend(outcome.warnings)
+                if outcome.chunks is None:
                     report.files_unchanged += 1
-                    unchanged_versions.append(_record(relative, outcome, previous.chunk_ids))
+                    unchanged_versions.append(_record(item.relative, outcome.content,
+                                                      item.previous.chunk_ids if item.previous else ()))
                 else:
-                    pending = _PendingFile(relative, outcome, self._chunk(relative, outcome, report),
-                                           previous)
-                    chunks = len(pending.chunks)
-                    window.add(pending)
+                    chunks = len(outcome.chunks)
+                    window.add(_PendingFile(item.relative, outcome.content, outcome.chunks, item.previous))
             tracker.file_read(chunks)
-            if window.chunk_count >= EMBED_WINDOW_CHUNKS:
+            if window.chunk_count >= window_limit:
                 self._flush(window, report, tracker)
                 window = _Window()
+                window_limit = min(window_limit * 2, EMBED_WINDOW_CHUNKS)
         self._flush(window, report, tracker)
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
 
-    def _read_ahead(self, to_read: list[tuple[Path, str, FileRecord | None]]
-                    ) -> Iterator[FileContent | SkipFile]:
-        """Read files on a thread pool, at most READ_AHEAD_FILES ahead of the consumer."""
+    def _prepare_ahead(self, to_read: list[_ToRead]) -> Iterator[_Prepared | SkipFile]:
+        """Read and chunk files on a thread pool, in order, up to READ_AHEAD_FILES files and
+        READ_AHEAD_BYTES ahead of the consumer (which meanwhile embeds earlier windows)."""
         if not to_read:
             return
         workers = min(8, (os.cpu_count() or 2) * 2)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragloom-read") as pool:
-            pending: list[Future[FileContent]] = []
-            paths = iter(to_read)
-            for path, relative, _ in paths:
-                pending.append(pool.submit(self._read, path, relative))
-                if len(pending) >= READ_AHEAD_FILES:
-                    break
-            while pending:
-                future = pending.pop(0)
-                next_item = next(paths, None)
-                if next_item is not None:
-                    pending.append(pool.submit(self._read, next_item[0], next_item[1]))
-                try:
-                    yield future.result()
-                except SkipFile as skip:
-                    yield skip
+            pending: deque[tuple[Future[_Prepared], int]] = deque()
+            queued_bytes = 0
+            try:
+                for item in to_read:
+                    pending.append((pool.submit(self._prepare, item), item.size))
+                    queued_bytes += item.size
+                    while pending and (len(pending) >= READ_AHEAD_FILES
+                                       or queued_bytes >= READ_AHEAD_BYTES):
+                        future, size = pending.popleft()
+                        queued_bytes -= size
+                        yield _outcome(future)
+                while pending:
+                    yield _outcome(pending.popleft()[0])
+            finally:  # stopped or failed: files not started yet are not read
+                for future, _ in pending:
+                    future.cancel()
+
+    def _prepare(self, item: _ToRead) -> _Prepared:
+        content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
+        warnings = [f"{item.relative}: {content.warning}"] if content.warning else []
+        previous = item.previous
+        if previous and previous.size != RECHUNK and previous.sha256 == content.sha256:
+            return _Prepared(content, None, warnings)
+        return _Prepared(content, self._chunk(item.relative, content, warnings), warnings)
 
     def _stop_if_asked(self) -> None:
         if self.stop_event is not None and self.stop_event.is_set():
             raise IndexingStopped("indexing stopped on request")
 
-    def _read(self, path: Path, relative: str) -> FileContent:
-        return read_file(path, relative, self.max_file_bytes, self.readers)
-
-    def _chunk(self, relative: str, content: FileContent, report: IndexReport) -> list[Chunk]:
+    def _chunk(self, relative: str, content: FileContent, warnings: list[str]) -> list[Chunk]:
         segments = [span for span in content.spans if span.language]
-        chunks = self.chunker.chunk(self._redacted(content.text, relative, report), relative,
+        chunks = self.chunker.chunk(self._redacted(content.text, relative, warnings), relative,
                                     content.language, segments)
         model = self.embedder.provider.model_name
         spans = SpanLookup(content.spans)
@@ -303,14 +332,14 @@ class Indexer:
                                   embedding_model=model)
         return chunks
 
-    def _redacted(self, text: str, source: str, report: IndexReport | None) -> str:
+    def _redacted(self, text: str, source: str, warnings: list[str] | None) -> str:
         """``text`` with secrets replaced by placeholders (kinds reported, values never)."""
         if not self.redact:
             return text
         redaction = redact_secrets(text)
-        if redaction.count and report is not None:
+        if redaction.count and warnings is not None:
             kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(redaction.kinds.items()))
-            report.warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
+            warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
         return redaction.text
 
     def _flush(self, window: _Window, report: IndexReport, tracker: ProgressTracker) -> None:
@@ -433,3 +462,10 @@ def _check_documents(ids: list[str], texts: list[str], metadatas: list[Metadata]
                     f"document {doc_id!r}: metadata {key!r} = {value!r} must be a str, int, "
                     f"float or bool"
                 )
+
+
+def _outcome(future: Future[_Prepared]) -> _Prepared | SkipFile:
+    try:
+        return future.result()
+    except SkipFile as skip:
+        return skip
