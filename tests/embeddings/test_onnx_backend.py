@@ -29,20 +29,8 @@ TEXTS = ["Lift grows with the angle of attack until the wing stalls.",
          "How do I wrap a paragraph to 40 columns?", "x", "Rockets carry satellites into orbit."]
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("onnx-cache")
-    previous = os.environ.get("RAGLOOM_CACHE_DIR")
-    os.environ["RAGLOOM_CACHE_DIR"] = str(folder)
-    yield folder
-    if previous is None:
-        os.environ.pop("RAGLOOM_CACHE_DIR", None)
-    else:
-        os.environ["RAGLOOM_CACHE_DIR"] = previous
-
-
 @pytest.mark.slow
-def test_vectors_stay_close_to_torch(cache_dir: Path) -> None:
+def test_vectors_stay_close_to_torch(onnx_cache: Path) -> None:
     reference = LocalEmbeddingProvider(backend="torch").embed(TEXTS)
     for backend, mean_floor, min_floor in (("onnx", 0.9999, 0.9999), ("onnx-int8", 0.99, 0.97)):
         provider = LocalEmbeddingProvider(backend=backend)
@@ -56,7 +44,7 @@ def test_vectors_stay_close_to_torch(cache_dir: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_cache_is_reused_and_a_corrupt_one_rebuilt(cache_dir: Path) -> None:
+def test_the_cache_is_reused_and_a_corrupt_one_rebuilt(onnx_cache: Path) -> None:
     LocalEmbeddingProvider(backend="onnx-int8")
     folder = cache_folder("all-MiniLM-L6-v2", "onnx-int8")
     manifest = folder / MANIFEST
@@ -96,7 +84,7 @@ def test_two_processes_building_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_switching_backend_re_embeds(cache_dir: Path, tmp_path: Path) -> None:
+def test_switching_backend_re_embeds(onnx_cache: Path, tmp_path: Path) -> None:
     for index in range(3):
         write(tmp_path, f"notes/n{index}.md", f"# Note {index}\nwing number {index} and its lift\n")
     # (backend, files indexed, chunks embedded): a switch rebuilds the index; vectors a
@@ -113,7 +101,7 @@ def test_switching_backend_re_embeds(cache_dir: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_vector_never_depends_on_the_texts_beside_it(cache_dir: Path) -> None:
+def test_a_vector_never_depends_on_the_texts_beside_it(onnx_cache: Path) -> None:
     """int8 activations are scaled per input, so each text runs on its own: the same text
     gets the same vector alone, in any batch, as a query or in a reversed list."""
     provider = LocalEmbeddingProvider(backend="onnx-int8", batch_size=4)
@@ -128,5 +116,5 @@ class TestOnnxInt8Conformance(EmbedderConformance):
     """The contract every embedder keeps, for the int8 backend."""
 
     @pytest.fixture
-    def provider(self, cache_dir: Path) -> LocalEmbeddingProvider:
+    def provider(self, onnx_cache: Path) -> LocalEmbeddingProvider:
         return LocalEmbeddingProvider(backend="onnx-int8")

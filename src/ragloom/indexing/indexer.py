@@ -39,6 +39,7 @@ FIRST_WINDOW_CHUNKS = 64
 #: at most this many files and (by their size on disk) this many bytes.
 READ_AHEAD_FILES = 4096
 READ_AHEAD_BYTES = 64 << 20
+FILES_PER_TASK = 8
 
 
 class IndexingStopped(Exception):
@@ -285,23 +286,35 @@ class Indexer:
         if not to_read:
             return
         workers = min(8, (os.cpu_count() or 2) * 2)
+        groups = [to_read[start:start + FILES_PER_TASK] for start in range(0, len(to_read), FILES_PER_TASK)]
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragloom-read") as pool:
-            pending: deque[tuple[Future[_Prepared], int]] = deque()
-            queued_bytes = 0
+            pending: deque[tuple[Future[list[_Prepared | SkipFile]], list[_ToRead]]] = deque()
+            queued_files = queued_bytes = 0
             try:
-                for item in to_read:
-                    pending.append((pool.submit(self._prepare, item), item.size))
-                    queued_bytes += item.size
-                    while pending and (len(pending) >= READ_AHEAD_FILES
-                                       or queued_bytes >= READ_AHEAD_BYTES):
-                        future, size = pending.popleft()
-                        queued_bytes -= size
-                        yield _outcome(future)
+                for group in groups:
+                    pending.append((pool.submit(self._prepare_group, group), group))
+                    queued_files += len(group)
+                    queued_bytes += sum(item.size for item in group)
+                    while pending and (queued_files >= READ_AHEAD_FILES or queued_bytes >= READ_AHEAD_BYTES):
+                        future, done = pending.popleft()
+                        queued_files -= len(done)
+                        queued_bytes -= sum(item.size for item in done)
+                        yield from future.result()
                 while pending:
-                    yield _outcome(pending.popleft()[0])
+                    yield from pending.popleft()[0].result()
             finally:  # stopped or failed: files not started yet are not read
                 for future, _ in pending:
                     future.cancel()
+
+    def _prepare_group(self, group: list[_ToRead]) -> list[_Prepared | SkipFile]:
+        """A few files per task: one task per file would cost the consumer more to hand out."""
+        prepared: list[_Prepared | SkipFile] = []
+        for item in group:
+            try:
+                prepared.append(self._prepare(item))
+            except SkipFile as skip:
+                prepared.append(skip)
+        return prepared
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
@@ -463,9 +476,3 @@ def _check_documents(ids: list[str], texts: list[str], metadatas: list[Metadata]
                     f"float or bool"
                 )
 
-
-def _outcome(future: Future[_Prepared]) -> _Prepared | SkipFile:
-    try:
-        return future.result()
-    except SkipFile as skip:
-        return skip
