@@ -223,8 +223,8 @@ class RAGConfig(StrictModel):
     embedding_provider: str = "local"
     embedding_model: str | None = None
     embedding_dim: int | None = Field(None, ge=1, le=65536)
-    #: Texts per forward pass of the local model; None: 8 on a CPU (least padding, fastest
-    #: measured), 64 on an accelerator. See bench/embedding_throughput.py.
+    #: Texts per forward pass of the local model; None: 8 on a CPU (small batches pad least,
+    #: which suits a CPU), 64 on an accelerator.
     embedding_batch_size: int | None = Field(None, ge=1, le=100_000)
     embedding_device: str | None = None
     embedding_normalize: bool = True

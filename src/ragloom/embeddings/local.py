@@ -93,8 +93,8 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         self.default_relevance_gate = MEASURED_RELEVANCE_GATES.get(
             model_name.removeprefix("sentence-transformers/"))
         self._model, self._lock = _shared_model(resolve_model_source(model_name), device)
-        # Small batches pad least: on a CPU 8 measured fastest (the ONNX backends run each
-        # text on its own, whatever the batch size).
+        # Small batches pad least, which suits a CPU (the ONNX backends run each text on its
+        # own, whatever the batch size).
         self.batch_size = batch_size or (8 if self._model.device.type == "cpu" else 64)
         self.normalize = normalize
         self.max_seq_length = max_seq_length or self._model.max_seq_length

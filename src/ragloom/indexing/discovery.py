@@ -160,4 +160,4 @@ def relative_posix(path: Path, base_dir: Path) -> str:
         return "."
     inside = base.rstrip(os.sep) + os.sep  # string work: pathlib costs 35 µs a file here
     relative = absolute[len(inside):] if absolute.startswith(inside) else absolute
-    return relative.replace(os.sep, "/") if os.sep != "/" else relative
+    return relative.replace(os.sep, "/")

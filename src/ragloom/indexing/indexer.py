@@ -264,10 +264,11 @@ class Indexer:
                 self._skip(report, item.relative, str(outcome), item.previous)
             else:
                 report.warnings.extend(outcome.warnings)
-                if outcome.chunks is None:
+                if outcome.chunks is None:  # same content as the previous version
+                    assert item.previous is not None
                     report.files_unchanged += 1
                     unchanged_versions.append(_record(item.relative, outcome.content,
-                                                      item.previous.chunk_ids if item.previous else ()))
+                                                      item.previous.chunk_ids))
                 else:
                     chunks = len(outcome.chunks)
                     window.add(_PendingFile(item.relative, outcome.content, outcome.chunks, item.previous))
@@ -288,22 +289,21 @@ class Indexer:
         workers = min(8, (os.cpu_count() or 2) * 2)
         groups = [to_read[start:start + FILES_PER_TASK] for start in range(0, len(to_read), FILES_PER_TASK)]
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragloom-read") as pool:
-            pending: deque[tuple[Future[list[_Prepared | SkipFile]], list[_ToRead]]] = deque()
+            pending: deque[tuple[Future[list[_Prepared | SkipFile]], int, int]] = deque()  # files, bytes
             queued_files = queued_bytes = 0
             try:
                 for group in groups:
-                    pending.append((pool.submit(self._prepare_group, group), group))
-                    queued_files += len(group)
-                    queued_bytes += sum(item.size for item in group)
+                    size = sum(item.size for item in group)
+                    pending.append((pool.submit(self._prepare_group, group), len(group), size))
+                    queued_files, queued_bytes = queued_files + len(group), queued_bytes + size
                     while pending and (queued_files >= READ_AHEAD_FILES or queued_bytes >= READ_AHEAD_BYTES):
-                        future, done = pending.popleft()
-                        queued_files -= len(done)
-                        queued_bytes -= sum(item.size for item in done)
+                        future, files, size = pending.popleft()
+                        queued_files, queued_bytes = queued_files - files, queued_bytes - size
                         yield from future.result()
                 while pending:
                     yield from pending.popleft()[0].result()
             finally:  # stopped or failed: files not started yet are not read
-                for future, _ in pending:
+                for future, _, _ in pending:
                     future.cancel()
 
     def _prepare_group(self, group: list[_ToRead]) -> list[_Prepared | SkipFile]:
@@ -475,4 +475,3 @@ def _check_documents(ids: list[str], texts: list[str], metadatas: list[Metadata]
                     f"document {doc_id!r}: metadata {key!r} = {value!r} must be a str, int, "
                     f"float or bool"
                 )
-
