@@ -32,7 +32,7 @@ TEXTS = ["Lift grows with the angle of attack until the wing stalls.",
 @pytest.mark.slow
 def test_vectors_stay_close_to_torch(onnx_cache: Path) -> None:
     reference = LocalEmbeddingProvider(backend="torch").embed(TEXTS)
-    for backend, mean_floor, min_floor in (("onnx", 0.9999, 0.9999), ("onnx-int8", 0.99, 0.97)):
+    for backend, mean_floor, min_floor in (("onnx", 0.9999, 0.9999), ("onnx-int8", 0.995, 0.985)):
         provider = LocalEmbeddingProvider(backend=backend)
         assert provider.model_name == f"all-MiniLM-L6-v2+{backend}"
         cosines = np.sum(reference * provider.embed(TEXTS), axis=1)

@@ -325,3 +325,69 @@ def test_the_next_files_are_chunked_while_a_window_is_embedded(make_engine, proj
     report = engine.index_directory()
     assert report.files_indexed == 12 and engine.count() == 12
     assert windows == [(2, 12), (4, 12), (6, 12)]  # windows of 2, 4, then the last 6 of 8
+
+
+def test_the_next_window_is_embedded_while_the_one_before_is_written(make_engine, project: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first window's store write waits until the model has started on the second one
+    (done one after the other, it would wait forever); progress is still told on the
+    caller's thread, and windows are written in order."""
+    import threading
+
+    import ragloom.indexing.indexer as indexer
+
+    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 2)
+    for index in range(6):
+        write(project, f"n{index}.md", f"note {index} about wings\n")
+    engine = make_engine()
+    embedded: list[int] = []
+    second_window_started = threading.Event()
+    embed = engine.provider._embed_batch
+
+    def spy(texts: list[str], task: str) -> object:
+        embedded.append(len(texts))
+        if len(embedded) == 2:
+            second_window_started.set()
+        return embed(texts, task)
+
+    written: list[list[str]] = []
+    upsert = engine.store.upsert
+
+    def first_write_waits(ids: list[str], vectors: object, texts: list[str], metadatas: list[dict]) -> object:
+        if not written:
+            assert second_window_started.wait(timeout=60), "the second window was not embedded meanwhile"
+        written.append(sorted(str(metadata["path"]) for metadata in metadatas))
+        return upsert(ids, vectors, texts, metadatas)
+
+    monkeypatch.setattr(engine.provider, "_embed_batch", spy)
+    monkeypatch.setattr(engine.store, "upsert", first_write_waits)
+    told_on: set[threading.Thread] = set()
+    report = engine.index_directory(progress=lambda _: told_on.add(threading.current_thread()))
+    assert report.files_indexed == 6 and engine.count() == 6
+    assert embedded == [2, 4]
+    assert written == [["n0.md", "n1.md"], ["n2.md", "n3.md", "n4.md", "n5.md"]]
+    assert told_on == {threading.current_thread()}
+
+
+def test_after_a_window_fails_the_windows_behind_it_are_not_embedded(make_engine, project: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragloom.indexing.indexer as indexer
+
+    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 2)
+    for index in range(14):  # windows of 2, 4 and 8 files
+        write(project, f"n{index:02d}.md", f"note {index} about wings\n")
+    engine = make_engine()
+    calls: list[int] = []
+    embed = engine.provider._embed_batch
+
+    def second_fails(texts: list[str], task: str) -> object:
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise RuntimeError("the model fell over")
+        return embed(texts, task)
+
+    monkeypatch.setattr(engine.provider, "_embed_batch", second_fails)
+    with pytest.raises(RuntimeError, match="the model fell over"):
+        engine.index_directory()
+    assert calls == [2, 4]  # the third window was queued, never embedded
+    assert engine.count() == 2 and engine.get_all_indexed_paths() == ["n00.md", "n01.md"]

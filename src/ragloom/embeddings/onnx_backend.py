@@ -3,9 +3,7 @@ ONNX Runtime, in fp32 (``onnx``) or with int8 weights (``onnx-int8``: dynamic pe
 quantization, which CPUs with VNNI instructions run fast).
 
 The export uses the transformer's plain ("eager") attention, whose graph ONNX Runtime fuses
-into its own attention kernel. int8 keeps a model's most sensitive matrices in fp32 where
-they were measured (``FP32_MATRICES``, from ``bench/int8_sensitivity.py``: quantizing one
-matrix at a time, on prose and on code).
+into its own kernels. int8 scales most matrices' activations per token (``onnx_int8``).
 
 The exported model is built once, offline, from the loaded torch model and cached in a
 user folder keyed by model, backend and ragloom version (``$RAGLOOM_CACHE_DIR``, else
@@ -20,7 +18,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import logging
 import os
 import re
 import shutil
@@ -33,21 +30,14 @@ from typing import Any
 import numpy as np
 
 from ragloom._optional import import_optional
+from ragloom.embeddings.onnx_int8 import quantize_int8
 from ragloom.errors import EmbeddingError
 from ragloom.locking import ProcessLock
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 MANIFEST = "ragloom-onnx.json"
 MODEL_FILES = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx"}
-_VERSION = "0.3.0"  # of this file's export recipe; part of the cache key with ragloom's
-#: Matrices (ONNX MatMul names end with these) left in fp32 by onnx-int8, per model. For
-#: all-MiniLM-L6-v2 the feed-forward output projections of layers 0 and 2 cost the most
-#: mean cosine to torch fp32 on prose and on code (0.0010-0.0014 each), the next 0.0005-0.0006,
-#: the other 33 at most 0.00035; keeping the two takes the loss from 0.0051 to 0.0031
-#: on prose, 0.0067 to 0.0040 on code (bench/int8_sensitivity.py --texts 100).
-FP32_MATRICES: dict[str, tuple[str, ...]] = {
-    "all-MiniLM-L6-v2": ("layer.0/output/dense/MatMul", "layer.2/output/dense/MatMul"),
-}
+_VERSION = "0.4.0"  # of this file's export recipe; part of the cache key with ragloom's
 
 
 def resolve_backend(backend: str) -> str:
@@ -98,7 +88,7 @@ def cached_model_file(st_model: Any, model_name: str, backend: str) -> Path:
     lock = ProcessLock(folder.parent / f"{folder.name}.lock")
     with lock.held():
         if not _valid(folder, backend):
-            _build(st_model, model_name, folder, backend)
+            _build(st_model, folder, backend)
     return folder / MODEL_FILES[backend]
 
 
@@ -112,25 +102,17 @@ def _valid(folder: Path, backend: str) -> bool:
         return False
 
 
-def _build(st_model: Any, model_name: str, folder: Path, backend: str) -> None:
+def _build(st_model: Any, folder: Path, backend: str) -> None:
     torch = import_optional("torch", "local", "exporting the model to ONNX")
-    quantization = import_optional("onnxruntime.quantization", "onnx", "the onnx-int8 backend") \
-        if backend == "onnx-int8" else None
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         exported = staging / MODEL_FILES["onnx"]
         _export(torch, st_model, exported)
         files = [exported]
-        if quantization is not None:
+        if backend == "onnx-int8":
             quantized = staging / MODEL_FILES["onnx-int8"]
-            logging.disable(logging.WARNING)  # its advice to pre-process, logged on the root logger
-            try:
-                quantization.quantize_dynamic(str(exported), str(quantized), per_channel=True,
-                                              weight_type=quantization.QuantType.QInt8,
-                                              nodes_to_exclude=_kept_in_fp32(exported, model_name))
-            finally:
-                logging.disable(logging.NOTSET)
+            quantize_int8(exported, quantized)
             exported.unlink()
             files = [quantized]
         manifest = {"backend": backend, "files": {f.name: _sha256(f) for f in files}}
@@ -141,16 +123,6 @@ def _build(st_model: Any, model_name: str, folder: Path, backend: str) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def _kept_in_fp32(model_file: Path, model_name: str) -> list[str]:
-    """Names of the MatMul nodes ``FP32_MATRICES`` lists for ``model_name`` (none for a
-    model nobody measured: all of it is quantized)."""
-    import onnx
-
-    suffixes = FP32_MATRICES.get(model_name.removeprefix("sentence-transformers/"), ())
-    return [node.name for node in onnx.load(str(model_file)).graph.node
-            if node.op_type == "MatMul" and node.name.endswith(suffixes)] if suffixes else []
 
 
 def _export(torch: Any, st_model: Any, target: Path) -> None:

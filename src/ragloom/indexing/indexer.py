@@ -17,9 +17,10 @@ from pathlib import Path
 from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker
 from ragloom.digests import content_hash
-from ragloom.embeddings.cache import CachedEmbedder
+from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
 from ragloom.faults import crash_point
 from ragloom.indexing.discovery import discover_files, relative_posix
+from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.reading import FileContent, SkipFile, read_file
@@ -80,6 +81,17 @@ class _Window:
     def add(self, pending: _PendingFile) -> None:
         self.files.append(pending)
         self.chunk_count += len(pending.chunks)
+
+    def chunks(self) -> list[Chunk]:
+        return [chunk for pending in self.files for chunk in pending.chunks]
+
+
+@dataclass
+class _Embedding:
+    """A window handed to the embedding line."""
+
+    window: _Window
+    vectors: Embedding
 
 
 class Indexer:
@@ -257,27 +269,33 @@ class Indexer:
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
         window = _Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
-        for item, outcome in zip(to_read, self._prepare_ahead(to_read)):
-            self._stop_if_asked()
-            chunks = 0
-            if isinstance(outcome, SkipFile):
-                self._skip(report, item.relative, str(outcome), item.previous)
-            else:
-                report.warnings.extend(outcome.warnings)
-                if outcome.chunks is None:  # same content as the previous version
-                    assert item.previous is not None
-                    report.files_unchanged += 1
-                    unchanged_versions.append(_record(item.relative, outcome.content,
-                                                      item.previous.chunk_ids))
+        with EmbedAhead(self._embed_chunks) as line:
+            embedding: _Embedding | None = None  # handed to the line, not written yet
+            for item, outcome in zip(to_read, self._prepare_ahead(to_read)):
+                self._stop_if_asked()
+                chunks = 0
+                if isinstance(outcome, SkipFile):
+                    self._skip(report, item.relative, str(outcome), item.previous)
                 else:
-                    chunks = len(outcome.chunks)
-                    window.add(_PendingFile(item.relative, outcome.content, outcome.chunks, item.previous))
-            tracker.file_read(chunks)
-            if window.chunk_count >= window_limit:
-                self._flush(window, report, tracker)
-                window = _Window()
-                window_limit = min(window_limit * 2, EMBED_WINDOW_CHUNKS)
-        self._flush(window, report, tracker)
+                    report.warnings.extend(outcome.warnings)
+                    if outcome.chunks is None:  # same content as the previous version
+                        assert item.previous is not None
+                        report.files_unchanged += 1
+                        unchanged_versions.append(_record(item.relative, outcome.content,
+                                                          item.previous.chunk_ids))
+                    else:
+                        chunks = len(outcome.chunks)
+                        window.add(_PendingFile(item.relative, outcome.content, outcome.chunks,
+                                                item.previous))
+                tracker.file_read(chunks)
+                if window.chunk_count >= window_limit:
+                    embedding = self._hand_over(line, window, embedding, report, tracker)
+                    window = _Window()
+                    window_limit = min(window_limit * 2, EMBED_WINDOW_CHUNKS)
+            embedding = self._hand_over(line, window, embedding, report, tracker)
+            if embedding is not None:
+                self._write(embedding.window, line.result(embedding.vectors, tracker.batch_embedded),
+                            report, tracker)
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
 
@@ -355,20 +373,37 @@ class Indexer:
             warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
         return redaction.text
 
-    def _flush(self, window: _Window, report: IndexReport, tracker: ProgressTracker) -> None:
-        """Embed a window's chunks in one call, then journal, write store and BM25 index
-        (readers wait only for this part), make the store durable, and record the files."""
-        if not window.files:
-            return
-        chunks = [chunk for pending in window.files for chunk in pending.chunks]
+    def _hand_over(self, line: EmbedAhead[list[Chunk]], window: _Window, previous: _Embedding | None,
+                   report: IndexReport, tracker: ProgressTracker) -> _Embedding | None:
+        """Queue ``window`` for embedding, then write ``previous`` (embedded meanwhile) while
+        the model works on it; returns the window now in flight."""
+        current = _Embedding(window, line.submit(window.chunks())) if window.files else None
+        if previous is not None:
+            self._write(previous.window, line.result(previous.vectors, tracker.batch_embedded),
+                        report, tracker)
+        return current
 
+    def _embed_chunks(self, chunks: list[Chunk], on_batch: Callable[[int], None]) -> EmbeddedTexts:
+        """Vectors of ``chunks`` as the embedder reads them; a stop request is honoured
+        between batches (embedded batches are cached; nothing is journaled yet)."""
         def batch_done(count: int) -> None:
-            tracker.batch_embedded(count)
-            self._stop_if_asked()  # embedded batches are cached; nothing is journaled yet
+            on_batch(count)
+            self._stop_if_asked()
 
         self._stop_if_asked()
-        embedded = self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
-                                       on_embedded=batch_done)
+        return self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
+                                   on_embedded=batch_done)
+
+    def _flush(self, window: _Window, report: IndexReport, tracker: ProgressTracker) -> None:
+        """Embed and write a window, here and now."""
+        if window.files:
+            self._write(window, self._embed_chunks(window.chunks(), tracker.batch_embedded), report, tracker)
+
+    def _write(self, window: _Window, embedded: EmbeddedTexts, report: IndexReport,
+               tracker: ProgressTracker) -> None:
+        """Journal an embedded window, write store and BM25 index (readers wait only for
+        this part), make the store durable, and record the files."""
+        chunks = window.chunks()
         tracker.window_done(len(chunks))
         report.chunks_embedded += embedded.computed
         crash_point("embedded")
