@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -289,17 +290,20 @@ def test_reports_merge_counts_skips_and_warnings() -> None:
     assert total.skipped == [SkippedFile("x.bin", "binary")] and total.warnings == ["a", "b"]
 
 
+def _notes_in_small_windows(project: Path, monkeypatch: pytest.MonkeyPatch, count: int) -> None:
+    """``count`` one-chunk notes n00.md, n01.md, ..., embedded in windows of 2, 4, 8, ..."""
+    import ragloom.indexing.indexer as indexer
+
+    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 2)
+    for index in range(count):
+        write(project, f"n{index:02d}.md", f"note {index} about wings\n")
+
+
 def test_the_next_files_are_chunked_while_a_window_is_embedded(make_engine, project: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows start small and double (2, 4, ...); while the first one is being embedded,
     the worker threads go on reading and chunking the files after it."""
-    import threading
-
-    import ragloom.indexing.indexer as indexer
-
-    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 2)
-    for index in range(12):
-        write(project, f"n{index:02d}.md", f"note {index} about wings\n")
+    _notes_in_small_windows(project, monkeypatch, 12)
     engine = make_engine()
     chunked: list[str] = []
     last_file_chunked = threading.Event()
@@ -332,13 +336,7 @@ def test_the_next_window_is_embedded_while_the_one_before_is_written(make_engine
     """The first window's store write waits until the model has started on the second one
     (done one after the other, it would wait forever); progress is still told on the
     caller's thread, and windows are written in order."""
-    import threading
-
-    import ragloom.indexing.indexer as indexer
-
-    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 2)
-    for index in range(6):
-        write(project, f"n{index}.md", f"note {index} about wings\n")
+    _notes_in_small_windows(project, monkeypatch, 6)
     engine = make_engine()
     embedded: list[int] = []
     second_window_started = threading.Event()
@@ -365,17 +363,13 @@ def test_the_next_window_is_embedded_while_the_one_before_is_written(make_engine
     report = engine.index_directory(progress=lambda _: told_on.add(threading.current_thread()))
     assert report.files_indexed == 6 and engine.count() == 6
     assert embedded == [2, 4]
-    assert written == [["n0.md", "n1.md"], ["n2.md", "n3.md", "n4.md", "n5.md"]]
+    assert written == [["n00.md", "n01.md"], ["n02.md", "n03.md", "n04.md", "n05.md"]]
     assert told_on == {threading.current_thread()}
 
 
 def test_after_a_window_fails_the_windows_behind_it_are_not_embedded(make_engine, project: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    import ragloom.indexing.indexer as indexer
-
-    monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 2)
-    for index in range(14):  # windows of 2, 4 and 8 files
-        write(project, f"n{index:02d}.md", f"note {index} about wings\n")
+    _notes_in_small_windows(project, monkeypatch, 14)  # windows of 2, 4 and 8
     engine = make_engine()
     calls: list[int] = []
     embed = engine.provider._embed_batch
