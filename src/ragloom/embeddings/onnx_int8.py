@@ -41,12 +41,12 @@ def quantize_int8(source: Path, target: Path, per_token: str = "unshared") -> No
     readers: dict[str, int] = {}
     for node in matrices:
         readers[node.input[0]] = readers.get(node.input[0], 0) + 1
-    chosen = {id(node) for node in matrices
+    chosen = {node.output[0] for node in matrices  # a node's output names it
               if per_token == "all" or (per_token == "unshared" and readers[node.input[0]] == 1)}
     opset = next(entry.version for entry in model.opset_import if entry.domain in ("", "ai.onnx"))
     nodes = []
     for node in graph.node:
-        if id(node) in chosen:
+        if node.op_type == "MatMul" and node.output[0] in chosen:
             nodes.extend(_per_token_matmul(onnx, graph, node, weights[node.input[1]], opset))
         else:
             nodes.append(node)
