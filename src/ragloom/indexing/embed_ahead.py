@@ -28,9 +28,10 @@ class _Abandoned(Exception):
 
 
 @dataclass
-class Embedding:
-    """One window handed to the line: its result, and its batches as they finish."""
+class Embedding(Generic[Job]):
+    """One job handed to the line: the job, its result, and its batches as they finish."""
 
+    job: Job
     future: Future[EmbeddedTexts]
     batches: queue.SimpleQueue[int | None]  # None: no more batches
 
@@ -50,12 +51,12 @@ class EmbedAhead(Generic[Job]):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def submit(self, job: Job) -> Embedding:
+    def submit(self, job: Job) -> Embedding[Job]:
         """Queue ``job`` behind the ones handed over before."""
         batches: queue.SimpleQueue[int | None] = queue.SimpleQueue()
-        return Embedding(self._pool.submit(self._run, job, batches), batches)
+        return Embedding(job, self._pool.submit(self._run, job, batches), batches)
 
-    def result(self, embedding: Embedding, on_batch: Callable[[int], None]) -> EmbeddedTexts:
+    def result(self, embedding: Embedding[Job], on_batch: Callable[[int], None]) -> EmbeddedTexts:
         """Wait for ``embedding``, telling ``on_batch`` about each batch (on this thread);
         raises what the embedding raised."""
         for computed in iter(embedding.batches.get, None):
@@ -74,8 +75,10 @@ class EmbedAhead(Generic[Job]):
                 raise _Abandoned("indexing ended before this window was embedded")
 
         try:
-            if self._failed or self._closed.is_set():
+            if self._failed:
                 raise _Abandoned("a window before this one failed")
+            if self._closed.is_set():
+                raise _Abandoned("indexing ended before this window was embedded")
             return self._embed(job, batch_done)
         except BaseException:
             self._failed = True

@@ -86,14 +86,6 @@ class _Window:
         return [chunk for pending in self.files for chunk in pending.chunks]
 
 
-@dataclass
-class _Embedding:
-    """A window handed to the embedding line."""
-
-    window: _Window
-    vectors: Embedding
-
-
 class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
@@ -269,8 +261,8 @@ class Indexer:
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
         window = _Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
-        with EmbedAhead(self._embed_chunks) as line:
-            embedding: _Embedding | None = None  # handed to the line, not written yet
+        with EmbedAhead(self._embed_window) as line:
+            embedding: Embedding[_Window] | None = None  # handed to the line, not written yet
             for item, outcome in zip(to_read, self._prepare_ahead(to_read)):
                 self._stop_if_asked()
                 chunks = 0
@@ -294,8 +286,7 @@ class Indexer:
                     window_limit = min(window_limit * 2, EMBED_WINDOW_CHUNKS)
             embedding = self._hand_over(line, window, embedding, report, tracker)
             if embedding is not None:
-                self._write(embedding.window, line.result(embedding.vectors, tracker.batch_embedded),
-                            report, tracker)
+                self._write_embedded(line, embedding, report, tracker)
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
 
@@ -373,31 +364,34 @@ class Indexer:
             warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
         return redaction.text
 
-    def _hand_over(self, line: EmbedAhead[list[Chunk]], window: _Window, previous: _Embedding | None,
-                   report: IndexReport, tracker: ProgressTracker) -> _Embedding | None:
+    def _hand_over(self, line: EmbedAhead[_Window], window: _Window, previous: Embedding[_Window] | None,
+                   report: IndexReport, tracker: ProgressTracker) -> Embedding[_Window] | None:
         """Queue ``window`` for embedding, then write ``previous`` (embedded meanwhile) while
         the model works on it; returns the window now in flight."""
-        current = _Embedding(window, line.submit(window.chunks())) if window.files else None
+        current = line.submit(window) if window.files else None
         if previous is not None:
-            self._write(previous.window, line.result(previous.vectors, tracker.batch_embedded),
-                        report, tracker)
+            self._write_embedded(line, previous, report, tracker)
         return current
 
-    def _embed_chunks(self, chunks: list[Chunk], on_batch: Callable[[int], None]) -> EmbeddedTexts:
-        """Vectors of ``chunks`` as the embedder reads them; a stop request is honoured
+    def _write_embedded(self, line: EmbedAhead[_Window], embedding: Embedding[_Window],
+                        report: IndexReport, tracker: ProgressTracker) -> None:
+        self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
+
+    def _embed_window(self, window: _Window, on_batch: Callable[[int], None]) -> EmbeddedTexts:
+        """Vectors of the window's chunks as the embedder reads them; a stop request is honoured
         between batches (embedded batches are cached; nothing is journaled yet)."""
         def batch_done(count: int) -> None:
             on_batch(count)
             self._stop_if_asked()
 
         self._stop_if_asked()
-        return self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
+        return self.embedder.embed([self.text_of(c.text, c.metadata) for c in window.chunks()], "document",
                                    on_embedded=batch_done)
 
     def _flush(self, window: _Window, report: IndexReport, tracker: ProgressTracker) -> None:
         """Embed and write a window, here and now."""
         if window.files:
-            self._write(window, self._embed_chunks(window.chunks(), tracker.batch_embedded), report, tracker)
+            self._write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
 
     def _write(self, window: _Window, embedded: EmbeddedTexts, report: IndexReport,
                tracker: ProgressTracker) -> None:
