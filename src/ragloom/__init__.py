@@ -1,5 +1,11 @@
 """ragloom: embeddable, offline-first retrieval for codebases and document folders."""
 
+import logging
+
+# A library logs; the app decides what is shown (without this, Python's last-resort
+# handler would print ragloom's warnings to stderr of apps that configured no logging).
+logging.getLogger("ragloom").addHandler(logging.NullHandler())
+
 from ragloom.config import RAGConfig, VectorStoreConfig, load_config
 from ragloom.engine import RAGEngine
 from ragloom.errors import (

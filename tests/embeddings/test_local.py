@@ -58,9 +58,12 @@ def test_paraphrases_score_above_unrelated_pairs(minilm: LocalEmbeddingProvider)
         assert query @ near > query @ far + 0.3, (anchor, float(query @ near), float(query @ far))
 
 
-def test_model_is_loaded_once_and_shared(minilm: LocalEmbeddingProvider) -> None:
-    other = create_embedding_provider(hash_config(embedding_provider="local"))
-    assert other._model is minilm._model  # type: ignore[attr-defined]
+def test_model_is_loaded_at_first_use_once_and_shared() -> None:
+    first, second = (LocalEmbeddingProvider(backend="torch") for _ in range(2))
+    assert first._model is None and first.dimension == 384  # the folder's files tell the shape
+    first.embed(["one"])
+    second.embed(["two"])
+    assert first._model is second._model is not None  # type: ignore[attr-defined]
 
 
 def test_safe_from_several_threads(minilm: LocalEmbeddingProvider) -> None:

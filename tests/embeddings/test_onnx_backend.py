@@ -20,7 +20,13 @@ pytest.importorskip("onnx", reason="the onnx extra is not installed")
 from helpers import write  # noqa: E402
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.embeddings.local import LocalEmbeddingProvider  # noqa: E402
-from ragloom.embeddings.onnx_backend import MANIFEST, MODEL_FILES, cache_folder, resolve_backend  # noqa: E402
+from ragloom.embeddings.onnx_backend import (  # noqa: E402
+    MANIFEST,
+    MODEL_FILES,
+    TOKENIZER_FILE,
+    cache_folder,
+    resolve_backend,
+)
 from ragloom.testing.embeddings import EmbedderConformance  # noqa: E402
 
 TEXTS = ["Lift grows with the angle of attack until the wing stalls.",
@@ -45,20 +51,21 @@ def test_vectors_stay_close_to_torch(onnx_cache: Path) -> None:
 
 @pytest.mark.slow
 def test_the_cache_is_reused_and_a_corrupt_one_rebuilt(onnx_cache: Path) -> None:
-    LocalEmbeddingProvider(backend="onnx-int8")
+    LocalEmbeddingProvider(backend="onnx-int8").embed(TEXTS[:1])  # the first use builds it
     folder = cache_folder("all-MiniLM-L6-v2", "onnx-int8")
     manifest = folder / MANIFEST
     built_at = manifest.stat().st_mtime_ns
-    LocalEmbeddingProvider(backend="onnx-int8")
+    LocalEmbeddingProvider(backend="onnx-int8").embed(TEXTS[:1])
     assert manifest.stat().st_mtime_ns == built_at  # reused
     model = folder / MODEL_FILES["onnx-int8"]
     data = model.read_bytes()
     model.write_bytes(data[: len(data) // 2])  # a half-written or damaged file
     provider = LocalEmbeddingProvider(backend="onnx-int8")
+    vector = provider.embed(TEXTS[:1])
     assert model.stat().st_size == len(data) and manifest.stat().st_mtime_ns != built_at
     reference = LocalEmbeddingProvider(backend="torch").embed(TEXTS[:1])
-    assert float(np.sum(reference * provider.embed(TEXTS[:1]))) > 0.97
-    assert set(json.loads(manifest.read_text())["files"]) == {MODEL_FILES["onnx-int8"]}
+    assert float(np.sum(reference * vector)) > 0.97
+    assert set(json.loads(manifest.read_text())["files"]) == {MODEL_FILES["onnx-int8"], TOKENIZER_FILE}
 
 
 BUILD = """

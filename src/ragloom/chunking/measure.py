@@ -92,14 +92,3 @@ class TokenMeasure:
             return len(text)
         return max(1, ends[budget - 1]) if budget > 0 else 1
 
-
-def hugging_face_token_ends(tokenizer: object) -> TokenOffsets:
-    """``TokenOffsets`` of a Hugging Face fast tokenizer."""
-
-    def token_ends(texts: list[str]) -> list[list[int]]:
-        encoded = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True,  # type: ignore[operator]
-                            return_attention_mask=False, return_token_type_ids=False,
-                            truncation=False, verbose=False)
-        return [[end for _, end in offsets] for offsets in encoded["offset_mapping"]]
-
-    return token_ends

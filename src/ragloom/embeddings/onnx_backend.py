@@ -2,42 +2,45 @@
 ONNX Runtime, in fp32 (``onnx``) or with int8 weights (``onnx-int8``: dynamic per-channel
 quantization, which CPUs with VNNI instructions run fast).
 
-The export uses the transformer's plain ("eager") attention, whose graph ONNX Runtime fuses
-into its own kernels. int8 scales most matrices' activations per token (``onnx_int8``).
-
-The exported model is built once, offline, from the loaded torch model and cached in a
-user folder keyed by model, backend and ragloom version (``$RAGLOOM_CACHE_DIR``, else
-``~/.cache/ragloom``). The build happens under a file lock (two processes building at
-once wait for each other) into a temporary folder that replaces the old one only when
-complete; a cache whose files do not match the checksums it recorded is rebuilt.
-Choosing between the backends: ``bench/embedding_throughput.py``.
+The export (``onnx_export``, which needs torch) is built once, offline, from the loaded
+torch model and cached in a user folder keyed by model, backend and ragloom version
+(``$RAGLOOM_CACHE_DIR``, else ``~/.cache/ragloom``) with the tokenizer and the model's
+shape; running a cached export needs only onnxruntime and ``tokenizers``. The build
+happens under a file lock (two processes building at once wait for each other) into a
+temporary folder that replaces the old one only when complete; a cache whose files do not
+match the checksums it recorded is rebuilt. Choosing between the backends:
+``bench/embedding_throughput.py``.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
+import logging
 import os
 import re
-import shutil
-import tempfile
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ragloom._optional import import_optional
-from ragloom.embeddings.onnx_int8 import quantize_int8
+from ragloom.embeddings.model_info import ModelInfo
 from ragloom.errors import EmbeddingError
 from ragloom.locking import ProcessLock
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 MANIFEST = "ragloom-onnx.json"
 MODEL_FILES = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx"}
-_VERSION = "0.4.0"  # of this file's export recipe; part of the cache key with ragloom's
+TOKENIZER_FILE = "tokenizer.json"
+_VERSION = "0.5.0"  # of the export recipe and folder layout; part of the cache key with ragloom's
+
+logger = logging.getLogger(__name__)
 
 
 def resolve_backend(backend: str) -> str:
@@ -50,18 +53,11 @@ def resolve_backend(backend: str) -> str:
     return "onnx-int8" if available else "torch"
 
 
-def check_exportable(st_model: Any, model_name: str) -> None:
+def check_exportable(info: ModelInfo, model_name: str) -> None:
     """The ONNX backends rebuild the sentence-transformers pipeline as transformer + mean
     pooling (+ normalize); other pipelines are refused with the reason."""
-    modules = [type(module).__name__ for module in st_model]
-    pooling = st_model[1] if len(modules) > 1 else None
-    mode = getattr(pooling, "pooling_mode", None)  # sentence-transformers >= 6: "mean" or a list
-    if mode is not None:
-        mean = mode == "mean" or (isinstance(mode, (list, tuple)) and list(mode) == ["mean"])
-    else:  # older releases: one flag per mode
-        mean = bool(getattr(pooling, "pooling_mode_mean_tokens", False)) and not any(
-            getattr(pooling, f"pooling_mode_{name}", False) for name in ("cls_token", "max_tokens"))
-    if modules[:2] != ["Transformer", "Pooling"] or not mean or set(modules[2:]) - {"Normalize"}:
+    modules = list(info.modules)
+    if modules[:2] != ["Transformer", "Pooling"] or not info.mean_pooling or set(modules[2:]) - {"Normalize"}:
         raise EmbeddingError(f"the ONNX backends need a transformer + mean pooling model; "
                              f"{model_name!r} has {modules}: use embedding_backend = \"torch\"")
 
@@ -72,100 +68,62 @@ def cache_root() -> Path:
 
 
 def cache_folder(model_name: str, backend: str) -> Path:
-    from importlib.metadata import PackageNotFoundError, version
+    from ragloom import __version__
 
-    try:
-        ragloom_version = version("ragloom")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        ragloom_version = "source"
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("_")
-    return cache_root() / "onnx" / f"{safe}-{backend}-{ragloom_version}-{_VERSION}"
+    return cache_root() / "onnx" / f"{safe}-{backend}-{__version__}-{_VERSION}"
 
 
-def cached_model_file(st_model: Any, model_name: str, backend: str) -> Path:
-    """The ONNX file for ``backend``, built from ``st_model`` unless a valid one is cached."""
+@dataclass(frozen=True)
+class CachedExport:
+    """A finished export: the ONNX file, the tokenizer and the model's shape."""
+
+    model_file: Path
+    tokenizer_file: Path
+    info: ModelInfo
+
+
+def find_export(model_name: str, backend: str) -> CachedExport | None:
+    """The cached export of ``model_name`` for ``backend`` if it is complete and intact."""
     folder = cache_folder(model_name, backend)
-    lock = ProcessLock(folder.parent / f"{folder.name}.lock")
-    with lock.held():
-        if not _valid(folder, backend):
-            _build(st_model, folder, backend)
-    return folder / MODEL_FILES[backend]
-
-
-def _valid(folder: Path, backend: str) -> bool:
-    """Whether the folder holds a finished build whose files match their checksums."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        return manifest.get("backend") == backend and all(
-            _sha256(folder / name) == digest for name, digest in manifest["files"].items())
+        files = manifest["files"]
+        if manifest.get("backend") != backend or set(files) != {MODEL_FILES[backend], TOKENIZER_FILE}:
+            return None
+        if not all(sha256_of(folder / name) == digest for name, digest in files.items()):
+            return None
+        return CachedExport(folder / MODEL_FILES[backend], folder / TOKENIZER_FILE,
+                            ModelInfo.from_dict(manifest["model"]))
     except (OSError, ValueError, KeyError, TypeError):
-        return False
+        return None
 
 
-def _build(st_model: Any, folder: Path, backend: str) -> None:
-    torch = import_optional("torch", "local", "exporting the model to ONNX")
+def ensure_export(model_name: str, backend: str, load_model: Callable[[], Any]) -> CachedExport:
+    """The cached export, built first (from ``load_model()``, under a lock) if there is none
+    valid. The build takes a while and happens once: it says so in one log line."""
+    export = find_export(model_name, backend)
+    if export is not None:
+        return export
+    folder = cache_folder(model_name, backend)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    try:
-        exported = staging / MODEL_FILES["onnx"]
-        _export(torch, st_model, exported)
-        files = [exported]
-        if backend == "onnx-int8":
-            quantized = staging / MODEL_FILES["onnx-int8"]
-            quantize_int8(exported, quantized)
-            exported.unlink()
-            files = [quantized]
-        manifest = {"backend": backend, "files": {f.name: _sha256(f) for f in files}}
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        if folder.exists():
-            shutil.rmtree(folder)  # our own cache folder, found incomplete or corrupt
-        os.replace(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with ProcessLock(folder.parent / f"{folder.name}.lock").held():
+        export = find_export(model_name, backend)  # another process may have built it meanwhile
+        if export is None:
+            from ragloom.embeddings.onnx_export import build_export
+
+            started = time.monotonic()
+            logger.info("exporting %s to ONNX (%s), once, into %s", model_name, backend, folder)
+            build_export(load_model(), folder, backend)
+            logger.warning("first use: exported the embedding model %s to ONNX (%s) in %.1f s; "
+                           "cached in %s", model_name, backend, time.monotonic() - started, folder)
+            export = find_export(model_name, backend)
+            if export is None:
+                raise EmbeddingError(f"the ONNX export in {folder} did not verify after building it")
+    return export
 
 
-def _export(torch: Any, st_model: Any, target: Path) -> None:
-    """The transformer of ``st_model`` as ONNX: token ids in, last hidden states out."""
-    transformer = st_model[0].auto_model
-    attention = getattr(transformer.config, "_attn_implementation", None)
-    switch = attention not in (None, "eager") and hasattr(transformer, "set_attn_implementation")
-    if switch:
-        transformer.set_attn_implementation("eager")
-    try:
-        _export_graph(torch, transformer, st_model.tokenizer, target)
-    finally:
-        if switch:
-            transformer.set_attn_implementation(attention)
-
-
-def _export_graph(torch: Any, transformer: Any, tokenizer: Any, target: Path) -> None:
-
-    class HiddenStates(torch.nn.Module):  # keyword call: the model's positional order varies
-        def __init__(self, model: Any) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            return self.model(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
-
-    sample = tokenizer(["a short text", "a somewhat longer text to export"], padding=True,
-                       return_tensors="pt", return_token_type_ids=True)
-    dynamic = {name: {0: "batch", 1: "tokens"}
-               for name in ("input_ids", "attention_mask", "token_type_ids", "last_hidden_state")}
-    import warnings
-
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
-        torch.onnx.export(HiddenStates(transformer.eval()),
-                          (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
-                          str(target), input_names=["input_ids", "attention_mask", "token_type_ids"],
-                          output_names=["last_hidden_state"], dynamic_axes=dynamic, opset_version=17,
-                          dynamo=False)
-
-
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -181,32 +139,39 @@ class OnnxEncoder:
     vector never depends on the texts beside it (int8 activations are scaled per input, so
     batching texts together would change their vectors)."""
 
-    def __init__(self, model_file: Path, tokenizer: Any, max_seq_length: int,
-                 threads: int | None = None) -> None:
+    def __init__(self, export: CachedExport, max_seq_length: int, threads: int | None = None) -> None:
         ort = import_optional("onnxruntime", "onnx", "the ONNX embedding backends")
+        tokenizers = import_optional("tokenizers", "onnx", "the ONNX embedding backends")
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1  # parallel across texts, not inside one
         options.inter_op_num_threads = 1
         try:
-            self._session = ort.InferenceSession(str(model_file), options,
+            self._session = ort.InferenceSession(str(export.model_file), options,
                                                  providers=["CPUExecutionProvider"])
         except Exception as exc:
-            raise EmbeddingError(f"cannot load the ONNX model {model_file}: {exc}") from exc
+            raise EmbeddingError(f"cannot load the ONNX model {export.model_file}: {exc}") from exc
         self.threads = max(1, threads or os.cpu_count() or 1)
-        # One tokenizer per worker (fast tokenizers are not thread-safe), none shared with
-        # the chunker, which tokenizes the next files meanwhile.
-        self._tokenizers = [copy.deepcopy(tokenizer) for _ in range(self.threads)]
-        self._calls = threading.Lock()  # one encode at a time owns the workers' tokenizers
         self.max_seq_length = max_seq_length
+        # One tokenizer per worker, none shared with the chunker.
+        self._tokenizers = [tokenizers.Tokenizer.from_file(str(export.tokenizer_file))
+                            for _ in range(self.threads)]
+        for tokenizer in self._tokenizers:
+            tokenizer.enable_truncation(max_seq_length)
+            tokenizer.no_padding()
+        self._calls = threading.Lock()  # one encode at a time owns the workers' tokenizers
 
     def encode(self, texts: list[str], normalize: bool) -> np.ndarray:
         """Vectors of ``texts`` in order."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         workers = min(self.threads, len(texts))
-        with self._calls, ThreadPoolExecutor(workers, thread_name_prefix="ragloom-onnx") as pool:
-            parts = list(pool.map(self._encode_each, [texts[w::workers] for w in range(workers)],
-                                  self._tokenizers))
+        with self._calls:
+            if workers == 1:  # a query: no pool to start
+                parts = [self._encode_each(texts, self._tokenizers[0])]
+            else:
+                with ThreadPoolExecutor(workers, thread_name_prefix="ragloom-onnx") as pool:
+                    parts = list(pool.map(self._encode_each,
+                                          [texts[w::workers] for w in range(workers)], self._tokenizers))
         vectors = np.zeros((len(texts), parts[0].shape[1]), dtype=np.float32)
         for worker, part in enumerate(parts):
             vectors[worker::workers] = part
@@ -217,9 +182,10 @@ class OnnxEncoder:
     def _encode_each(self, texts: list[str], tokenizer: Any) -> np.ndarray:
         rows = []
         for text in texts:
-            tokens = tokenizer(text, truncation=True, max_length=self.max_seq_length,
-                               return_tensors="np", return_token_type_ids=True)
-            hidden = self._session.run(None, {name: tokens[name].astype(np.int64) for name in
-                                              ("input_ids", "attention_mask", "token_type_ids")})[0]
+            encoding = tokenizer.encode(text)
+            feed = {name: np.asarray([values], dtype=np.int64) for name, values in (
+                ("input_ids", encoding.ids), ("attention_mask", encoding.attention_mask),
+                ("token_type_ids", encoding.type_ids))}
+            hidden = self._session.run(None, feed)[0]
             rows.append(hidden[0].mean(axis=0))  # no padding: every token counts
         return np.asarray(rows, dtype=np.float32)
