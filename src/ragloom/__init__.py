@@ -2,10 +2,6 @@
 
 import logging
 
-# A library logs; the app decides what is shown (without this, Python's last-resort
-# handler would print ragloom's warnings to stderr of apps that configured no logging).
-logging.getLogger("ragloom").addHandler(logging.NullHandler())
-
 from ragloom.config import RAGConfig, VectorStoreConfig, load_config
 from ragloom.engine import RAGEngine
 from ragloom.errors import (
@@ -25,6 +21,10 @@ from ragloom.retrieval.searcher import SearchResponse
 from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
 
 __version__ = "0.1.0"
+
+# A library logs; the app decides what is shown (without this, Python's last-resort
+# handler would print ragloom's warnings to stderr of apps that configured no logging).
+logging.getLogger("ragloom").addHandler(logging.NullHandler())
 
 __all__ = [
     "Chunk",
