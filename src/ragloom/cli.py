@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragloom.cli_query import QueryUsageError, add_query_options, explain, filters_from, location
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
 from ragloom.eval import MODES
@@ -26,7 +27,7 @@ from ragloom.types import IndexReport
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
-    from ragloom.retrieval.searcher import SearchResponse
+    from ragloom.types import SearchResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 PROGRESS_LINE_SECONDS = 5.0
@@ -135,13 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("files", nargs="+", metavar="FILE")
     reindex = commands.add_parser("reindex", help="re-chunk every file, even unchanged ones")
     reindex.add_argument("path", nargs="?")
+    for writer in (index, ingest, reindex):
+        writer.add_argument("--json", action="store_true", help="the report as JSON")
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
-    search.add_argument("query")
-    search.add_argument("--top-k", type=_positive_int)
-    search.add_argument("--json", action="store_true", help="machine-readable output")
+    add_query_options(search, _positive_int)
     context = commands.add_parser("context", help="print the block that would be injected")
-    context.add_argument("query")
-    context.add_argument("--top-k", type=_positive_int)
+    add_query_options(context, _positive_int)
     context.add_argument("--token-budget", type=_non_negative_int)
     status = commands.add_parser("status", help="what the index holds")
     status.add_argument("--json", action="store_true")
@@ -194,6 +194,15 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         return EXIT_OK
     reading = args.command in ("search", "context", "status") or (
         args.command == "mcp" and not args.allow_writes)
+    querying = args.command in ("search", "context")
+    filters = filters_from(args) if querying else None
+    gate_off = config.relevance_gate
+    if querying and args.no_gate:
+        config = config.model_copy(update={"relevance_gate": -1.0})
+    if config.source_file is None and not reading and not (base_dir / config.index_dir).exists():
+        print(f"ragloom: no ragloom.toml (or pyproject.toml [tool.ragloom]) in {base_dir} or "
+              f"above: indexing {base_dir} with the default settings into "
+              f"{base_dir / config.index_dir}", file=sys.stderr)
     try:
         engine = RAGEngine(config, base_dir, read_only=reading)
     except IndexNotFoundError:
@@ -208,30 +217,28 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 report = engine.index_file(target)
             else:
                 report = method(target, progress=progress_printer())
-            print(describe_report(report), file=out)
+            print(json.dumps(report.to_dict(), indent=2) if args.json else describe_report(report),
+                  file=out)
         elif args.command == "mcp":
             from ragloom.mcp_server import serve
 
             serve(engine, http=args.http, host=args.host, port=args.port,
                   allow_writes=args.allow_writes)
         elif args.command == "ingest":
-            return _ingest(engine, [Path(name) for name in args.files], out)
-        elif args.command == "search":
-            response = engine.search_detailed(args.query, top_k=args.top_k)
-            results = response.results
-            _hint_if_nothing(engine, response)
-            if args.json:
-                print(json.dumps([r.to_dict() for r in results], indent=2), file=out)
-            for rank, r in enumerate([] if args.json else results, start=1):
-                meta = r.metadata
-                where = f"{meta.get('path', r.id)}:{meta.get('start_line', '?')}-{meta.get('end_line', '?')}"
-                print(f"{rank}. {r.score:.4f}  {where}", file=out)
-                print("   " + r.text.strip().replace("\n", "\n   ")[:400], file=out)
-        elif args.command == "context":
-            response = engine.search_detailed(args.query, top_k=args.top_k)
-            results = response.results
-            _hint_if_nothing(engine, response)
-            print(format_context(results, args.token_budget), file=out)
+            return _ingest(engine, [Path(name) for name in args.files], out, args.json)
+        elif querying:
+            response = engine.search_detailed(args.query, top_k=args.top_k, filters=filters,
+                                              mode=args.mode, min_score=args.min_score)
+            if args.no_gate and gate_off is None:
+                gate_off = engine.provider.default_relevance_gate
+            explain(response, args.no_gate, gate_off, engine.is_empty(),
+                    config.min_score if args.min_score is None else args.min_score)
+            if args.command == "search":
+                _print_results(response.results, args.json, out)
+            else:
+                block = format_context(response.results, args.token_budget)
+                print(json.dumps({"context": block, "results": [r.to_dict() for r in response.results]},
+                                 indent=2) if args.json else block, file=out)
         elif args.command == "status":
             status = engine.status()
             check = engine.verify() if args.check else None
@@ -254,40 +261,49 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     return EXIT_OK
 
 
-def _ingest(engine: RAGEngine, files: list[Path], out) -> int:  # type: ignore[no-untyped-def]
-    """Index each file, printing one line per file; exit 1 if any could not be indexed."""
-    failed = 0
+def _print_results(results: list[SearchResult], as_json: bool, out) -> None:  # type: ignore[no-untyped-def]
+    """Ranked results: rank, score, where (lines, or pages of a paged document), the text."""
+    if as_json:
+        print(json.dumps([r.to_dict() for r in results], indent=2), file=out)
+        return
+    for rank, r in enumerate(results, start=1):
+        print(f"{rank}. {r.score:.4f}  {location(r)}", file=out)
+        print("   " + r.text.strip().replace("\n", "\n   ")[:400], file=out)
+
+
+def _ingest(engine: RAGEngine, files: list[Path], out, as_json: bool = False) -> int:  # type: ignore[no-untyped-def]
+    """Index each file, printing one line (or JSON record) per file; exit 1 if any could
+    not be indexed."""
+    records: list[dict[str, object]] = []
     for path in files:
         if not path.is_file():
-            print(f"missing {path}: not a file", file=out)
-            failed += 1
+            records.append({"path": str(path), "status": "missing", "reason": "not a file"})
             continue
         report = engine.index_file(path.resolve())
+        record: dict[str, object] = {"path": str(path), "warnings": list(report.warnings)}
         if report.skipped:
-            print(f"skipped {path}: {report.skipped[0].reason}", file=out)
-            failed += 1
+            record |= {"status": "skipped", "reason": report.skipped[0].reason}
         elif report.files_unchanged:
+            record |= {"status": "unchanged"}
+        else:
+            record |= {"status": "indexed", "chunks_added": report.chunks_added,
+                       "chunks_embedded": report.chunks_embedded, "chunks_removed": report.chunks_removed}
+        records.append(record)
+    if as_json:
+        print(json.dumps(records, indent=2), file=out)
+    for record in [] if as_json else records:
+        status, path = record["status"], record["path"]
+        if status in ("missing", "skipped"):
+            print(f"{status} {path}: {record['reason']}", file=out)
+        elif status == "unchanged":
             print(f"unchanged {path}", file=out)
         else:
-            print(f"indexed {path}: {report.chunks_added} chunks ({report.chunks_embedded} embedded, "
-                  f"{report.chunks_removed} replaced)", file=out)
-        for warning in report.warnings:
+            print(f"indexed {path}: {record['chunks_added']} chunks ({record['chunks_embedded']} "
+                  f"embedded, {record['chunks_removed']} replaced)", file=out)
+        for warning in record.get("warnings") or []:  # type: ignore[attr-defined]
             print(f"  warning {warning}", file=out)
+    failed = sum(record["status"] in ("missing", "skipped") for record in records)
     return EXIT_FAILURE if failed else EXIT_OK
-
-
-def _hint_if_nothing(engine: RAGEngine, response: SearchResponse) -> None:
-    """Say on stderr why a search printed nothing."""
-    if response.results:
-        return
-    if engine.is_empty():
-        print("ragloom: the index is empty; run 'ragloom index' to add files", file=sys.stderr)
-    elif response.candidates.get("below_relevance_gate"):
-        print("ragloom: nothing relevant: no result reached the relevance gate "
-              f"(cosine {engine.relevance_gate}); set relevance_gate = -1 to see every result",
-              file=sys.stderr)
-    else:
-        print("ragloom: no results for this query", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -304,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
-    except (UsageError, ConfigError, FileNotFoundError, NotADirectoryError) as exc:
+    except (UsageError, QueryUsageError, ConfigError, FileNotFoundError, NotADirectoryError) as exc:
         print(f"ragloom: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except (RagloomError, OSError, ValueError) as exc:

@@ -3,12 +3,15 @@
 Tools: ``rag_search(query, top_k?, filters?)`` (text blocks in the format of the Gemini
 tool plus structured results), ``rag_status()``, and ``rag_index(path?)``, which is off
 unless the server was started with writes allowed. Resources: each indexed file as
-``ragloom://file/{path}``, read-only and inside base_dir. Bad arguments come back as tool
-errors the model can read. Built on the official ``mcp`` SDK (extra ``ragloom[mcp]``).
+``ragloom://file/{path}``, read-only and inside base_dir, listed RESOURCES_PAGE at a time
+(``nextCursor`` for the rest). Bad arguments come back as tool errors the model can read.
+The server reports ragloom's version. Built on the official ``mcp`` SDK (``ragloom[mcp]``).
 """
 
 from __future__ import annotations
 
+import base64
+import bisect
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
 
 FILE_URI_PREFIX = "ragloom://file/"
 SERVER_NAME = "ragloom"
+#: Files per ``resources/list`` page: clients cap what one message may carry.
+RESOURCES_PAGE = 1000
 
 
 def result_record(result: SearchResult) -> dict[str, Any]:
@@ -43,9 +48,11 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
     mcpserver = import_optional("mcp.server.mcpserver", "mcp", "ragloom mcp")
     types = import_optional("mcp.types", "mcp", "ragloom mcp")
     tool_error = mcpserver.exceptions.ToolError
+    from ragloom import __version__
+
     server = mcpserver.MCPServer(
-        SERVER_NAME, instructions="Search this project's indexed files and documents with "
-        "rag_search; each result names its file and lines.", log_level="WARNING")
+        SERVER_NAME, version=__version__, instructions="Search this project's indexed files "
+        "and documents with rag_search; each result names its file and lines.", log_level="WARNING")
 
     # async: runs on the server's loop, without a hop to a worker thread per call (a search
     # takes milliseconds; bench/mcp_latency.py).
@@ -84,7 +91,6 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
             report = engine.index_file(target) if target.is_file() else engine.index_directory(target)
         except (OSError, ValueError, RagloomError) as exc:
             raise tool_error(f"rag_index failed: {exc}") from None
-        publish_files()
         return {key: value for key, value in report.to_dict().items() if key != "skipped"} | {
             "skipped": [f"{s.path}: {s.reason}" for s in report.skipped]}
 
@@ -93,20 +99,37 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
     def indexed_file(path: str) -> str:
         return read_indexed_file(engine, path)
 
-    published: set[str] = set()
+    async def list_files(context: Any, params: Any) -> Any:
+        """``resources/list``, RESOURCES_PAGE files at a time in path order; the cursor is the
+        last path of the page before (so files indexed meanwhile shift no page)."""
+        after = _decode_cursor(params.cursor) if params is not None and params.cursor else None
+        paths = sorted(path for path in engine.get_all_indexed_paths() if not Path(path).is_absolute())
+        start = bisect.bisect_right(paths, after) if after is not None else 0
+        page = paths[start:start + RESOURCES_PAGE]
+        more = start + RESOURCES_PAGE < len(paths)
+        return types.ListResourcesResult(
+            resources=[types.Resource(uri=file_uri(path), name=path, mime_type="text/plain")
+                       for path in page],
+            next_cursor=_encode_cursor(page[-1]) if more and page else None)
 
-    def publish_files() -> None:
-        """List every indexed file as a resource (new ones after each rag_index)."""
-        for path in engine.get_all_indexed_paths():
-            if path in published or Path(path).is_absolute():
-                continue
-            published.add(path)
-            server.add_resource(mcpserver.resources.FunctionResource.from_function(
-                lambda path=path: read_indexed_file(engine, path), file_uri(path), name=path,
-                mime_type="text/plain"))
-
-    publish_files()
+    # MCPServer lists registered resources in one message; the low-level server's own
+    # handler hook takes the cursor.
+    server._lowlevel_server.add_request_handler("resources/list", types.PaginatedRequestParams, list_files)
     return server
+
+
+def _encode_cursor(path: str) -> str:
+    return base64.urlsafe_b64encode(path.encode("utf-8")).decode("ascii")
+
+
+def _decode_cursor(cursor: str) -> str:
+    """The path a cursor continues after; a cursor this server did not hand out is refused."""
+    try:
+        return base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+    except (ValueError, UnicodeError):
+        from mcp.shared.exceptions import MCPError
+
+        raise MCPError(-32602, f"invalid cursor {cursor!r} for resources/list") from None
 
 
 def file_uri(path: str) -> str:

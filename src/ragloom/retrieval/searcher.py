@@ -34,12 +34,16 @@ SEARCH_MODES = ("dense", "sparse", "hybrid")
 
 @dataclass
 class SearchResponse:
-    """Results plus what produced them: mode, per-stage milliseconds, candidate counts."""
+    """Results plus what produced them: mode, per-stage milliseconds, candidate counts, the
+    best cosine among the results the relevance gate judged and the gate it applied (so a
+    caller can say why a query got nothing)."""
 
     results: list[SearchResult]
     mode: str
     timings_ms: dict[str, float] = field(default_factory=dict)
     candidates: dict[str, int] = field(default_factory=dict)
+    best_score: float | None = None
+    relevance_gate: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,11 +139,12 @@ class Searcher:
         if settings.collapse_duplicates:
             results = collapse_duplicates(results, self._copies_of)
         results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
+        best = max((r.score for r in results), default=None)
         results = self._gate(results, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
-        return SearchResponse(results, mode, clock.timings, candidates)
+        return SearchResponse(results, mode, clock.timings, candidates, best, self.relevance_gate)
 
     def _remote(self, query: str, top_k: int, filters: Filters | None, min_score: float | None,
                 clock: _Stopwatch) -> SearchResponse:
