@@ -1,4 +1,8 @@
-"""ragloom: embeddable, offline-first retrieval for codebases and document folders."""
+"""ragloom: embeddable, offline-first retrieval for codebases and document folders.
+
+The public surface: the core (``RAGEngine``, config, prompt helpers, types, errors) and
+``send``, the Gemini chat call with retrieval, from the outer ring (``ragloom.integrations``).
+"""
 
 import logging
 
@@ -16,17 +20,18 @@ from ragloom.errors import (
 )
 from ragloom.indexing.consistency import VerifyReport
 from ragloom.indexing.progress import IndexProgress
+from ragloom.integrations.gemini import send
 from ragloom.prompt import format_context, inject_context
 from ragloom.retrieval.searcher import SearchResponse
 from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
-
-__version__ = "0.1.0"
+from ragloom.version import __version__
 
 # A library logs; the app decides what is shown (without this, Python's last-resort
 # handler would print ragloom's warnings to stderr of apps that configured no logging).
 logging.getLogger("ragloom").addHandler(logging.NullHandler())
 
 __all__ = [
+    "__version__",
     "Chunk",
     "ConfigError",
     "EmbeddingError",
@@ -48,4 +53,5 @@ __all__ = [
     "format_context",
     "inject_context",
     "load_config",
+    "send",
 ]

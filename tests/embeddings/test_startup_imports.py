@@ -22,7 +22,7 @@ CONFIG = "[rag]\nembedding_provider = \"local\"\nembedding_backend = \"onnx-int8
          "[rag.vector_store]\nprovider = \"turboquant\"\n"
 
 #: Runs the CLI in-process, then names the heavy modules it imported.
-CLI = ("import sys\nfrom ragloom.cli import main\ncode = main(sys.argv[1:])\n"
+CLI = ("import sys\nfrom ragloom.apps.cli import main\ncode = main(sys.argv[1:])\n"
        f"print('loaded:', ','.join(m for m in {HEAVY!r} if m in sys.modules))\nsys.exit(code)\n")
 
 

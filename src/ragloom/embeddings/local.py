@@ -190,8 +190,9 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         with self._loading:
             if self._export is None:
                 from ragloom.embeddings.onnx_backend import ensure_export
+                from ragloom.embeddings.onnx_export import build_export
 
-                self._export = ensure_export(self._base_name, self.backend, self._st_model)
+                self._export = ensure_export(self._base_name, self.backend, self._st_model, build_export)
         return self._export
 
     def _encoder(self) -> Any:

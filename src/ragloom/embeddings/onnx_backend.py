@@ -33,6 +33,7 @@ from ragloom._optional import import_optional
 from ragloom.embeddings.model_info import ModelInfo
 from ragloom.errors import EmbeddingError
 from ragloom.locking import ProcessLock
+from ragloom.version import __version__
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 MANIFEST = "ragloom-onnx.json"
@@ -68,8 +69,6 @@ def cache_root() -> Path:
 
 
 def cache_folder(model_name: str, backend: str) -> Path:
-    from ragloom import __version__
-
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("_")
     return cache_root() / "onnx" / f"{safe}-{backend}-{__version__}-{_VERSION}"
 
@@ -99,9 +98,11 @@ def find_export(model_name: str, backend: str) -> CachedExport | None:
         return None
 
 
-def ensure_export(model_name: str, backend: str, load_model: Callable[[], Any]) -> CachedExport:
-    """The cached export, built first (from ``load_model()``, under a lock) if there is none
-    valid. The build takes a while and happens once: it says so in one log line."""
+def ensure_export(model_name: str, backend: str, load_model: Callable[[], Any],
+                  build: Callable[[Any, Path, str], None]) -> CachedExport:
+    """The cached export, built first (``build(load_model(), folder, backend)``, under a
+    lock; ``onnx_export.build_export``) if there is none valid. The build takes a while and
+    happens once: it says so in one log line."""
     export = find_export(model_name, backend)
     if export is not None:
         return export
@@ -110,11 +111,9 @@ def ensure_export(model_name: str, backend: str, load_model: Callable[[], Any]) 
     with ProcessLock(folder.parent / f"{folder.name}.lock").held():
         export = find_export(model_name, backend)  # another process may have built it meanwhile
         if export is None:
-            from ragloom.embeddings.onnx_export import build_export
-
             started = time.monotonic()
             logger.info("exporting %s to ONNX (%s), once, into %s", model_name, backend, folder)
-            build_export(load_model(), folder, backend)
+            build(load_model(), folder, backend)
             logger.warning("first use: exported the embedding model %s to ONNX (%s) in %.1f s; "
                            "cached in %s", model_name, backend, time.monotonic() - started, folder)
             export = find_export(model_name, backend)

@@ -18,8 +18,9 @@ from urllib.parse import quote
 
 from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
-from ragloom.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
+from ragloom.integrations.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
 from ragloom.types import SearchResult
+from ragloom.version import __version__
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -48,8 +49,6 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
     mcpserver = import_optional("mcp.server.mcpserver", "mcp", "ragloom mcp")
     types = import_optional("mcp.types", "mcp", "ragloom mcp")
     tool_error = mcpserver.exceptions.ToolError
-    from ragloom import __version__
-
     server = mcpserver.MCPServer(
         SERVER_NAME, version=__version__, instructions="Search this project's indexed files "
         "and documents with rag_search; each result names its file and lines.", log_level="WARNING")
