@@ -75,12 +75,13 @@ def whole_share(chunks: list, spans: list[tuple[int, int]]) -> int:
 
 
 #: Package label -> import names whose folders hold its sources (stdlib and adversarial
-#: are built in). Each is in ragloom's dev extra, so a fresh ``.[all,dev]`` has them all.
+#: are built in): the packages of tests/chunking/code_properties.py. Each is in ragloom's
+#: dev extra, so a fresh ``.[all,dev]`` has them all.
 PACKAGES: dict[str, tuple[str, ...]] = {
     "pydantic": ("pydantic",), "click": ("click",), "fastapi": ("fastapi",),
     "sqlalchemy": ("sqlalchemy",), "attrs": ("attr", "attrs"), "typer": ("typer",),
     "rich": ("rich",), "httpx": ("httpx",), "starlette": ("starlette",), "numpy": ("numpy",),
-    "openai": ("openai",), "mcp": ("mcp",),
+    "jinja2": ("jinja2",), "requests": ("requests",),
 }
 
 
