@@ -60,8 +60,9 @@ def _same_unit(chunk: Chunk, following: Chunk) -> bool:
 
 def check_code_chunks(chunks: list[Chunk], source: str, window: int,
                       structure_line: re.Pattern[str] | None = None) -> None:
-    """``check_chunks`` plus the header cap and the floor of issue 26."""
+    """``check_chunks`` plus the header cap, the floor and the part count of issue 26."""
     check_chunks(chunks, source, window, structure_line)
+    check_part_counts(chunks, source, window)
     lines = LineIndex(source)
     line_texts = source.split("\n")
     for index, chunk in enumerate(chunks):
@@ -82,6 +83,26 @@ def check_code_chunks(chunks: list[Chunk], source: str, window: int,
         reach = min(following.metadata["end_char"], line_end)
         assert reach - meta["start_char"] > window, (
             f"chunk under half a window although the next line fits beside it: {meta}")
+
+
+def check_part_counts(chunks: list[Chunk], source: str, window: int) -> None:
+    """A definition split into k parts holding N of its own text has k <= ceil(N / (W/2)) + 1."""
+    run: list[int] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            own = sum(chunks[i].metadata["end_char"] - chunks[i].metadata["start_char"] for i in run)
+            assert len(run) <= math.ceil(own / (window / 2)) + 1, (chunks[run[0]].metadata, len(run), own)
+        run.clear()
+
+    for index, chunk in enumerate(chunks):
+        if run and _same_unit(chunks[run[-1]], chunk):
+            run.append(index)
+            continue
+        close()
+        if chunk.metadata.get("part") == 0:
+            run.append(index)
+    close()
 
 
 def definition_nodes(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
