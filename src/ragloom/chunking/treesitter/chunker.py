@@ -24,6 +24,7 @@ from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.definitions import DefinitionSplitter, HeaderLevel, Span, Unit
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.chunking.treesitter.languages import GRAMMAR_BY_SUFFIX, LANGUAGES
+from ragloom.chunking.treesitter.laravel import laravel_definitions
 from ragloom.chunking.treesitter.layout import ScopeLayout
 from ragloom.chunking.treesitter.outline import Definition, Grammar, load_grammar
 from ragloom.types import Chunk
@@ -99,7 +100,9 @@ class _FileChunking:
         self.row = grammar.row
         self.source = source
         self.tree = grammar.parse(source.text.encode("utf-8", "surrogatepass"))
-        self.definitions = grammar.definitions(self.tree.root_node, path)
+        self.definitions = grammar.definitions(self.tree.root_node)
+        if grammar.row.module == "tree_sitter_php":
+            laravel_definitions(path, self.tree.root_node, self.definitions)
         self.layout = ScopeLayout(source, grammar.row, self.definitions)
 
     def pieces(self) -> list[Piece]:

@@ -49,9 +49,9 @@ class Grammar:
     def parse(self, data: bytes) -> Any:
         return self._tree_sitter.Parser(self.language).parse(data)
 
-    def definitions(self, root: Any, path: str = "") -> dict[int, Definition]:
+    def definitions(self, root: Any) -> dict[int, Definition]:
         """Definitions under ``root`` by node id (outside function bodies as the row finds
-        them; the tags query reports every level), Laravel units of PHP files included."""
+        them; the tags query reports every level)."""
         found: dict[int, Definition] = {}
         if self._query is not None:
             cursor = self._tree_sitter.QueryCursor(self._query)
@@ -65,10 +65,6 @@ class Grammar:
                     node = _definition_node(nodes[0])
                     found.setdefault(node.id, self._definition(node, _name_text(names[0]), kind))
         self._row_definitions(root, found)
-        if self.row.module == "tree_sitter_php":
-            from ragloom.chunking.treesitter.laravel import laravel_definitions
-
-            laravel_definitions(path, root, found)
         return {key: value for key, value in found.items() if value.name}
 
     def _definition(self, node: Any, name: str, kind: str) -> Definition:
