@@ -121,7 +121,8 @@ def _shared_model(source: str, device: str | None) -> tuple[Any, threading.Lock]
 
 
 class LocalEmbeddingProvider(EmbeddingProvider):
-    """sentence-transformers on this machine; vectors L2-normalized unless told otherwise.
+    """sentence-transformers on this machine; vectors L2-normalized (every store compares
+    cosines as inner products).
 
     The model loads on first use: its shape comes from the ONNX export's manifest or the
     model folder's JSON files, so opening an index loads nothing, and the ONNX backends run
@@ -133,7 +134,7 @@ class LocalEmbeddingProvider(EmbeddingProvider):
     max_texts_per_call: ClassVar[int] = 1024
 
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, device: str | None = None,
-                 batch_size: int | None = None, normalize: bool = True,
+                 batch_size: int | None = None,
                  max_seq_length: int | None = None, backend: str = "auto") -> None:
         from ragloom.embeddings.onnx_backend import BACKENDS, check_exportable, find_export, resolve_backend
 
@@ -161,7 +162,6 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         if backend != "torch":
             check_exportable(info, model_name)
         self._batch_size = batch_size
-        self.normalize = normalize
         self.max_seq_length = max_seq_length or info.max_seq_length
         self.dimension = info.dimension
         self._prompt_names: dict[str, str | None] = {
@@ -242,14 +242,14 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         prompt_name = self._prompt_names[task]
         if self.backend != "torch":
             prefix = self._info.prompts[prompt_name] if prompt_name else ""
-            return self._encoder().encode([prefix + text for text in texts], self.normalize)
+            return self._encoder().encode([prefix + text for text in texts], True)
         model = self._st_model()
         with self._lock:
             previous = model.max_seq_length
             model.max_seq_length = self.max_seq_length
             try:
                 vectors = model.encode(
-                    texts, batch_size=self.batch_size, normalize_embeddings=self.normalize,
+                    texts, batch_size=self.batch_size, normalize_embeddings=True,
                     convert_to_numpy=True, show_progress_bar=False, prompt_name=prompt_name,
                 )
             finally:
