@@ -220,6 +220,13 @@ class RAGEngine:
         with self._writing():
             return self._indexer.index_file(self._resolve(path))
 
+    def excluded_reason(self, path: PathLike) -> str | None:
+        """Why indexing would pass over ``path`` (a file or a folder of the project: a
+        secret file, an excluded or gitignored one, a symlink to one), or None."""
+        target = self._resolve(path)
+        rules = self._indexer.rules()
+        return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
+
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> None:
         """Store texts under caller-chosen ids, one chunk each (no chunking)."""

@@ -19,7 +19,7 @@ from ragloom.chunking.registry import FileChunker
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
 from ragloom.faults import crash_point
-from ragloom.indexing.discovery import discover_files, relative_posix
+from ragloom.indexing.discovery import Rules, discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
@@ -163,9 +163,21 @@ class Indexer:
         if not path.is_file():
             raise FileNotFoundError(f"not a file: {path}")
         report = IndexReport()
+        rules = self.rules()
+        reason = rules.excluded(path) if rules.inside(path) else None
+        if reason is not None:  # the walk's rules hold for a file named on its own too
+            report.skipped.append(SkippedFile(relative_posix(path, self.base_dir), reason))
+            report.files_skipped += 1
+            report.seconds = time.perf_counter() - started
+            return report
         self._index_files([path], report, None)
         report.seconds = time.perf_counter() - started
         return report
+
+    def rules(self) -> Rules:
+        """The rules that decide which files are indexed (those of the walk)."""
+        return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
+                     self.respect_gitignore, self.config_files)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
