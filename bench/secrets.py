@@ -965,6 +965,193 @@ def notebook_output(rng: random.Random) -> Case:
     return Case("ai", "notebook-output", "debug.ipynb", text, [token])
 
 
+# --- holdout: written after the detector was frozen, measured once, not tuned on ---------
+HOLDOUT: list[Callable[[random.Random], Case]] = []
+
+
+def holdout(make: Callable[[random.Random], Case]) -> Callable[[random.Random], Case]:
+    HOLDOUT.append(make)
+    return make
+
+
+@holdout
+def h_github_app_log(rng: random.Random) -> Case:
+    token = "ghs_" + rand(rng, ALNUM, 36)
+    return Case("holdout", "github-token", "logs/ci.log",
+                f'2026-01-04 10:00:01 INFO got installation token {{"token": "{token}", '
+                '"expires_at": "2026-01-04T11:00:01Z"}\n', [token])
+
+
+@holdout
+def h_openai_ts_default(rng: random.Random) -> Case:
+    key = "sk-proj-" + rand(rng, B64URL, 120)
+    return Case("holdout", "openai-key", "src/env.ts",
+                f'export const OPENAI_KEY = process.env.OPENAI_KEY ?? "{key}";\n', [key])
+
+
+@holdout
+def h_anthropic_magic(rng: random.Random) -> Case:
+    key = "sk-ant-api03-" + rand(rng, B64URL, 93) + "AA"
+    return Case("holdout", "anthropic-key", "try.md", f"In the notebook:\n\n    %env ANTHROPIC_API_KEY={key}\n",
+                [key])
+
+
+@holdout
+def h_boto_client(rng: random.Random) -> Case:
+    secret = rand(rng, B64, 40)
+    return Case("holdout", "aws-keys", "s3.py",
+                "s3 = boto3.client('s3', aws_access_key_id=KEY_ID,\n"
+                f"                  aws_secret_access_key='{secret}')\n", [secret])
+
+
+@holdout
+def h_helm_values(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "yaml-password", "values.yaml",
+                f"auth:\n  enabled: true\n  rootPassword: {secret}\n  username: app\n", [secret])
+
+
+@holdout
+def h_ansible_become(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "yaml-password", "group_vars/all.yml",
+                f"ansible_user: deploy\nansible_become_pass: {secret}\n", [secret])
+
+
+@holdout
+def h_redis_conf(rng: random.Random) -> Case:
+    secret = rand(rng, ALNUM, 24)
+    return Case("holdout", "config-password", "redis.conf",
+                f"bind 127.0.0.1\nport 6379\nrequirepass {secret}\n", [secret])
+
+
+@holdout
+def h_pgpass(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "pgpass", "docs/pgpass.md",
+                f"Put this in `~/.pgpass`:\n\n    db.internal:5432:app:app:{secret}\n", [secret])
+
+
+@holdout
+def h_pgpassword_shell(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "env-password", "restore.sh",
+                f"PGPASSWORD='{secret}' psql -h db -U app -f dump.sql\n", [secret])
+
+
+@holdout
+def h_java_field(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "code-assignment", "Db.java",
+                f'class Db {{\n    private static final String PASSWORD = "{secret}";\n}}\n', [secret])
+
+
+@holdout
+def h_csharp(rng: random.Random) -> Case:
+    key = rand(rng, ALNUM, 32)
+    return Case("holdout", "code-assignment", "Client.cs", f'var apiKey = "{key}";\n', [key])
+
+
+@holdout
+def h_terraform_default(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "terraform-default", "variables.tf",
+                f'variable "db_password" {{\n  type    = string\n  default = "{secret}"\n}}\n', [secret])
+
+
+@holdout
+def h_docker_run(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "cli-password", "README.md",
+                f"```\ndocker run -d -e POSTGRES_PASSWORD={secret} -p 5432:5432 postgres:16\n```\n", [secret])
+
+
+@holdout
+def h_markdown_link(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "url-password", "docs/dashboards.md",
+                f"See [the dashboard](https://admin:{secret}@grafana.internal/d/abc).\n", [secret])
+
+
+@holdout
+def h_ssh_key_yaml(rng: random.Random) -> Case:
+    block, body = pem(rng, "OPENSSH PRIVATE KEY", 5)
+    indented = block.replace("\n", "\n    ")
+    return Case("holdout", "private-key", "deploy.yaml", f"deploy:\n  ssh_key: |\n    {indented}\n", [body])
+
+
+@holdout
+def h_slack_user_go(rng: random.Random) -> Case:
+    token = f"xoxp-{rand(rng, DIGITS, 11)}-{rand(rng, DIGITS, 12)}-{rand(rng, DIGITS, 13)}-{rand(rng, HEX, 32)}"
+    return Case("holdout", "slack-token", "slack.go", f'api := slack.New("{token}")\n', [token])
+
+
+@holdout
+def h_fcm_server_key(rng: random.Random) -> Case:
+    key = f"AAAA{rand(rng, B64URL, 7)}:APA91b{rand(rng, B64URL, 134)}"
+    return Case("holdout", "fcm-server-key", "push.py", f"FCM_SERVER_KEY = '{key}'\n", [key])
+
+
+@holdout
+def h_cloudinary_url(rng: random.Random) -> Case:
+    secret = rand(rng, B64URL, 27)
+    return Case("holdout", "url-password", "cloudinary.env",
+                f"CLOUDINARY_URL=cloudinary://{rand(rng, DIGITS, 15)}:{secret}@acme\n", [secret])
+
+
+@holdout
+def h_algolia_admin(rng: random.Random) -> Case:
+    key = rand(rng, HEX, 32)
+    return Case("holdout", "algolia-key", "search.env", f"ALGOLIA_APP_ID=ABC123\nALGOLIA_ADMIN_KEY={key}\n", [key])
+
+
+@holdout
+def h_pem_in_env(rng: random.Random) -> Case:
+    block, body = pem(rng, "PRIVATE KEY", 4, joiner="\\n")
+    return Case("holdout", "private-key", "app.env", f'PRIVATE_KEY="{block}"\n', [body])
+
+
+@holdout
+def h_unseal_table(rng: random.Random) -> Case:
+    key = b64(rng, 32)
+    return Case("holdout", "vault-unseal", "docs/runbook.md",
+                f"| what | value |\n| --- | --- |\n| Unseal Key 1 | {key} |\n", [key])
+
+
+@holdout
+def h_jwt_secret(rng: random.Random) -> Case:
+    secret = rand(rng, ALNUM + "!#%", 48)
+    return Case("holdout", "env-secret", "api.env", f"JWT_SECRET={secret}\nJWT_TTL=3600\n", [secret])
+
+
+@holdout
+def h_psycopg(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "code-kwarg", "etl.py",
+                f'conn = psycopg2.connect(host="db", dbname="app", user="etl", password="{secret}")\n', [secret])
+
+
+@holdout
+def h_dotnet_app_setting(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("holdout", "xml-attribute", "App.config",
+                f'<appSettings>\n  <add key="DbPassword" value="{secret}" />\n</appSettings>\n', [secret])
+
+
+@holdout
+def h_npmrc_auth(rng: random.Random) -> Case:
+    import base64
+    auth = base64.b64encode(f"ci:{password(rng)}".encode()).decode()
+    return Case("holdout", "npm-auth", "npmrc-legacy.txt", f"_auth = {auth}\nalways-auth = true\n", [auth])
+
+
+@holdout
+def h_google_refresh(rng: random.Random) -> Case:
+    token = "1//0" + rand(rng, B64URL, 96)
+    return Case("holdout", "google-oauth-token", "token.json",
+                f'{{"refresh_token": "{token}", "client_id": "x.apps.googleusercontent.com"}}\n', [token])
+
+
 def redaction_detector(redact: Callable[[str], str]) -> Detector:
     """A ragloom-style redactor as a detector: the lines whose text it changed."""
     def flags(name: str, text: str) -> set[int]:
@@ -1121,6 +1308,9 @@ def main() -> None:
     detectors["ragloom"] = redaction_detector(redactors["ragloom"])
     cases = [make(random.Random(f"{args.seed}:{make.__name__}")) for make in CASES]
     detection(detectors, redactors, cases, args.list_misses)
+    print("holdout (cases written after the detector was frozen; not tuned on):")
+    unseen = [make(random.Random(f"{args.seed}:{make.__name__}")) for make in HOLDOUT]
+    detection(detectors, redactors, unseen, args.list_misses)
     if not args.no_false_positives:
         false_positives(detectors, args.sample, args.list_false_positives)
 

@@ -22,14 +22,21 @@ Replace = Callable[[str, str], str]
 #: Words that make a name secret: DB_PASSWORD, client_secret, apiKey, x-auth-token, "auth"...
 _SECRET_WORD = (r"(?:passw(?:or)?d|passwd|(?<![a-z])pwd(?![a-z])|passphrase|secret|token|"
                 r"api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|"
-                r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z]))")
+                r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z])|"
+                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|(?<=[a-z0-9][_.-])key(?![a-z]))")
 #: The same words in ASCII-lowered text.
 _SECRET_WORD_LOWER = re.compile(
     r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
     r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
-    r"auth(?<![a-z]auth)(?![a-z])")
+    r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
+    r"(?<=[a-z0-9][_.-])key(?![a-z])")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-_PASSWORD_NAME = re.compile(r"(?i)passw|pwd|passphrase|credential")
+_PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth")
+#: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
+#: value there must be long and random, as a dictionary or sort key in code never is.
+_BARE_KEY_NAME = re.compile(r"(?i)[_.-]key$")
+_KEY_WORD = re.compile(r"(?i)(?:api|access|private|signing|encryption|master|account|auth|secret)[_-]?key$")
+MIN_BARE_KEY_LENGTH = 16
 #: Secret-sounding names that hold something else: a file, a URL, a type, a length...
 _NOT_SECRET_NAME = re.compile(
     r"(?i)(?:file|path|dir|env|var|name|type|len|length|size|url|uri|endpoint|header|field|"
@@ -53,6 +60,20 @@ _NAME_VALUE_PAIR = re.compile(
     rf"[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*{_VALUE}")
 _XML_ELEMENT = re.compile(rf"(?i)<(?P<name>[\w:.-]*{_SECRET_WORD}[\w:.-]*)>(?P<bare>[^<\s]{{1,512}})</")
 _NETRC = re.compile(r"(?i)\blogin[ \t]+\S+[ \t]+(?P<name>password)[ \t]+(?P<bare>[^\s\"']+)(?=\s|$)")
+#: Terraform: ``variable "db_password" { default = "..." }``
+_TERRAFORM_DEFAULT = re.compile(
+    rf"(?i)variable[ \t]+\"(?P<name>[\w-]*{_SECRET_WORD}[\w-]*)\"[ \t]*\{{[^}}]{{0,400}}?\bdefault[ \t]*=[ \t]*"
+    r"(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
+#: Name/value attribute pairs: .NET ``<add key="DbPassword" value="..."/>``, Ant/Maven properties.
+_ATTRIBUTE_PAIR = re.compile(
+    rf"(?i)\b(?:key|name)[ \t]*=[ \t]*\"(?P<name>[\w.:-]*{_SECRET_WORD}[\w.:-]*)\"[ \t]+value[ \t]*=[ \t]*"
+    r"(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
+#: Space-separated config lines: ``requirepass <value>`` (redis.conf), ``password <value>``.
+_SPACED_LINE = re.compile(
+    rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+(?P<bare>[^\s\"'`]{{1,512}})[ \t]*$")
+#: A .pgpass line: ``host:port:database:user:password``.
+_PGPASS = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+):(?P<bare>\S+)[ \t]*$")
+
 #: The secret half of a key pair passed beside its (already redacted) key id:
 #: ``oss2.Auth('LTAI...', '<secret>')``, ``Session('AKIA...', '<secret>')``.
 _KEY_PAIR = re.compile(r"\[REDACTED:(?:aws|alibaba)-access-key\][\"']?[ \t]*,[ \t]*"
@@ -94,9 +115,12 @@ def redact_structure(text: str, replace: Replace) -> str:
     text = _redact_assignments(text, replace)
     if "-access-key]" in text:
         text = _sub(_KEY_PAIR, text, "secret", lambda m, v: looks_random(v, quoted=True), replace)
-    for pattern, needle in ((_FLAG, "-"), (_XML_ELEMENT, "</"), (_NETRC, "login"), (_AUTH_TUPLE, "auth")):
+    for pattern, needle in ((_FLAG, "-"), (_XML_ELEMENT, "</"), (_NETRC, "login"), (_AUTH_TUPLE, "auth"),
+                            (_TERRAFORM_DEFAULT, "variable"), (_ATTRIBUTE_PAIR, "value"), (_SPACED_LINE, "")):
         if needle in lower:
             text = _sub(pattern, text, "secret", _named_secret, replace)
+    if ":" in text:
+        text = _sub(_PGPASS, text, "secret", lambda m, v: looks_like_password(v), replace)
     return text
 
 
@@ -143,6 +167,8 @@ def _named_secret(match: re.Match[str], value: str) -> bool:
         value = value.rstrip(")}],")
     if _PASSWORD_NAME.search(name):
         return looks_like_password(value, quoted)
+    if _BARE_KEY_NAME.search(name) and not _KEY_WORD.search(name):
+        return len(value) >= MIN_BARE_KEY_LENGTH and looks_random(value, quoted)
     return looks_random(value, quoted)
 
 

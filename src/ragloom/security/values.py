@@ -22,7 +22,7 @@ MIN_PASSWORD_LENGTH = 6
 MIN_TOKEN_LENGTH = 8
 
 #: Letters-only words joined by separators: names (``database_password``), not secrets.
-_WORDS = re.compile(r"_*[A-Za-z]+(?:[_.:/\\-]+[A-Za-z]+)*_*")
+_WORDS = re.compile(r"[_.:/\\-]*[A-Za-z]+(?:[_.:/\\-]+[A-Za-z]+)*[_.:/\\-]*")
 #: ``self._manager._authkey``, ``tokenize_module._tokenize``: code, not a value.
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 #: Values that stand for a secret without being one.
@@ -58,9 +58,14 @@ def is_placeholder(value: str, quoted: bool = False) -> bool:
                 or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value)
 
 
+#: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference.
+_SNAKE_NAME = re.compile(r"[A-Za-z_]\w*_\w*")
+
+
 def looks_random(value: str, quoted: bool = False) -> bool:
     """Whether a value is random-looking enough to be a machine-made credential."""
     return (len(value) >= MIN_TOKEN_LENGTH and not is_placeholder(value, quoted)
+            and (quoted or not _SNAKE_NAME.fullmatch(value))
             and character_classes(value) >= MIN_CHARACTER_CLASSES
             and shannon_entropy(value) >= MIN_ENTROPY_BITS)
 
