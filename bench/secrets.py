@@ -992,7 +992,8 @@ def h_openai_ts_default(rng: random.Random) -> Case:
 @holdout
 def h_anthropic_magic(rng: random.Random) -> Case:
     key = "sk-ant-api03-" + rand(rng, B64URL, 93) + "AA"
-    return Case("holdout", "anthropic-key", "try.md", f"In the notebook:\n\n    %env ANTHROPIC_API_KEY={key}\n",
+    return Case("holdout", "anthropic-key", "try.md",
+                f"In the notebook:\n\n    %env ANTHROPIC_API_KEY={key}\n",
                 [key])
 
 
@@ -1082,7 +1083,8 @@ def h_ssh_key_yaml(rng: random.Random) -> Case:
 
 @holdout
 def h_slack_user_go(rng: random.Random) -> Case:
-    token = f"xoxp-{rand(rng, DIGITS, 11)}-{rand(rng, DIGITS, 12)}-{rand(rng, DIGITS, 13)}-{rand(rng, HEX, 32)}"
+    token = (f"xoxp-{rand(rng, DIGITS, 11)}-{rand(rng, DIGITS, 12)}-{rand(rng, DIGITS, 13)}-"
+             f"{rand(rng, HEX, 32)}")
     return Case("holdout", "slack-token", "slack.go", f'api := slack.New("{token}")\n', [token])
 
 
@@ -1102,7 +1104,8 @@ def h_cloudinary_url(rng: random.Random) -> Case:
 @holdout
 def h_algolia_admin(rng: random.Random) -> Case:
     key = rand(rng, HEX, 32)
-    return Case("holdout", "algolia-key", "search.env", f"ALGOLIA_APP_ID=ABC123\nALGOLIA_ADMIN_KEY={key}\n", [key])
+    return Case("holdout", "algolia-key", "search.env",
+                f"ALGOLIA_APP_ID=ABC123\nALGOLIA_ADMIN_KEY={key}\n", [key])
 
 
 @holdout
@@ -1128,7 +1131,8 @@ def h_jwt_secret(rng: random.Random) -> Case:
 def h_psycopg(rng: random.Random) -> Case:
     secret = password(rng)
     return Case("holdout", "code-kwarg", "etl.py",
-                f'conn = psycopg2.connect(host="db", dbname="app", user="etl", password="{secret}")\n', [secret])
+                f'conn = psycopg2.connect(host="db", dbname="app", user="etl", password="{secret}")\n',
+                [secret])
 
 
 @holdout

@@ -153,7 +153,6 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "slack-webhook": ("hooks.slack.com",),
     "discord-webhook": ("/api/webhooks/",),
     "discord-bot-token": ("discord", "Discord", "DISCORD"),
-    "fcm-server-key": rf"\bAAAA{_B64URL}{{7}}:APA91b{_B64URL}{{120,}}",
     "fcm-server-key": (":APA91b",),
     "telegram-bot-token": (":AA",),
     "twilio-key": ("SK",),

@@ -62,17 +62,19 @@ _XML_ELEMENT = re.compile(rf"(?i)<(?P<name>[\w:.-]*{_SECRET_WORD}[\w:.-]*)>(?P<b
 _NETRC = re.compile(r"(?i)\blogin[ \t]+\S+[ \t]+(?P<name>password)[ \t]+(?P<bare>[^\s\"']+)(?=\s|$)")
 #: Terraform: ``variable "db_password" { default = "..." }``
 _TERRAFORM_DEFAULT = re.compile(
-    rf"(?i)variable[ \t]+\"(?P<name>[\w-]*{_SECRET_WORD}[\w-]*)\"[ \t]*\{{[^}}]{{0,400}}?\bdefault[ \t]*=[ \t]*"
-    r"(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
+    rf"(?i)variable[ \t]+\"(?P<name>[\w-]*{_SECRET_WORD}[\w-]*)\"[ \t]*\{{[^}}]{{0,400}}?"
+    r"\bdefault[ \t]*=[ \t]*(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
 #: Name/value attribute pairs: .NET ``<add key="DbPassword" value="..."/>``, Ant/Maven properties.
 _ATTRIBUTE_PAIR = re.compile(
-    rf"(?i)\b(?:key|name)[ \t]*=[ \t]*\"(?P<name>[\w.:-]*{_SECRET_WORD}[\w.:-]*)\"[ \t]+value[ \t]*=[ \t]*"
-    r"(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
+    rf"(?i)\b(?:key|name)[ \t]*=[ \t]*\"(?P<name>[\w.:-]*{_SECRET_WORD}[\w.:-]*)\""
+    r"[ \t]+value[ \t]*=[ \t]*(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
 #: Space-separated config lines: ``requirepass <value>`` (redis.conf), ``password <value>``.
 _SPACED_LINE = re.compile(
-    rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+(?P<bare>[^\s\"'`]{{1,512}})[ \t]*$")
+    rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+"
+    r"(?P<bare>[^\s\"'`]{1,512})[ \t]*$")
 #: A .pgpass line: ``host:port:database:user:password``.
-_PGPASS = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+):(?P<bare>\S+)[ \t]*$")
+_PGPASS = re.compile(
+    r"(?m)^[ \t]*(?P<name>[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+):(?P<bare>\S+)[ \t]*$")
 
 #: The secret half of a key pair passed beside its (already redacted) key id:
 #: ``oss2.Auth('LTAI...', '<secret>')``, ``Session('AKIA...', '<secret>')``.
