@@ -1156,6 +1156,178 @@ def h_google_refresh(rng: random.Random) -> Case:
                 f'{{"refresh_token": "{token}", "client_id": "x.apps.googleusercontent.com"}}\n', [token])
 
 
+# --- unseen: written after the last change to the detector; measured, never tuned on -----
+UNSEEN: list[Callable[[random.Random], Case]] = []
+
+
+def unseen(make: Callable[[random.Random], Case]) -> Callable[[random.Random], Case]:
+    UNSEEN.append(make)
+    return make
+
+
+@unseen
+def u_gitlab_ci_variable(rng: random.Random) -> Case:
+    token = "glpat-" + rand(rng, B64URL, 20)
+    return Case("unseen", "gitlab-token", ".gitlab-ci.yml",
+                f"release:\n  script:\n    - 'curl --request POST --header \"JOB-TOKEN: {token}\" $API/releases'\n",
+                [token])
+
+
+@unseen
+def u_spring_properties_secret(rng: random.Random) -> Case:
+    secret = rand(rng, ALNUM, 40)
+    return Case("unseen", "properties-secret", "application-prod.properties",
+                f"spring.security.oauth2.client.registration.github.client-secret={secret}\n", [secret])
+
+
+@unseen
+def u_yaml_nested_token(rng: random.Random) -> Case:
+    token = rand(rng, ALNUM, 36)
+    return Case("unseen", "yaml-token", "config/integrations.yaml",
+                f"integrations:\n  pagerduty:\n    routing_key: {token}\n    severity: critical\n", [token])
+
+
+@unseen
+def u_python_dict_literal(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("unseen", "code-dict", "tests/conftest.py",
+                f"DB = {{\n    'ENGINE': 'django.db.backends.postgresql',\n    'NAME': 'shop',\n"
+                f"    'USER': 'shop',\n    'PASSWORD': '{secret}',\n}}\n", [secret])
+
+
+@unseen
+def u_js_object_password(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("unseen", "code-object", "knexfile.js",
+                "module.exports = {\n  client: 'pg',\n  connection: { host: 'db', user: 'app', "
+                f"password: '{secret}' }},\n}};\n", [secret])
+
+
+@unseen
+def u_ruby_env_fetch_default(rng: random.Random) -> Case:
+    key = "sk_live_" + rand(rng, ALNUM, 24)
+    return Case("unseen", "stripe-key", "config/initializers/stripe.rb",
+                f"Stripe.api_key = ENV.fetch('STRIPE_SECRET_KEY', '{key}')\n", [key])
+
+
+@unseen
+def u_powershell(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("unseen", "powershell-password", "deploy.ps1",
+                f'$Password = ConvertTo-SecureString "{secret}" -AsPlainText -Force\n', [secret])
+
+
+@unseen
+def u_mongo_uri_json(rng: random.Random) -> Case:
+    secret = rand(rng, ALNUM, 18)
+    return Case("unseen", "db-url-password", "appsettings.Development.json",
+                f'{{ "Mongo": {{ "Uri": "mongodb://root:{secret}@mongo:27017/?authSource=admin" }} }}\n', [secret])
+
+
+@unseen
+def u_bearer_in_js_fetch(rng: random.Random) -> Case:
+    token = rand(rng, B64URL, 48)
+    return Case("unseen", "authorization-bearer", "src/api.js",
+                f"fetch(url, {{ headers: {{ Authorization: 'Bearer {token}' }} }});\n", [token])
+
+
+@unseen
+def u_gh_token_in_markdown_prose(rng: random.Random) -> Case:
+    token = "ghp_" + rand(rng, ALNUM, 36)
+    return Case("unseen", "github-token", "CONTRIBUTING.md",
+                f"If the API rate-limits you, I used my token {token} for the import; revoke it after.\n",
+                [token])
+
+
+@unseen
+def u_ini_section_token(rng: random.Random) -> Case:
+    token = rand(rng, HEX, 40)
+    return Case("unseen", "ini-token", "setup.cfg",
+                f"[codecov]\ntoken = {token}\n", [token])
+
+
+@unseen
+def u_env_quoted_secret(rng: random.Random) -> Case:
+    secret = rand(rng, ALNUM + "+/", 44)
+    return Case("unseen", "env-secret", "docker/.env.example.filled",
+                f'NEXTAUTH_SECRET="{secret}"\nNEXTAUTH_URL=http://localhost:3000\n', [secret])
+
+
+@unseen
+def u_aws_session_token(rng: random.Random) -> Case:
+    token = "IQoJb3JpZ2luX2VjE" + rand(rng, B64, 300)
+    return Case("unseen", "aws-session-token", "creds.sh",
+                f"export AWS_SESSION_TOKEN={token}\n", [token])
+
+
+@unseen
+def u_toml_inline_table(rng: random.Random) -> Case:
+    key = rand(rng, ALNUM, 32)
+    return Case("unseen", "toml-key", "pyproject.toml",
+                f'[tool.deploy]\ntargets = {{ staging = {{ host = "s1", api_key = "{key}" }} }}\n', [key])
+
+
+@unseen
+def u_sql_create_user(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("unseen", "sql-password", "migrations/001_users.sql",
+                f"CREATE USER reporting WITH PASSWORD '{secret}';\n", [secret])
+
+
+@unseen
+def u_kotlin_const(rng: random.Random) -> Case:
+    token = rand(rng, ALNUM, 32)
+    return Case("unseen", "code-assignment", "Config.kt", f'const val MAPS_TOKEN = "{token}"\n', [token])
+
+
+@unseen
+def u_webhook_secret_yaml_quoted(rng: random.Random) -> Case:
+    secret = rand(rng, HEX, 40)
+    return Case("unseen", "yaml-secret", "argocd-cm.yaml",
+                f'data:\n  webhook.github.secret: "{secret}"\n', [secret])
+
+
+@unseen
+def u_openai_in_json_log(rng: random.Random) -> Case:
+    key = "sk-proj-" + rand(rng, B64URL, 100)
+    return Case("unseen", "openai-key", "debug.jsonl",
+                f'{{"level":"debug","msg":"request","headers":{{"authorization":"Bearer {key}"}}}}\n', [key])
+
+
+@unseen
+def u_basic_auth_url_in_python(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("unseen", "url-password", "mirror.py",
+                f'PROXY = {{"https": "http://proxyuser:{secret}@proxy.corp:3128"}}\n', [secret])
+
+
+@unseen
+def u_rsa_in_json_escaped(rng: random.Random) -> Case:
+    block, body = pem(rng, "RSA PRIVATE KEY", 5, joiner="\\n")
+    return Case("unseen", "private-key", "jwt-keys.json", f'{{"kid": "k1", "pem": "{block}"}}\n', [body])
+
+
+@unseen
+def u_hf_in_yaml_ci(rng: random.Random) -> Case:
+    token = "hf_" + rand(rng, LOWER + UPPER, 34)
+    return Case("unseen", "huggingface-token", "azure-pipelines.yml",
+                f"variables:\n  HUGGING_FACE_HUB_TOKEN: {token}\n", [token])
+
+
+@unseen
+def u_npm_token_in_yarnrc(rng: random.Random) -> Case:
+    token = "npm_" + rand(rng, ALNUM, 36)
+    return Case("unseen", "npm-token", ".yarnrc.yml",
+                f'npmRegistries:\n  "https://registry.npmjs.org":\n    npmAuthToken: "{token}"\n', [token])
+
+
+SET_NOTES = {
+    "holdout": "written when the main set reached 100%; first measured at 18/26, then the general "
+               "rules it showed missing were added",
+    "unseen": "written after the last change to the detector; measured, never tuned on",
+}
+
+
 def redaction_detector(redact: Callable[[str], str]) -> Detector:
     """A ragloom-style redactor as a detector: the lines whose text it changed."""
     def flags(name: str, text: str) -> set[int]:
@@ -1312,9 +1484,10 @@ def main() -> None:
     detectors["ragloom"] = redaction_detector(redactors["ragloom"])
     cases = [make(random.Random(f"{args.seed}:{make.__name__}")) for make in CASES]
     detection(detectors, redactors, cases, args.list_misses)
-    print("holdout (cases written after the detector was frozen; not tuned on):")
-    unseen = [make(random.Random(f"{args.seed}:{make.__name__}")) for make in HOLDOUT]
-    detection(detectors, redactors, unseen, args.list_misses)
+    for title, makers in (("holdout", HOLDOUT), ("unseen", UNSEEN)):
+        print(f"{title} set ({SET_NOTES[title]}):")
+        extra = [make(random.Random(f"{args.seed}:{make.__name__}")) for make in makers]
+        detection(detectors, redactors, extra, args.list_misses)
     if not args.no_false_positives:
         false_positives(detectors, args.sample, args.list_false_positives)
 
