@@ -1169,7 +1169,8 @@ def unseen(make: Callable[[random.Random], Case]) -> Callable[[random.Random], C
 def u_gitlab_ci_variable(rng: random.Random) -> Case:
     token = "glpat-" + rand(rng, B64URL, 20)
     return Case("unseen", "gitlab-token", ".gitlab-ci.yml",
-                f"release:\n  script:\n    - 'curl --request POST --header \"JOB-TOKEN: {token}\" $API/releases'\n",
+                "release:\n  script:\n"
+                f"    - 'curl --request POST --header \"JOB-TOKEN: {token}\" $API/releases'\n",
                 [token])
 
 
@@ -1221,7 +1222,8 @@ def u_powershell(rng: random.Random) -> Case:
 def u_mongo_uri_json(rng: random.Random) -> Case:
     secret = rand(rng, ALNUM, 18)
     return Case("unseen", "db-url-password", "appsettings.Development.json",
-                f'{{ "Mongo": {{ "Uri": "mongodb://root:{secret}@mongo:27017/?authSource=admin" }} }}\n', [secret])
+                f'{{ "Mongo": {{ "Uri": "mongodb://root:{secret}@mongo:27017/?authSource=admin" }} }}\n',
+                [secret])
 
 
 @unseen
