@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragloom import SearchResult, format_context, inject_context
+from ragloom.integrations.tools import format_tool_results
 from ragloom.prompt import estimate_tokens
-from ragloom.tools import format_tool_results
 
 
 def result(path: str | None, text: str, index: int = 0, lines: tuple[int, int] = (1, 3)) -> SearchResult:
