@@ -192,3 +192,24 @@ def test_every_value_of_a_kubernetes_secret_is_redacted() -> None:
 ])
 def test_stand_ins_references_and_code_are_left_alone(line: str) -> None:
     assert redact_secrets(line + "\n").text == line + "\n"
+
+
+def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parser's message that quotes the file (``line 3: password: ...``) reaches the
+    report, the CLI and MCP only redacted."""
+    from ragloom import RAGConfig
+    from ragloom.indexing.reading import SkipFile, read_file
+    from ragloom.readers import FileReaders
+
+    class Failing:
+        def read(self, relative: str, data: bytes) -> None:
+            raise ValueError(f"cannot parse line 3: 'password: {PASSWORD}'")
+
+    path = tmp_path / "app.yaml"
+    path.write_text(f"password: {PASSWORD}\n", encoding="utf-8")
+    readers = FileReaders(RAGConfig())
+    monkeypatch.setattr(readers, "for_path", lambda relative: Failing())
+    with pytest.raises(SkipFile) as skip:
+        read_file(path, "app.yaml", 10_000, readers)
+    assert PASSWORD not in str(skip.value) and "[REDACTED:secret]" in str(skip.value)
+    assert str(skip.value).startswith("Failing failed: ValueError: cannot parse line 3")
