@@ -153,7 +153,7 @@ class RAGEngine:
         self._manifest = Manifest(self._beside_store("manifest", "sqlite"), read_only)
         retrieval = self.config.retrieval
         text_of = text_to_index(self.config.chunking.embed_header, self._sizing.measure)
-        self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
+        self.sparse = SparseIndex(self._beside_store("bm25", "segments"), Tokenizer(
             retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
         self._indexer = Indexer(
             self.base_dir, FileReaders(self.config), FileChunker(self.config, self._sizing),
