@@ -45,7 +45,12 @@ def measure(source: Path, store: str, work: Path) -> tuple[int, dict[str, int]]:
     shutil.copytree(source, project, ignore=shutil.ignore_patterns("__pycache__"))
     config = RAGConfig.model_validate({"embedding_provider": "hash", "vector_store": {"provider": store}})
     with RAGEngine(config, project) as engine:
-        engine.index_directory()
+        for _ in range(5):  # CPython 3.11's ast.parse from several threads can fail spuriously
+            try:                # (gh-106905); a rerun indexes only what is left
+                engine.index_directory()
+                break
+            except SystemError:
+                continue
         chunks = engine.count()
     index_dir = project / config.index_dir
     return chunks, disk_usage(index_dir, store_path(config, project))

@@ -26,6 +26,7 @@ from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
 from ragloom.indexing.discovery import relative_posix
+from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer, IndexingStopped
 from ragloom.indexing.manifest import Manifest
 from ragloom.indexing.progress import ProgressCallback
@@ -40,7 +41,7 @@ from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.security import redact_secrets
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
-from ragloom.stores.registry import create_vector_store, store_is_persistent
+from ragloom.stores.registry import create_vector_store, store_is_persistent, store_path
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
@@ -325,13 +326,14 @@ class RAGEngine:
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
-        size = sum(f.stat().st_size for f in self.index_dir.rglob("*") if f.is_file()) \
-            if self.index_dir.is_dir() else 0
+        parts = disk_usage(self.index_dir, store_path(self.config, self.base_dir)
+                           if self.store.persistent else None)
+        size = sum(parts.values())
         return IndexStatus(
             enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
             embedding_provider=self.provider.provider_name,
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
-            index_dir=str(self.index_dir), index_bytes=size,
+            index_dir=str(self.index_dir), index_bytes=size, bytes_by_part=parts,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
             files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
                               if root.is_dir()) if count_pending else 0,
