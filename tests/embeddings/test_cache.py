@@ -67,7 +67,8 @@ def test_a_cache_in_the_first_layout_is_migrated_and_shrinks(tmp_path: Path) -> 
     old.execute("CREATE TABLE embeddings (namespace TEXT NOT NULL, text_hash TEXT NOT NULL, "
                 "vector BLOB NOT NULL, PRIMARY KEY (namespace, text_hash)) WITHOUT ROWID")
     old.executemany("INSERT INTO embeddings VALUES (?, ?, ?)",
-                    [(namespace, content_hash(t), v.astype(np.float32).tobytes()) for t, v in zip(texts, vectors)])
+                    [(namespace, content_hash(t), v.astype(np.float32).tobytes())
+                     for t, v in zip(texts, vectors)])
     old.commit()
     old.close()
     counting = CountingProvider(384)

@@ -198,7 +198,8 @@ def test_embedded_store_keeps_texts_beside_the_database(tmp_path: Path) -> None:
     store.delete(ids[:1])
     store.close()
     database = sqlite3.connect(tmp_path / "db" / "chroma.sqlite3")
-    assert database.execute("SELECT COUNT(*) FROM embedding_metadata WHERE key = 'chroma:document'").fetchone() == (0,)
+    documents = "SELECT COUNT(*) FROM embedding_metadata WHERE key = 'chroma:document'"
+    assert database.execute(documents).fetchone() == (0,)
     database.close()
     kept = sqlite3.connect(tmp_path / "db" / "ragloom_texts.sqlite")
     assert sorted(r[0] for r in kept.execute("SELECT id FROM texts")) == sorted(ids[1:])

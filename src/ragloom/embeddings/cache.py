@@ -105,7 +105,8 @@ class EmbeddingCache:
         """The integer standing for ``namespace`` (made when ``create``)."""
         if namespace not in self._namespaces:
             if create:
-                self._connection.execute("INSERT OR IGNORE INTO namespaces (name) VALUES (?)", (namespace,))
+                self._connection.execute("INSERT OR IGNORE INTO namespaces (name) VALUES (?)",
+                                         (namespace,))
             row = self._connection.execute("SELECT id FROM namespaces WHERE name = ?", (namespace,)).fetchone()
             if row is None:
                 return None
