@@ -107,7 +107,8 @@ class EmbeddingCache:
             if create:
                 self._connection.execute("INSERT OR IGNORE INTO namespaces (name) VALUES (?)",
                                          (namespace,))
-            row = self._connection.execute("SELECT id FROM namespaces WHERE name = ?", (namespace,)).fetchone()
+            row = self._connection.execute("SELECT id FROM namespaces WHERE name = ?",
+                                           (namespace,)).fetchone()
             if row is None:
                 return None
             self._namespaces[namespace] = int(row[0])
