@@ -27,6 +27,7 @@ from ragloom.types import Metadata
 
 MERGE_FACTOR = 8          # this many segments of one size class merge into one
 MAX_SEGMENTS = 24
+_COMPACT_DEAD_SHARE = 0.4
 
 
 class BM25Index:
@@ -79,6 +80,10 @@ class BM25Index:
                 if slot is not None:
                     self._kill(*slot)
             self._changed()
+            total = sum(map(len, self._segments))
+            in_memory = not any(segment.saved for segment in self._segments)
+            if in_memory and total > 1000 and total - self._count > _COMPACT_DEAD_SHARE * total:
+                self.compact()  # an index never saved drops its dead rows here
 
     def _kill(self, number: int, row: int) -> None:
         """Mark a row dead and take it out of the statistics."""
@@ -116,7 +121,8 @@ class BM25Index:
         del self._segments[start:], self._alive[start:]
         self._segments.append(merged)
         self._alive.append(np.ones(len(merged), dtype=bool))
-        self._slot_of = None
+        if self._slot_of is not None:  # only the merged documents moved
+            self._slot_of.update((doc_id, (merged.number, row)) for row, doc_id in enumerate(merged.ids))
         self._changed()
         return merged
 
