@@ -37,6 +37,7 @@ respect_gitignore = false
 [rag.vector_store]
 provider = "turboquant"
 """
+WORDS_PER_SECTION = 52
 QUERIES = ["orbit velocity thermal", "nozzle pressure gradient", "laminar boundary layer",
            "shock wave interaction", "heat transfer coefficient", "vortex shedding frequency"]
 
@@ -44,7 +45,7 @@ QUERIES = ["orbit velocity thermal", "nozzle pressure gradient", "laminar bounda
 def make_corpus(root: Path, files: int) -> None:
     """Deterministic markdown files (skipped when already complete)."""
     done = root / ".complete"
-    if done.is_file() and done.read_text() == str(files):
+    if done.is_file() and done.read_text() == f"{files} {WORDS_PER_SECTION}":
         return
     shutil.rmtree(root, ignore_errors=True)
     rng = random.Random(7)
@@ -57,13 +58,13 @@ def make_corpus(root: Path, files: int) -> None:
     for index in range(files):
         sections = []
         for part in range(10):
-            words = rng.choices(vocabulary, cum_weights=weights, k=52)
+            words = rng.choices(vocabulary, cum_weights=weights, k=WORDS_PER_SECTION)
             sections.append(f"## Section {part} {words[0]} {words[1]}\n\n" + " ".join(words) + ".\n")
         path = root / f"d{index // 1000:03d}" / f"doc{index:05d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# Document {index}\n\n" + "\n".join(sections), encoding="utf-8")
     (root / "ragloom.toml").write_text(CONFIG, encoding="utf-8")
-    done.write_text(str(files))
+    done.write_text(f"{files} {WORDS_PER_SECTION}")
 
 
 def io_counters() -> dict[str, int]:

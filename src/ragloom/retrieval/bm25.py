@@ -249,8 +249,9 @@ class BM25Index:
         index order (the caller checks the metadata: a hash can collide)."""
         with self._lock:
             found = []
+            hashed = key_hash(key)
             for segment, alive in zip(self._segments, self._alive):
-                for row in segment.lookup(kind, key).tolist():
+                for row in segment.lookup(kind, hashed):
                     if alive[row]:
                         found.append((segment.ids[row], segment.metadata(row)))
             return found

@@ -92,11 +92,15 @@ class Segment:
         np.cumsum(alive[self.post_rows], out=counts[1:])
         return counts[self.post_ptr[1:]] - counts[self.post_ptr[:-1]]
 
-    def lookup(self, kind: str, key: str) -> np.ndarray:
-        """Rows that may hold ``key`` in lookup ``kind`` (the caller checks the metadata)."""
+    def lookup(self, kind: str, hashed: int) -> list[int]:
+        """Rows that may hold the key hashed to ``hashed`` in lookup ``kind`` (the caller
+        checks the metadata: a hash can collide)."""
         hashes, rows = self.arrays[f"{kind}_hash"], self.arrays[f"{kind}_rows"]
-        value = np.uint64(key_hash(key))
-        return rows[np.searchsorted(hashes, value, "left"):np.searchsorted(hashes, value, "right")]
+        value = np.uint64(hashed)
+        first = last = int(np.searchsorted(hashes, value))
+        while last < len(hashes) and hashes[last] == value:
+            last += 1
+        return rows[first:last].tolist()
 
     def metadata(self, row: int) -> Metadata:
         return json.loads(self.metas[row])  # type: ignore[no-any-return]
