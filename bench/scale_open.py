@@ -164,12 +164,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--keep-index", action="store_true", help="reuse an index already built")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="only the warm latency of the index already built (run it alternately "
+                             "with another version's PYTHONPATH and --work to compare)")
     parser.add_argument("--child-build", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_build:
         child_build(args.child_build)
         return
     root = args.work / f"corpus-{args.files}"
+    if args.warm_only:
+        warm = warm_latency(root, args.queries)
+        print("warm p50: " + ", ".join(f"{mode} {ms:.1f} ms" for mode, ms in warm.items()))
+        return
     started = time.perf_counter()
     make_corpus(root, args.files)
     text_bytes = sum(p.stat().st_size for p in root.rglob("*.md"))
