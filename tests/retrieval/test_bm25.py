@@ -12,6 +12,7 @@ from rank_bm25 import BM25Okapi
 
 from ragloom.filters import compile_filters
 from ragloom.retrieval.bm25 import BM25Index
+from ragloom.retrieval.bm25_files import load_index, save_index
 from ragloom.retrieval.tokenize import tokenize
 
 CRANFIELD = Path(__file__).resolve().parents[3] / "shared" / "data" / "cranfield"
@@ -89,8 +90,8 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     docs, queries = cranfield_tokens(200)
     index = build(docs)
     index.remove(["5", "6"])
-    index.save(tmp_path / "bm25")
-    loaded = BM25Index.load(tmp_path / "bm25")
+    save_index(index, tmp_path / "bm25")
+    loaded = load_index(tmp_path / "bm25")
     assert len(loaded) == 198 and "5" not in loaded
     assert loaded.metadata("7") == {"n": 7}
     for query in queries[:10]:
@@ -150,16 +151,16 @@ def test_saving_appends_a_segment_and_rewrites_nothing(tmp_path: Path) -> None:
     folder = tmp_path / "bm25"
     index = BM25Index()
     index.add([str(i) for i in range(150)], docs[:150], [{}] * 150)
-    index.save(folder)
+    save_index(index, folder)
     first = {path.name: path.stat().st_ino for path in folder.glob("*.seg")}
     written = index.bytes_written
     index.add([str(i) for i in range(150, 160)], docs[150:160], [{}] * 10)
     index.remove(["3"])
-    index.save(folder)
+    save_index(index, folder)
     assert {path.name: path.stat().st_ino for path in folder.glob("*.seg")}.items() >= first.items()
     assert index.bytes_written - written < written / 5  # ten documents, not the whole index again
     live = {str(i): docs[i] for i in range(160) if i != 3}
-    assert_matches_reference(BM25Index.load(folder), live, queries[:15])
+    assert_matches_reference(load_index(folder), live, queries[:15])
 
 
 def test_many_saves_merge_segments_and_keep_exact_scores(tmp_path: Path) -> None:
@@ -188,11 +189,11 @@ def test_many_saves_merge_segments_and_keep_exact_scores(tmp_path: Path) -> None
             again = rng.choice(sorted(live))
             index.add([again], [docs[window]], [{"w": -1}])
             live[again] = docs[window]
-        index.save(folder)
+        save_index(index, folder)
         if window % 10 == 9:
-            index = BM25Index.load(folder)
+            index = load_index(folder)
     assert len(list(folder.glob("*.seg"))) <= 24
-    reopened = BM25Index.load(folder)
+    reopened = load_index(folder)
     assert_matches_reference(reopened, live, queries[:25])
     assert reopened.metadata(again) == {"w": -1}
 
@@ -200,10 +201,10 @@ def test_many_saves_merge_segments_and_keep_exact_scores(tmp_path: Path) -> None
 def test_removals_alone_are_saved(tmp_path: Path) -> None:
     docs, queries = cranfield_tokens(100)
     index = build(docs)
-    index.save(tmp_path / "bm25")
+    save_index(index, tmp_path / "bm25")
     index.remove(["1", "2"])
-    index.save(tmp_path / "bm25")
-    reopened = BM25Index.load(tmp_path / "bm25")
+    save_index(index, tmp_path / "bm25")
+    reopened = load_index(tmp_path / "bm25")
     assert len(reopened) == 98 and "1" not in reopened and reopened.top_k(docs[1], 200)
     assert "1" not in dict(reopened.top_k(docs[1], 200))
 
@@ -211,8 +212,8 @@ def test_removals_alone_are_saved(tmp_path: Path) -> None:
 def test_repeated_id_in_one_batch_survives_a_save(tmp_path: Path) -> None:
     index = BM25Index()
     index.add(["a", "b", "a"], [["x", "y"], ["y"], ["z"]], [{}, {}, {"v": 2}])
-    index.save(tmp_path / "bm25")
-    reopened = BM25Index.load(tmp_path / "bm25")
+    save_index(index, tmp_path / "bm25")
+    reopened = load_index(tmp_path / "bm25")
     assert len(reopened) == 2 and reopened.metadata("a") == {"v": 2}
     assert reopened.document_frequency("x") == 0 and reopened.top_k(["x"], 5) == []
 
@@ -220,12 +221,12 @@ def test_repeated_id_in_one_batch_survives_a_save(tmp_path: Path) -> None:
 def test_an_unlisted_segment_from_a_crash_is_ignored_then_removed(tmp_path: Path) -> None:
     docs, _ = cranfield_tokens(50)
     index = build(docs)
-    index.save(tmp_path / "bm25")
+    save_index(index, tmp_path / "bm25")
     (tmp_path / "bm25" / "00000099.seg").write_bytes(b"half written, never listed")
-    reopened = BM25Index.load(tmp_path / "bm25")
+    reopened = load_index(tmp_path / "bm25")
     assert len(reopened) == 50
     reopened.add(["new"], [["novel"]], [{}])
-    reopened.save(tmp_path / "bm25")
+    save_index(reopened, tmp_path / "bm25")
     assert not (tmp_path / "bm25" / "00000099.seg").exists()
 
 
@@ -243,14 +244,14 @@ def test_colliding_term_hashes_keep_terms_apart(monkeypatch: pytest.MonkeyPatch,
     docs, queries = cranfield_tokens(200)
     index = BM25Index()
     index.add([str(i) for i in range(100)], docs[:100], [{}] * 100)
-    index.save(tmp_path / "bm25")
+    save_index(index, tmp_path / "bm25")
     index.add([str(i) for i in range(100, 200)], docs[100:200], [{}] * 100)
     index.compact()
-    index.save(tmp_path / "bm25")
+    save_index(index, tmp_path / "bm25")
     live = {str(i): docs[i] for i in range(200)}
     for query in queries[:20]:
         if all(np.log(200 - index.document_frequency(t) + 0.5) >= np.log(index.document_frequency(t) + 0.5)
                for t in query):  # the idf floor counts distinct hashes: leave it out
             want = reference_scores(live, query)
-            assert dict(BM25Index.load(tmp_path / "bm25").top_k(query, 200)) == pytest.approx(
+            assert dict(load_index(tmp_path / "bm25").top_k(query, 200)) == pytest.approx(
                 {doc: score for doc, score in want.items() if score}, abs=1e-9)

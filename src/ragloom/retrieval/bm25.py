@@ -4,18 +4,18 @@ Scores equal ``rank_bm25.BM25Okapi.get_scores`` on the same tokens (k1, b, and i
 epsilon floor for negative idf: such terms get epsilon x the mean idf of the vocabulary).
 
 Each ``add`` makes an immutable segment (``bm25_segment``); removing a document marks it
-dead and records a tombstone. ``save`` appends one segment file with what changed since
-the last save, merges the newest segments when enough of one size piled up (so a byte is
-rewritten a few times at most, and a query visits few segments), and swaps the segment
-list atomically: a crash leaves the previous list readable. ``open`` maps the files and
-reads only document lengths and tombstones: a query reads the postings of its terms.
+dead and records a tombstone. ``bm25_files.save_index`` appends one segment file with
+what changed since the last save, merges the newest segments when enough of one size
+piled up (so a byte is rewritten a few times at most, and a query visits few segments),
+and swaps the segment list atomically: a crash leaves the previous list readable.
+``bm25_files.load_index`` maps the files and reads only document lengths and tombstones:
+a query reads the postings of its terms.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -307,19 +307,3 @@ class BM25Index:
                     idf = np.log(self._count - df + 0.5) - np.log(df + 0.5)
                     self._floor = self.epsilon * float(idf.mean())
         return self._floor
-
-    # -- persistence -----------------------------------------------------------------------
-
-    def save(self, folder: Path) -> None:
-        """Append a segment with the changes since the last save (merging the newest
-        segments when due), then swap the segment list; nothing old is rewritten."""
-        from ragloom.retrieval.bm25_files import save_index
-
-        save_index(self, folder)
-
-    @classmethod
-    def load(cls, folder: Path) -> BM25Index:
-        """Open a folder written by ``save``: maps the segments, reads no postings."""
-        from ragloom.retrieval.bm25_files import load_index
-
-        return load_index(folder)

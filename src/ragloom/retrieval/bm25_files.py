@@ -82,7 +82,7 @@ def _prepare(bm25: BM25Index) -> None:
 
 
 def load_index(folder: Path) -> BM25Index:
-    """Open a folder written by ``save``: maps the segments, reads no postings."""
+    """Open a folder written by ``save_index``: maps the segments, reads no postings."""
     listing = folder / SEGMENT_LIST
     try:
         header = json.loads(listing.read_text(encoding="utf-8"))

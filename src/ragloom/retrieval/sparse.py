@@ -14,7 +14,7 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.errors import StoreError
 from ragloom.filters import Condition, matches_all
 from ragloom.retrieval.bm25 import BM25Index
-from ragloom.retrieval.bm25_files import SEGMENT_LIST
+from ragloom.retrieval.bm25_files import SEGMENT_LIST, load_index, save_index
 from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
@@ -43,7 +43,7 @@ class SparseIndex:
         self.index = BM25Index(tokenizer=tokenizer.signature)
         if path is not None and (path / SEGMENT_LIST).is_file():
             try:
-                loaded = BM25Index.load(path)
+                loaded = load_index(path)
             except (OSError, ValueError, KeyError, StoreError) as exc:
                 logger.warning("BM25 index %s is unreadable (%s); it will be rebuilt", path, exc)
                 self._stale = True
@@ -167,7 +167,7 @@ class SparseIndex:
         with self._lock:
             if self.path is not None and self._dirty and not self.read_only:
                 self.path.with_suffix(".npz").unlink(missing_ok=True)  # an older version's file
-                self.index.save(self.path)
+                save_index(self.index, self.path)
             self._dirty = False
 
     def disk_bytes(self) -> int:
