@@ -26,7 +26,7 @@ from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.chunking.treesitter.languages import GRAMMAR_BY_SUFFIX, LANGUAGES
 from ragloom.chunking.treesitter.laravel import laravel_definitions
 from ragloom.chunking.treesitter.layout import ScopeLayout
-from ragloom.chunking.treesitter.outline import Definition, Grammar, load_grammar
+from ragloom.chunking.treesitter.outline import LOAD_ERRORS, Definition, Grammar, load_grammar
 from ragloom.types import Chunk
 
 logger = logging.getLogger("ragloom")
@@ -72,8 +72,9 @@ class TreeSitterChunker:
                 if name not in _WARNED:
                     _WARNED.add(name)
                     logger.warning("%s files are chunked by lines: the tree-sitter grammar "
-                                   "(%s) is not installed; pip install 'ragloom[code]'",
-                                   name, LANGUAGES[name].module.replace("_", "-"))
+                                   "(%s) is not installed; pip install 'ragloom[code]' (%s)",
+                                   name, LANGUAGES[name].module.replace("_", "-"),
+                                   LOAD_ERRORS.get(name, ""))
         return grammar
 
     def chunk(self, text: str, path: str) -> list[Chunk]:

@@ -6,6 +6,7 @@ lines that only open what follows (``class X {``, ``return [``, ``<?php``) join 
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,9 +53,9 @@ class ScopeLayout:
         are statements, except a container's opening lines (they open its first member)
         and closing lines (``}``: they end the item before)."""
         raw: list[Item] = []
-        queue = list(children)
+        queue = deque(children)
         while queue:
-            child = queue.pop(0)
+            child = queue.popleft()
             start, end = _lines_of(child)
             if child.type in self.row.imports:
                 if child.type == self.row.file_namespace and body_of(child) is None:
@@ -66,7 +67,7 @@ class ScopeLayout:
                     continue
             found = self._definitions_in(child)
             if len(found) > 1 and child.id not in self.definitions:
-                queue[0:0] = child.named_children  # a wrapper (#ifdef, export { }): look inside
+                queue.extendleft(reversed(child.named_children))  # a wrapper (#ifdef): look inside
                 continue
             if found:
                 raw.append(Item(start, end, "definition", found))

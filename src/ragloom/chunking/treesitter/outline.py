@@ -142,12 +142,18 @@ _GRAMMARS: dict[str, Grammar | None] = {}
 _GRAMMARS_LOCK = threading.Lock()
 
 
+#: Why a grammar could not be loaded, by language.
+LOAD_ERRORS: dict[str, str] = {}
+
+
 def load_grammar(name: str, row: LanguageRow) -> Grammar | None:
-    """The grammar of ``name``, loaded once; None when its wheel is not installed."""
+    """The grammar of ``name``, loaded once; None (the reason in ``LOAD_ERRORS``) when its
+    wheel is not installed or does not fit the installed tree-sitter."""
     with _GRAMMARS_LOCK:
         if name not in _GRAMMARS:
             try:
                 _GRAMMARS[name] = Grammar(row)
-            except ImportError:
+            except (ImportError, ValueError, TypeError, AttributeError) as exc:
                 _GRAMMARS[name] = None
+                LOAD_ERRORS[name] = f"{type(exc).__name__}: {exc}"
         return _GRAMMARS[name]
