@@ -31,7 +31,7 @@ from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
@@ -68,7 +68,7 @@ class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
     def __init__(self, base_dir: Path, readers: FileReaders, chunker: FileChunker,
-                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseIndex,
+                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseBackend,
                  manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None, respect_gitignore: bool = True,
