@@ -144,6 +144,13 @@ TOKEN = _fake(ALNUM, 32, seed=3)
     (f'requests.get(URL, auth=("sync", "{PASSWORD}"))\n', PASSWORD, "secret"),
     (f'  "auth": "{TOKEN}="\n', f"{TOKEN}=", "secret"),                # docker config.json
     (f"oss2.Auth('LTAI{_fake(ALNUM, 20)}', '{TOKEN}')\n", TOKEN, "secret"),
+    (f"CREATE USER reporting WITH PASSWORD '{PASSWORD}';\n", PASSWORD, "secret"),
+    (f'$p = ConvertTo-SecureString "{PASSWORD}" -AsPlainText -Force\n', PASSWORD, "secret"),
+    (f"requirepass {TOKEN}\n", TOKEN, "secret"),
+    (f"db.internal:5432:app:app:{PASSWORD}\n", PASSWORD, "secret"),
+    (f'variable "db_password" {{\n  default = "{PASSWORD}"\n}}\n', PASSWORD, "secret"),
+    (f'<add key="DbPassword" value="{PASSWORD}" />\n', PASSWORD, "secret"),
+    (f"ALGOLIA_ADMIN_KEY={_fake(HEX, 32)}\n", _fake(HEX, 32), "secret"),
 ])
 def test_secrets_found_by_where_they_stand_are_redacted(text: str, secret: str, kind: str) -> None:
     redaction = redact_secrets(text)
@@ -178,6 +185,31 @@ def test_every_value_of_a_kubernetes_secret_is_redacted() -> None:
     "auth = HTTPBasicAuth(user, password)",
     "git clone git@github.com:acme/app.git",
     "    --password PASSWORD   the password to log in with",
+    'raise ValueError("invalid token \'abc\'")',
+    "RC2_KEY = rc2_key_st",
+    "self.key = '_threading_local._localimpl.' + str(id(self))",
+    "    pass",
 ])
 def test_stand_ins_references_and_code_are_left_alone(line: str) -> None:
     assert redact_secrets(line + "\n").text == line + "\n"
+
+
+def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parser's message that quotes the file (``line 3: password: ...``) reaches the
+    report, the CLI and MCP only redacted."""
+    from ragloom import RAGConfig
+    from ragloom.indexing.reading import SkipFile, read_file
+    from ragloom.readers import FileReaders
+
+    class Failing:
+        def read(self, relative: str, data: bytes) -> None:
+            raise ValueError(f"cannot parse line 3: 'password: {PASSWORD}'")
+
+    path = tmp_path / "app.yaml"
+    path.write_text(f"password: {PASSWORD}\n", encoding="utf-8")
+    readers = FileReaders(RAGConfig())
+    monkeypatch.setattr(readers, "for_path", lambda relative: Failing())
+    with pytest.raises(SkipFile) as skip:
+        read_file(path, "app.yaml", 10_000, readers)
+    assert PASSWORD not in str(skip.value) and "[REDACTED:secret]" in str(skip.value)
+    assert str(skip.value).startswith("Failing failed: ValueError: cannot parse line 3")

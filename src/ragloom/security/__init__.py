@@ -20,7 +20,7 @@ from ragloom.security.structure import redact_structure
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
 
 __all__ = ["KEY_FORMATS", "Redaction", "looks_like_password", "looks_random", "redact_secrets",
-           "redact_value", "shannon_entropy"]
+           "shannon_entropy"]
 
 
 @dataclass
@@ -49,7 +49,3 @@ def redact_secrets(text: str) -> Redaction:
     text = redact_structure(text, placeholder)
     return Redaction(text, kinds)
 
-
-def redact_value(text: str) -> str:
-    """``text`` (a path, a name, a message) with its secrets replaced."""
-    return redact_secrets(text).text

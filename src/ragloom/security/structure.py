@@ -31,7 +31,7 @@ _SECRET_WORD_LOWER = re.compile(
     r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
     r"(?<=[a-z0-9][_.-])key(?![a-z])")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-_PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth")
+_PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring")
 #: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
 #: value there must be long and random, as a dictionary or sort key in code never is.
 _BARE_KEY_NAME = re.compile(r"(?i)[_.-]key$")
@@ -72,6 +72,11 @@ _ATTRIBUTE_PAIR = re.compile(
 _SPACED_LINE = re.compile(
     rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+"
     r"(?P<bare>[^\s\"'`]{1,512})[ \t]*$")
+#: A secret word then a quoted literal, no sign between: SQL ``WITH PASSWORD '...'``,
+#: ``IDENTIFIED BY '...'``, PowerShell ``-Password "..."``, ``ConvertTo-SecureString "..."``.
+_POSITIONAL = re.compile(
+    rf"(?i)(?P<name>{_SECRET_WORD}[A-Za-z0-9_-]{{0,40}}|identified[ \t]+by|securestring)[ \t]+"
+    r"(?P<quote>[\"'])(?P<quoted>[^\"'\\\n]{1,512})(?P=quote)")
 #: A .pgpass line: ``host:port:database:user:password``.
 _PGPASS = re.compile(
     r"(?m)^[ \t]*(?P<name>[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+):(?P<bare>\S+)[ \t]*$")
@@ -118,7 +123,8 @@ def redact_structure(text: str, replace: Replace) -> str:
     if "-access-key]" in text:
         text = _sub(_KEY_PAIR, text, "secret", lambda m, v: looks_random(v, quoted=True), replace)
     for pattern, needle in ((_FLAG, "-"), (_XML_ELEMENT, "</"), (_NETRC, "login"), (_AUTH_TUPLE, "auth"),
-                            (_TERRAFORM_DEFAULT, "variable"), (_ATTRIBUTE_PAIR, "value"), (_SPACED_LINE, "")):
+                            (_TERRAFORM_DEFAULT, "variable"), (_ATTRIBUTE_PAIR, "value"), (_SPACED_LINE, ""),
+                            (_POSITIONAL, "")):
         if needle in lower:
             text = _sub(pattern, text, "secret", _named_secret, replace)
     if ":" in text:
