@@ -6,6 +6,7 @@ Every model forbids unknown keys, so a typo in the TOML fails loudly with the ke
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from pydantic import (
 )
 
 from ragloom.errors import ConfigError
+from ragloom.security import redact_secrets
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -281,6 +283,10 @@ def resolve_secret(value: SecretStr | None, env_var: str | None, key: str) -> st
     return secret
 
 
+#: Keys whose values are credentials or name where they are: shown as ``***`` in errors.
+_SECRET_KEY = re.compile(r"(?i)key|token|secret|passw|credential|auth")
+
+
 def _describe_errors(exc: ValidationError, source: str) -> str:
     """One line per pydantic error: where, which key, which value, what is wrong."""
     lines = []
@@ -296,8 +302,10 @@ def _describe_errors(exc: ValidationError, source: str) -> str:
         value = error.get("input")
         if isinstance(value, dict):
             lines.append(f"{source}: key '{key}': {message}")
+        elif _SECRET_KEY.search(key):  # a key misplaced here must not reach a log or a terminal
+            lines.append(f"{source}: key '{key}' = '***': {message}")
         else:
-            lines.append(f"{source}: key '{key}' = {value!r}: {message}")
+            lines.append(f"{source}: key '{key}' = {redact_secrets(repr(value)).text}: {message}")
     return "\n".join(lines)
 
 

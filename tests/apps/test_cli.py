@@ -192,3 +192,18 @@ def test_ingest_given_files_says_what_happened_to_each(project: Path, tmp_path_f
     assert str(outside / "paper.md") in found.stdout
     walked = ragloom(project, "index")  # a walk of the project keeps files ingested from elsewhere
     assert "0 removed" in walked.stdout.splitlines()[0]
+
+
+def test_status_shows_bytes_per_part_and_per_chunk(project: Path) -> None:
+    assert ragloom(project, "index").returncode == 0
+    payload = json.loads(ragloom(project, "status", "--json").stdout)
+    parts = payload["bytes_by_part"]
+    assert set(parts) == {"store", "bm25", "manifest", "embedding_cache", "other"}
+    assert all(parts[p] > 0 for p in ("store", "bm25", "manifest", "embedding_cache"))
+    assert sum(parts.values()) == payload["index_bytes"]
+    per_chunk = payload["bytes_per_chunk"]
+    assert per_chunk["total"] == pytest.approx(payload["index_bytes"] / payload["chunks"])
+    assert per_chunk["bm25"] == pytest.approx(parts["bm25"] / payload["chunks"])
+    text = ragloom(project, "status").stdout
+    assert f"({per_chunk['total']:,.0f} B/chunk)" in text
+    assert f"  embedding cache: {parts['embedding_cache'] / 1e6:.1f} MB" in text

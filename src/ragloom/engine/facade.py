@@ -26,6 +26,7 @@ from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, verify_index
 from ragloom.indexing.discovery import relative_posix
+from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
@@ -35,6 +36,7 @@ from ragloom.readers.base import SkipFile
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
+from ragloom.stores.registry import store_path
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -135,6 +137,13 @@ class RAGEngine(SyncMethods, AsyncMethods):
         with self._writing():
             return self._indexer.index_file(self._resolve(path))
 
+    def excluded_reason(self, path: PathLike) -> str | None:
+        """Why indexing would pass over ``path`` (a file or a folder of the project: a
+        secret file, an excluded or gitignored one, a symlink to one), or None."""
+        target = self._resolve(path)
+        rules = self._indexer.rules()
+        return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
+
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> None:
         """Store texts under caller-chosen ids, one chunk each (no chunking)."""
@@ -223,13 +232,14 @@ class RAGEngine(SyncMethods, AsyncMethods):
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
-        size = sum(f.stat().st_size for f in self.index_dir.rglob("*") if f.is_file()) \
-            if self.index_dir.is_dir() else 0
+        parts = disk_usage(self.index_dir, store_path(self.config, self.base_dir)
+                           if self.store.persistent else None)
+        size = sum(parts.values())
         return IndexStatus(
             enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
             embedding_provider=self.provider.provider_name,
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
-            index_dir=str(self.index_dir), index_bytes=size,
+            index_dir=str(self.index_dir), index_bytes=size, bytes_by_part=parts,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
             files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
                               if root.is_dir()) if count_pending else 0,

@@ -21,7 +21,7 @@ from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
 from ragloom.indexing.added_texts import checked_documents, checked_source
-from ragloom.indexing.discovery import discover_files, relative_posix
+from ragloom.indexing.discovery import Rules, discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest, source_key
 from ragloom.indexing.pending import changed_files, vanished_files
@@ -32,7 +32,7 @@ from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
@@ -69,7 +69,7 @@ class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
     def __init__(self, base_dir: Path, readers: FileReaders, chunker: FileChunker,
-                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseIndex,
+                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseBackend,
                  manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None, respect_gitignore: bool = True,
@@ -134,9 +134,21 @@ class Indexer:
         if not path.is_file():
             raise FileNotFoundError(f"not a file: {path}")
         report = IndexReport()
+        rules = self.rules()
+        reason = rules.excluded(path) if rules.inside(path) else None
+        if reason is not None:  # the walk's rules hold for a file named on its own too
+            report.skipped.append(SkippedFile(relative_posix(path, self.base_dir), reason))
+            report.files_skipped += 1
+            report.seconds = time.perf_counter() - started
+            return report
         self._index_files([path], report, None)
         report.seconds = time.perf_counter() - started
         return report
+
+    def rules(self) -> Rules:
+        """The rules that decide which files are indexed (those of the walk)."""
+        return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
+                     self.respect_gitignore, self.config_files)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
