@@ -3,7 +3,6 @@ and retrievers together; the algorithms live in those parts."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -21,6 +20,7 @@ from ragloom.embeddings.registry import create_embedding_provider
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config
 from ragloom.engine.opening import IndexOpener, IndexParts
+from ragloom.engine.syncing import SyncMethods
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
@@ -44,7 +44,7 @@ logger = logging.getLogger("ragloom")
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine(AsyncMethods):
+class RAGEngine(SyncMethods, AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
@@ -246,29 +246,6 @@ class RAGEngine(AsyncMethods):
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
         )
 
-    def start_auto_sync(self, interval_s: float | None = None) -> None:
-        """Re-index the indexed folders every ``interval_s`` seconds (default: the config's
-        ``auto_sync_interval_seconds``, else 30) on a background thread."""
-        self._require_enabled()
-        if self._auto_sync is not None and self._auto_sync.state.running:
-            raise RagloomError("auto-sync is already running; call stop_auto_sync() first")
-        interval = interval_s or self.config.auto_sync_interval_seconds or 30.0
-        self._auto_sync = AutoSync(self.sync, interval)
-        self._auto_sync.start()
-
-    def stop_auto_sync(self) -> None:
-        """Stop the background sync, waiting for a sync in progress to finish."""
-        if self._auto_sync is not None:
-            self._auto_sync.stop()
-
-    def sync(self) -> IndexReport:
-        """Bring every folder indexed so far up to date (what auto-sync runs each interval)."""
-        total = IndexReport()
-        for root in self._roots():
-            if root.is_dir():
-                total.merge(self.index_directory(root))
-        return total
-
     def corpus_tokens(self) -> int:
         """The indexed files' size in tokens, estimated from the manifest (bytes / 4), for
         deciding whether the whole corpus fits a prompt (``strategy = "auto"``)."""
@@ -365,16 +342,6 @@ class RAGEngine(AsyncMethods):
         with self._snapshot_lock.writing():
             self.sparse.persist()
             self.store.persist()
-
-    def _roots(self) -> list[Path]:
-        saved = json.loads(self._manifest.get_setting("roots") or "[]")
-        return [self.base_dir / root for root in saved] or [self.base_dir]
-
-    def _remember_root(self, root: Path) -> None:
-        relative = relative_posix(root, self.base_dir)
-        saved: list[str] = json.loads(self._manifest.get_setting("roots") or "[]")
-        if relative not in saved:
-            self._manifest.set_setting("roots", json.dumps(sorted([*saved, relative])))
 
     def _require_enabled(self) -> None:
         if not self.config.enabled:

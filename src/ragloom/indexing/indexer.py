@@ -23,7 +23,8 @@ from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
 from ragloom.indexing.added_texts import checked_documents, checked_source
 from ragloom.indexing.discovery import Rules, discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
-from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
+from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest, source_key
+from ragloom.indexing.pending import changed_files, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file
@@ -124,17 +125,8 @@ class Indexer:
         """Files under ``root`` that the next indexing run would (re)index or remove."""
         found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
                                self.respect_gitignore, self.config_files)
-        records = self.manifest.records()
-        pending = 0
-        for path in found.files:
-            record = records.get(relative_posix(path, self.base_dir))
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            if record is None or (record.size, record.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
-                pending += 1
-        return pending + len(self._vanished(root))
+        return (changed_files(found.files, self.base_dir, self.manifest)
+                + len(vanished_files(root, self.base_dir, self.manifest)))
 
     def index_file(self, path: Path) -> IndexReport:
         """Index one file (re-indexing it if it changed)."""
@@ -363,18 +355,6 @@ class Indexer:
 
     def _remove_vanished(self, root: Path, report: IndexReport) -> None:
         """Drop manifest files under ``root`` that no longer exist on disk."""
-        for relative in self._vanished(root):
+        for relative in vanished_files(root, self.base_dir, self.manifest):
             report.chunks_removed += self.remove_path(relative)
             report.files_removed += 1
-
-    def _vanished(self, root: Path) -> list[str]:
-        prefix = relative_posix(root, self.base_dir)
-        gone = []
-        for relative in self.manifest.records():
-            if relative.startswith(SOURCE_KEY_PREFIX):
-                continue  # an ingested text, not a file
-            inside = prefix == "." or relative == prefix or relative.startswith(prefix + "/")
-            absolute = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
-            if inside and not absolute.is_file():
-                gone.append(relative)
-        return gone
