@@ -20,6 +20,7 @@ from ragloom.embeddings.registry import create_embedding_provider
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config
 from ragloom.engine.opening import IndexOpener, IndexParts
+from ragloom.engine.preloading import PreloadMethods
 from ragloom.engine.syncing import SyncMethods
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
@@ -31,8 +32,6 @@ from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
-from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
-from ragloom.readers.base import SkipFile
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
@@ -44,7 +43,7 @@ logger = logging.getLogger("ragloom")
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine(SyncMethods, AsyncMethods):
+class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
@@ -245,30 +244,6 @@ class RAGEngine(SyncMethods, AsyncMethods):
                               if root.is_dir()) if count_pending else 0,
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
         )
-
-    def corpus_tokens(self) -> int:
-        """The indexed files' size in tokens, estimated from the manifest (bytes / 4), for
-        deciding whether the whole corpus fits a prompt (``strategy = "auto"``)."""
-        if not self.config.enabled:
-            return 0
-        return sum(max(record.size, 0) for record in self._manifest.records().values()) // CHARS_PER_TOKEN
-
-    def preload_results(self, budget_tokens: int | None) -> list[SearchResult]:
-        """Whole indexed files (as indexing reads them: their readers, secrets redacted), in
-        path order, one result each, leaving out files that no longer fit ``budget_tokens``."""
-        results: list[SearchResult] = []
-        used = 0
-        for path in self.get_all_indexed_paths():
-            try:
-                text, metadata = self._indexer.read_whole(path)
-            except SkipFile:
-                continue
-            cost = estimate_tokens(f"File: {path} (preloaded)\n{text}\n\n")
-            if budget_tokens is not None and used + cost > budget_tokens:
-                continue
-            used += cost
-            results.append(SearchResult(path, text, metadata, 1.0, 0.0))
-        return results
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""

@@ -39,3 +39,8 @@ def vanished_files(root: Path, base_dir: Path, manifest: Manifest) -> list[str]:
         if inside and not absolute.is_file():
             gone.append(relative)
     return gone
+
+
+def count_pending(files: Iterable[Path], root: Path, base_dir: Path, manifest: Manifest) -> int:
+    """Files the next run under ``root`` would (re)index (of ``files``, the walk's) or remove."""
+    return changed_files(files, base_dir, manifest) + len(vanished_files(root, base_dir, manifest))
