@@ -31,9 +31,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 
 class StrictModel(BaseModel):
-    """Base for every config model: unknown keys are errors, assignments are validated."""
+    """Base for every config model: unknown keys are errors, assignments are validated, and
+    a float is never NaN or infinite (``min_score = nan`` would silence every search)."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class TurboQuantSettings(StrictModel):
@@ -108,6 +109,11 @@ class VectorStoreConfig(StrictModel):
                     data.pop(name)
                     data.setdefault("plugin_settings", {})[name] = plugin_tables[name]
         return data
+
+    @field_validator("path")
+    @classmethod
+    def _path_usable(cls, path: str | None) -> str | None:
+        return None if path is None else _usable_path(path)
 
     @field_validator("provider")
     @classmethod
@@ -284,10 +290,21 @@ class RAGConfig(StrictModel):
     @field_validator("source_types")
     @classmethod
     def _source_type_names(cls, types: dict[str, list[str]]) -> dict[str, list[str]]:
-        for name in types:
+        for name, globs in types.items():
             if not name.replace("_", "").replace("-", "").isalnum():
                 raise ValueError(f"source type {name!r} must be letters, digits, '-' or '_'")
+            _valid_globs(globs)
         return types
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _globs_compile(cls, globs: list[str]) -> list[str]:
+        return _valid_globs(globs)
+
+    @field_validator("index_dir")
+    @classmethod
+    def _index_dir_usable(cls, path: str) -> str:
+        return _usable_path(path)
 
     @model_validator(mode="before")
     @classmethod
@@ -346,6 +363,25 @@ class RAGConfig(StrictModel):
                 f"chunk_size ({self.chunk_size})"
             )
         return self
+
+
+def _usable_path(path: str) -> str:
+    """A path setting the file system can take (a NUL byte would fail deep in ``open``)."""
+    if "\0" in path:
+        raise ValueError("a path cannot contain a NUL byte")
+    return path
+
+
+def _valid_globs(globs: list[str]) -> list[str]:
+    """``globs`` if each compiles (a reversed class range such as ``[z-a]`` does not)."""
+    from ragloom.globs import GlobError, compile_glob
+
+    for glob in globs:
+        try:
+            compile_glob(glob)
+        except GlobError as exc:
+            raise ValueError(str(exc)) from None
+    return globs
 
 
 def _registered(name: str, registry: Any) -> str:

@@ -5,6 +5,5 @@ from ragloom.filters import (  # noqa: F401
     Condition,
     Filters,
     compile_filters,
-    glob_regex,
     matches_all,
 )
