@@ -118,3 +118,15 @@ def test_filters_match_globs_through_the_new_matcher() -> None:
     conditions = compile_filters({"path": "src/**/*.py"})
     assert matches_all({"path": "src/a/b.py"}, conditions)
     assert not matches_all({"path": "docs/b.py"}, conditions)
+
+
+def test_the_regex_text_for_other_engines_agrees_with_the_matcher() -> None:
+    """Stores whose engine does not backtrack (Postgres) match globs as regexes."""
+    rng = random.Random(11)
+    tokens = ["a", "b", "/", ".", "*", "**", "**/", "?", "[ab]", "[!a]", "[a-b]", "[]a]"]
+    for _ in range(3000):
+        pattern = "".join(rng.choice(tokens) for _ in range(rng.randint(0, 6)))
+        path = "".join(rng.choice("ab/.]") for _ in range(rng.randint(0, 8)))
+        glob = Glob(pattern)
+        assert (re.fullmatch(glob.regex(), path, re.DOTALL) is not None) == glob.matches(path), (
+            pattern, path)

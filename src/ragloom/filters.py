@@ -107,6 +107,12 @@ def matches_all(metadata: Metadata, conditions: list[Condition]) -> bool:
     return all(condition.matches(metadata) for condition in conditions)
 
 
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """The glob as a regex (see ``Glob.regex``), for stores whose engine matches regexes
+    without backtracking; ragloom itself matches with ``ragloom.globs``."""
+    return re.compile(compile_glob(pattern).regex(), re.DOTALL)
+
+
 #: ``resolve_globs``' answer when a glob matches no known value: nothing can match.
 MATCHES_NOTHING: Filters = {"$nothing": True}
 

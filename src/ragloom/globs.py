@@ -12,6 +12,7 @@ one dictionary lookup per character.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -144,6 +145,29 @@ class Glob:
                     seen.add(position + 1)
                     pending.append(position + 1)
         return frozenset(seen)
+
+    def regex(self) -> str:
+        """The glob as regular-expression text (stars collapsed), for an engine that does not
+        backtrack (Postgres' does not blow up on it); never match untrusted paths with it in
+        Python's ``re``, which backtracks."""
+        parts = []
+        for step in self.steps:
+            if step.kind == _FOLDERS:
+                parts.append("(?:.*/)?")
+                continue
+            test = step.test
+            if test is _ANYTHING:
+                text = "."
+            elif test is _NOT_SLASH:
+                text = "[^/]"
+            elif isinstance(test, _Class):
+                members = "".join(re.escape(c) for c in sorted(test.chars)) + "".join(
+                    f"{re.escape(low)}-{re.escape(high)}" for low, high in test.ranges)
+                text = f"[^/{members}]" if test.negated else f"(?!/)[{members}]"
+            else:
+                text = re.escape(test)
+            parts.append(text + ("*" if step.kind == _STAR else ""))
+        return "".join(parts)
 
     def __repr__(self) -> str:
         return f"Glob({self.pattern!r})"

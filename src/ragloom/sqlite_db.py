@@ -3,8 +3,11 @@ WAL on disk so several processes can read and write, explicit immediate transact
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +27,32 @@ def connect(path: Path | None, synchronous: str = "FULL", read_only: bool = Fals
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute(f"PRAGMA synchronous={synchronous}")
     return connection
+
+
+logger = logging.getLogger("ragloom")
+
+
+def is_damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite says the file is no database or a damaged one (not: busy, locked,
+    read-only, disk full)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+    message = str(exc)
+    return "malformed" in message or "not a database" in message
+
+
+def set_aside(path: Path) -> Path:
+    """Move a damaged database (and its WAL files) to ``<name>.corrupt-<time>`` beside it,
+    so it can be looked at and a new one started; nothing is deleted. Returns the new name."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}-{os.getpid()}")
+    for suffix in ("-wal", "-shm", ""):
+        part = path.with_name(path.name + suffix)
+        if part.exists():
+            os.replace(part, aside.with_name(aside.name + suffix))
+    logger.warning("set the damaged database %s aside as %s", path, aside.name)
+    return aside
 
 
 @contextmanager

@@ -19,6 +19,7 @@ from chroma_server import ChromaServer  # noqa: E402
 
 from helpers import hash_config, write  # noqa: E402
 from ragloom import RAGEngine, StoreError  # noqa: E402
+from ragloom.errors import IndexMismatchError  # noqa: E402
 from ragloom.stores.base import EmbeddingSpec  # noqa: E402
 from ragloom.stores.chroma import ChromaVectorStore  # noqa: E402
 from ragloom.testing.stores import DIM, StoreConformance, sample_rows  # noqa: E402
@@ -72,15 +73,24 @@ def test_wrong_dimension_upsert_is_rejected(tmp_path: Path) -> None:
         store.upsert(["a"], np.ones((1, 8)), ["t"], [{"path": "a"}])
 
 
-def test_model_change_rebuilds_the_collection(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_another_model_is_refused_naming_both_and_never_dropped(tmp_path: Path) -> None:
+    """A collection may be shared (a Chroma server above all): built for another model it is
+    an error naming both identities and the rebuild; only a rebuild on purpose drops it."""
     ids, vectors, texts, metadatas = sample_rows()
     ChromaVectorStore.open_local(tmp_path / "db", "coll", SPEC).upsert(ids, vectors, texts, metadatas)
+    for read_only in (False, True):
+        with pytest.raises(IndexMismatchError, match=r"built with hash/feature-hash-v1 \(16-d\), "
+                           r"not local/x \(16-d\).*ragloom index --rebuild") as refused:
+            ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM),
+                                         read_only=read_only)
+        assert (refused.value.discard is None) is read_only
     assert ChromaVectorStore.open_local(tmp_path / "db", "coll", SPEC).count() == 4
-    with caplog.at_level(logging.WARNING, logger="ragloom"):
-        other = ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM))
-    assert other.count() == 0
-    assert "was built with hash/feature-hash-v1 (16-d)" in caplog.text
-    assert "rebuilding" in caplog.text
+    assert refused.value.discard is None
+    with pytest.raises(IndexMismatchError) as refused:
+        ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM))
+    assert refused.value.discard is not None
+    refused.value.discard()
+    assert ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM)).count() == 0
 
 
 def test_engine_survives_384_768_384_switches(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -1,11 +1,14 @@
 """An on-disk embedding cache so the same text is never embedded twice by the same model.
 
-Keyed by (provider, model, dimension, task, sha256 of text) in a SQLite file beside the
-index. SQLite's WAL mode and busy timeout make it safe for several threads and processes.
+Keyed by (provider, model, dimension, every other setting that changes the vectors, task,
+sha256 of text) in a SQLite file beside the index. SQLite's WAL mode and busy timeout make it
+safe for several threads and processes. The cache is disposable: a damaged file is set aside
+(renamed, never deleted) with a warning and a new one started, so it never blocks a write.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,7 +19,7 @@ import numpy as np
 from ragloom.digests import content_hash
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
 from ragloom.faults import crash_point
-from ragloom.sqlite_db import connect, transaction
+from ragloom.sqlite_db import connect, is_damaged, set_aside, transaction
 
 _SQLITE_MAX_PARAMETERS = 900
 
@@ -27,35 +30,72 @@ class EmbeddingCache:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = None if path is None else Path(path)
         self._lock = threading.Lock()
-        self._connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
-        self._connection.execute(
-            "CREATE TABLE IF NOT EXISTS embeddings (namespace TEXT NOT NULL, "
-            "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
-            "PRIMARY KEY (namespace, text_hash)) WITHOUT ROWID"
-        )
+        try:
+            self._connection = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            self._connection = self._start_afresh(None)
+
+    def _open(self) -> sqlite3.Connection:
+        connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
+        try:
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS embeddings (namespace TEXT NOT NULL, "
+                "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
+                "PRIMARY KEY (namespace, text_hash)) WITHOUT ROWID"
+            )
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _start_afresh(self, damaged: sqlite3.Connection | None) -> sqlite3.Connection:
+        """Set the damaged file aside and open a new, empty cache in its place."""
+        if damaged is not None:
+            damaged.close()
+        if self.path is not None:
+            set_aside(self.path)
+        return self._open()
 
     def get_many(self, namespace: str, hashes: Sequence[str], dimension: int) -> dict[str, np.ndarray]:
         """The cached vectors among ``hashes`` (missing ones are simply absent)."""
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(hashes))
         with self._lock:
-            for start in range(0, len(unique), _SQLITE_MAX_PARAMETERS):
-                part = unique[start:start + _SQLITE_MAX_PARAMETERS]
-                rows = self._connection.execute(
-                    "SELECT text_hash, vector FROM embeddings WHERE namespace = ? "
-                    f"AND text_hash IN ({','.join('?' * len(part))})",
-                    [namespace, *part],
-                ).fetchall()
-                for text_hash, blob in rows:
-                    vector = np.frombuffer(blob, dtype=np.float32)
-                    if vector.shape == (dimension,):
-                        found[text_hash] = vector
+            try:
+                for start in range(0, len(unique), _SQLITE_MAX_PARAMETERS):
+                    part = unique[start:start + _SQLITE_MAX_PARAMETERS]
+                    rows = self._connection.execute(
+                        "SELECT text_hash, vector FROM embeddings WHERE namespace = ? "
+                        f"AND text_hash IN ({','.join('?' * len(part))})",
+                        [namespace, *part],
+                    ).fetchall()
+                    for text_hash, blob in rows:
+                        vector = np.frombuffer(blob, dtype=np.float32)
+                        if vector.shape == (dimension,):
+                            found[text_hash] = vector
+            except sqlite3.DatabaseError as exc:
+                if not is_damaged(exc):
+                    raise
+                self._connection = self._start_afresh(self._connection)
+                return {}
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
         """Store vectors by text hash in one transaction."""
         rows = [(namespace, text_hash, np.asarray(vector, dtype=np.float32).tobytes())
                 for text_hash, vector in vectors.items()]
+        try:
+            self._insert(rows)
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            with self._lock:
+                self._connection = self._start_afresh(self._connection)
+            self._insert(rows)
+
+    def _insert(self, rows: list[tuple[str, str, bytes]]) -> None:
         with transaction(self._connection, self._lock) as db:
             db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
 
@@ -85,7 +125,9 @@ class CachedEmbedder:
 
     def namespace(self, task: EmbeddingTask) -> str:
         provider = self.provider
-        return f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|{task}"
+        settings = provider.vector_settings()
+        return (f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|"
+                + (f"{settings}|" if settings else "") + task)
 
     def embed(self, texts: Sequence[str], task: EmbeddingTask = "document",
               on_embedded: Callable[[int], None] | None = None) -> EmbeddedTexts:

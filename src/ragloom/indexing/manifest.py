@@ -15,8 +15,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragloom.errors import IndexNotFoundError
-from ragloom.sqlite_db import connect, transaction
+from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexNotFoundError
+from ragloom.sqlite_db import connect, is_damaged, set_aside, transaction
 
 #: Size and mtime of a record that must be re-chunked even if its content is unchanged.
 RECHUNK = -1
@@ -48,12 +48,26 @@ class Manifest:
     def __init__(self, path: Path | None = None, read_only: bool = False) -> None:
         self.path = path
         self._lock = threading.Lock()
-        if read_only:
-            if path is None or not path.is_file():
-                raise IndexNotFoundError(f"no index manifest at {path}")
-            self._db = connect(path, read_only=True)
-            return
-        self._db = connect(path)  # synchronous=FULL: the journal must survive a crash
+        if read_only and (path is None or not path.is_file()):
+            raise IndexNotFoundError(f"no index manifest at {path}")
+        try:
+            self._db = connect(path, read_only=read_only)  # synchronous=FULL: the journal must survive a crash
+            if not read_only:
+                self._create_tables()
+            # a damaged page shows here rather than half-way through a run
+            verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"database disk image is malformed: {verdict}")
+        except sqlite3.DatabaseError as exc:
+            if hasattr(self, "_db"):
+                self._db.close()
+            if not is_damaged(exc):
+                raise
+            raise CorruptIndexError(
+                f"index manifest {path} is damaged ({exc}); {REBUILD_HINT}",
+                None if read_only or path is None else lambda: set_aside(path)) from None
+
+    def _create_tables(self) -> None:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, "
             "mtime_ns INTEGER, sha256 TEXT, chunk_ids TEXT, indexed_at REAL)"

@@ -25,7 +25,7 @@ import numpy as np
 
 from ragloom.atomic import atomic_write
 from ragloom.embeddings.base import l2_normalize
-from ragloom.errors import ReadOnlyError, StoreError
+from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexMismatchError, ReadOnlyError
 from ragloom.faults import crash_point
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
@@ -66,7 +66,7 @@ class TurboQuantStore:
                                         keep_norms=False)
         self._reset_memory()
         if path is not None:
-            claim_folder(path, STORE_MARKER, "TurboQuant store", _holds_segments, create=not read_only)
+            claim_folder(path, STORE_MARKER, "TurboQuant store", create=not read_only)
             self._open(path)
 
     # -- state -----------------------------------------------------------------------------
@@ -98,29 +98,52 @@ class TurboQuantStore:
                 "dimension": self.embedding.dimension}
 
     def _open(self, path: Path) -> None:
+        """Load the segments listed in segments.json. Built for another model or quantizer,
+        or unreadable, the store is refused, never dropped: other processes may share it."""
         listing = path / SEGMENT_LIST
         if not listing.is_file():
             return
-        saved = json.loads(listing.read_text(encoding="utf-8"))
-        if saved.get("settings") != self._settings():
-            if self.read_only:
-                raise StoreError(f"TurboQuant store at {path} was built with "
-                                 f"{_describe(saved.get('settings') or {})}, not "
-                                 f"{_describe(self._settings())}; run 'ragloom index' to rebuild "
-                                 f"it (reading never does)")
-            logger.warning("TurboQuant store at %s was built with %s; now %s: dropping it and "
-                           "rebuilding the index", path, saved.get("settings"), self._settings())
-            self._drop_files()
-            return
-        for name in saved["segments"]:
-            self._replay(path / name)
-        self._segments = list(saved["segments"])
+        try:
+            saved = json.loads(listing.read_bytes().decode("utf-8"))
+            settings, segments = saved["settings"], [str(name) for name in saved["segments"]]
+            if not isinstance(settings, dict):
+                raise TypeError("settings is not a table")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise self._corrupt(listing, exc) from None
+        if settings != self._settings():
+            reading = " (reading never rebuilds)" if self.read_only else ""
+            raise IndexMismatchError(
+                f"TurboQuant store at {path} was built with {_describe(settings)}, not "
+                f"{_describe(self._settings())}: its vectors cannot be searched with this "
+                f"model{reading}; {REBUILD_HINT}", self._discard)
+        for name in segments:
+            if not _OWN_FILE.match(name):
+                raise self._corrupt(listing, ValueError(f"unexpected segment name {name!r}"))
+            try:
+                self._replay(path / name)
+            except Exception as exc:  # anything failing here means the file is damaged
+                raise self._corrupt(path / name, exc) from None
+        self._segments = segments
         self._mark_saved()
+
+    def _corrupt(self, file: Path, cause: BaseException) -> CorruptIndexError:
+        return CorruptIndexError(
+            f"TurboQuant store file {file} is damaged ({type(cause).__name__}: {cause}); "
+            f"{REBUILD_HINT}", self._discard)
+
+    def _discard(self) -> None:
+        """For a rebuild on purpose: delete the files this store wrote, nothing else."""
+        self._reset_memory()
+        if self.path is not None and not self.read_only:
+            self._drop_files()
 
     def _replay(self, segment: Path) -> None:
         with np.load(segment, allow_pickle=False) as arrays:
             header = json.loads(arrays["header"].tobytes().decode("utf-8"))
             compressed = CompressedVectors.from_arrays(arrays)
+        if len(header["ids"]) != len(compressed) or not (
+                len(header["ids"]) == len(header["texts"]) == len(header["metadatas"])):
+            raise ValueError(f"{len(header['ids'])} ids for {len(compressed)} vectors")
         self._delete_rows(header["deleted"])
         self._append(header["ids"], header["texts"], header["metadatas"], compressed)
 
@@ -331,7 +354,3 @@ def _describe(settings: dict[str, object]) -> str:
     return (f"{settings.get('embedding_model')} ({settings.get('dimension')}-d), quantizer "
             f"{settings.get('quantizer')}")
 
-
-def _holds_segments(folder: Path) -> bool:
-    """A store folder written before ownership markers existed."""
-    return (folder / SEGMENT_LIST).is_file()
