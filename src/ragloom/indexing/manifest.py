@@ -57,7 +57,7 @@ class Manifest:
             # a damaged page shows here rather than half-way through a run
             verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
             if verdict != "ok":
-                raise sqlite3.DatabaseError(f"database disk image is malformed: {verdict}")
+                raise sqlite3.DatabaseError("database disk image is malformed: " + " ".join(str(verdict).split()))
         except sqlite3.DatabaseError as exc:
             if hasattr(self, "_db"):
                 self._db.close()
