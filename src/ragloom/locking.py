@@ -55,7 +55,10 @@ class ProcessLock:
     """An ``flock`` on a file in the index folder, between processes.
 
     The writer of an index holds ``<index_dir>/lock`` exclusively while its engine is open
-    (the file names its pid, so a second writer gets a clear IndexLockedError).
+    (the file names its pid, so a second writer gets a clear IndexLockedError). A reader
+    never creates anything: where the lock file cannot be created (a read-only folder or
+    file system: a container image, a shared mount) it locks the file it finds read-only,
+    and where there is none, no writer can be there either and it reads without a lock.
     """
 
     def __init__(self, path: Path) -> None:
@@ -67,8 +70,13 @@ class ProcessLock:
         another process raises IndexLockedError naming it."""
         import fcntl
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        if shared:
+            handle = self._open_for_reading()
+            if handle is None:
+                return
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
         try:
             fcntl.flock(handle, mode if blocking else mode | fcntl.LOCK_NB)
@@ -85,6 +93,19 @@ class ProcessLock:
             os.ftruncate(handle, 0)
             os.pwrite(handle, str(os.getpid()).encode("ascii"), 0)
         self._handle = handle
+
+    def _open_for_reading(self) -> int | None:
+        """The lock file for a shared lock, created if the folder allows it, else opened
+        read-only (flock works on it); None when it neither exists nor can be created."""
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise
+        try:
+            return os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
 
     def release(self) -> None:
         if self._handle is not None:

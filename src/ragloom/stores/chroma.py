@@ -11,6 +11,7 @@ turns ``$glob`` into ``$in`` of the matching values it knows (``glob_filters = F
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -62,7 +63,10 @@ def persistent_client(path: Path, read_only: bool = False) -> Any:
     try:
         return chromadb.PersistentClient(path=str(path), settings=_settings(chromadb))
     except Exception as exc:
-        raise StoreError(f"cannot open Chroma database at {path}: {exc}") from exc
+        hint = ("; embedded Chroma writes to its database even to read it: on a read-only "
+                "folder use the turboquant store or a Chroma server (vector_store.url)"
+                if read_only and not os.access(path, os.W_OK) or "readonly" in str(exc) else "")
+        raise StoreError(f"cannot open Chroma database at {path}: {exc}{hint}") from exc
 
 
 def http_client(url: str, api_key: str | None = None) -> Any:
