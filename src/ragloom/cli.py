@@ -194,6 +194,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         return EXIT_OK
     reading = args.command in ("search", "context", "status") or (
         args.command == "mcp" and not args.allow_writes)
+    target = from_current_folder(getattr(args, "path", None))
+    if target is not None and not target.exists():  # before the engine creates its folder
+        raise UsageError(f"no such file or folder: {args.path}")
     try:
         engine = RAGEngine(config, base_dir, read_only=reading)
     except IndexNotFoundError:
@@ -203,7 +206,6 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     with engine:
         if args.command in ("index", "reindex"):
             method = engine.index_directory if args.command == "index" else engine.reindex
-            target = Path(args.path) if args.path else None
             if target is not None and target.is_file() and args.command == "index":
                 report = engine.index_file(target)
             else:
@@ -215,7 +217,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             serve(engine, http=args.http, host=args.host, port=args.port,
                   allow_writes=args.allow_writes)
         elif args.command == "ingest":
-            return _ingest(engine, [Path(name) for name in args.files], out)
+            return _ingest(engine, [Path(name) for name in args.files], out)  # from the current folder
         elif args.command == "search":
             response = engine.search_detailed(args.query, top_k=args.top_k)
             results = response.results
@@ -252,6 +254,14 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK
+
+
+def from_current_folder(path: str | None) -> Path | None:
+    """A path given on the command line, resolved against the current folder (as every
+    command-line tool does), not the config's folder; ``..`` is folded, symlinks kept."""
+    if not path:
+        return None
+    return Path(os.path.normpath(Path.cwd() / Path(path).expanduser()))
 
 
 def _ingest(engine: RAGEngine, files: list[Path], out) -> int:  # type: ignore[no-untyped-def]
