@@ -30,6 +30,11 @@ def source_key(source_id: str) -> str:
     return SOURCE_KEY_PREFIX + source_id
 
 
+#: Nanoseconds within which two writes of a file may get the same mtime: file systems keep
+#: from 1 ns (ext4, APFS) to 2 s (FAT), and the kernel stamps with a coarse clock.
+MTIME_GRANULARITY_NS = 2_000_000_000
+
+
 @dataclass(frozen=True)
 class FileRecord:
     """One indexed file version."""
@@ -40,6 +45,14 @@ class FileRecord:
     sha256: str
     chunk_ids: tuple[str, ...]
     indexed_at: float
+
+    def unchanged(self, size: int, mtime_ns: int) -> bool:
+        """Whether a file with this size and mtime can be taken as this version unread.
+        Not when its mtime is within the mtime granularity of the indexing ("racy git"): a
+        rewrite of the same size just after it was read may have kept the same mtime, so
+        such a file is read and hashed again (and recorded anew, after which it is not)."""
+        return ((self.size, self.mtime_ns) == (size, mtime_ns)
+                and mtime_ns + MTIME_GRANULARITY_NS < int(self.indexed_at * 1e9))
 
 
 class Manifest:
