@@ -1,4 +1,8 @@
-"""ragloom: embeddable, offline-first retrieval for codebases and document folders."""
+"""ragloom: embeddable, offline-first retrieval for codebases and document folders.
+
+The public surface: the core (``RAGEngine``, config, prompt helpers, types, errors) and
+``send``, the Gemini chat call with retrieval, from the outer ring (``ragloom.integrations``).
+"""
 
 from ragloom.config import RAGConfig, VectorStoreConfig, load_config
 from ragloom.engine import RAGEngine
@@ -14,6 +18,7 @@ from ragloom.errors import (
 )
 from ragloom.indexing.consistency import VerifyReport
 from ragloom.indexing.progress import IndexProgress
+from ragloom.integrations.gemini import send
 from ragloom.prompt import format_context, inject_context
 from ragloom.retrieval.searcher import SearchResponse
 from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
@@ -42,4 +47,5 @@ __all__ = [
     "format_context",
     "inject_context",
     "load_config",
+    "send",
 ]
