@@ -8,12 +8,15 @@ from ragloom.config import RAGConfig, VectorStoreConfig, load_config
 from ragloom.engine import RAGEngine
 from ragloom.errors import (
     ConfigError,
+    CorruptIndexError,
     EmbeddingError,
     IndexLockedError,
+    IndexMismatchError,
     IndexNotFoundError,
     MissingDependencyError,
     RagloomError,
     ReadOnlyError,
+    RebuildNeededError,
     StoreError,
 )
 from ragloom.indexing.consistency import VerifyReport
@@ -28,8 +31,10 @@ __version__ = "0.1.0"
 __all__ = [
     "Chunk",
     "ConfigError",
+    "CorruptIndexError",
     "EmbeddingError",
     "IndexLockedError",
+    "IndexMismatchError",
     "IndexNotFoundError",
     "IndexProgress",
     "IndexReport",
@@ -39,6 +44,7 @@ __all__ = [
     "RAGEngine",
     "RagloomError",
     "ReadOnlyError",
+    "RebuildNeededError",
     "SearchResponse",
     "SearchResult",
     "StoreError",

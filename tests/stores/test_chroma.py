@@ -93,22 +93,26 @@ def test_another_model_is_refused_naming_both_and_never_dropped(tmp_path: Path) 
     assert ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM)).count() == 0
 
 
-def test_engine_survives_384_768_384_switches(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_engine_refuses_another_dimension_and_rebuilds_only_on_purpose(tmp_path: Path) -> None:
+    """384 -> 768 -> 384: each switch is refused naming both identities (never dropped
+    implicitly) until asked with rebuild=True; the cache keeps each model's vectors."""
     project = tmp_path / "project"
     write(project, "a.txt", "rockets launch satellites into orbit\n")
     write(project, "b.md", "# Fruit\napples and pears\n")
     store = {"provider": "chroma"}
     for dimension, expected_embedded in ((384, 2), (768, 2), (384, 0)):
         config = hash_config(embedding_dim=dimension, vector_store=store)
-        with caplog.at_level(logging.WARNING, logger="ragloom"):
-            with RAGEngine(config, project) as engine:
-                report = engine.index_directory()
-                assert report.files_indexed == 2
-                assert report.chunks_embedded == expected_embedded, dimension
-                assert engine.count() == 2
-                top = engine.search("rockets orbit", top_k=1)[0]
-                assert top.metadata["path"] == "a.txt"
-    assert caplog.text.count("rebuilding") == 2
+        if dimension != 384 or expected_embedded == 0:
+            with pytest.raises(IndexMismatchError, match=r"built with .*not hash/feature-hash-v1 "
+                               rf"\({dimension}-d\).*ragloom index --rebuild"):
+                RAGEngine(config, project)
+        with RAGEngine(config, project, rebuild=expected_embedded == 0 or dimension == 768) as engine:
+            report = engine.index_directory()
+            assert report.files_indexed == 2
+            assert report.chunks_embedded == expected_embedded, dimension
+            assert engine.count() == 2
+            top = engine.search("rockets orbit", top_k=1)[0]
+            assert top.metadata["path"] == "a.txt"
 
 
 def test_engine_reopen_keeps_index_and_skips_unchanged(tmp_path: Path) -> None:

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from ragloom.retrieval.searcher import SearchResponse
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
+                "with another embedding model or one that cannot be read (deletes only what "
+                "ragloom wrote; embeddings still come from the cache)")
 PROGRESS_LINE_SECONDS = 5.0
 
 
@@ -130,11 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     index = commands.add_parser("index", help="index new and changed files")
     index.add_argument("path", nargs="?", help="folder or file (default: base_dir)")
+    index.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     ingest = commands.add_parser("ingest", help="index the given files (any supported type), "
                                  "wherever they are, without walking a folder")
     ingest.add_argument("files", nargs="+", metavar="FILE")
     reindex = commands.add_parser("reindex", help="re-chunk every file, even unchanged ones")
     reindex.add_argument("path", nargs="?")
+    reindex.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
     search.add_argument("query")
     search.add_argument("--top-k", type=_positive_int)
@@ -198,7 +203,8 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     if target is not None and not target.exists():  # before the engine creates its folder
         raise UsageError(f"no such file or folder: {args.path}")
     try:
-        engine = RAGEngine(config, base_dir, read_only=reading)
+        engine = RAGEngine(config, base_dir, read_only=reading,
+                           rebuild=bool(getattr(args, "rebuild", False)))
     except IndexNotFoundError:
         print(f"ragloom: no index in {base_dir / config.index_dir}; run 'ragloom index' "
               f"in {base_dir} to build one", file=sys.stderr)

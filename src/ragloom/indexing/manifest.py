@@ -60,6 +60,7 @@ class Manifest:
 
     def __init__(self, path: Path | None = None, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         self._lock = threading.Lock()
         if read_only and (path is None or not path.is_file()):
             raise IndexNotFoundError(f"no index manifest at {path}")
