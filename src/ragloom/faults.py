@@ -20,6 +20,7 @@ CRASH_POINTS = (
     "embedded",            # vectors computed (and cached), nothing journaled yet
     "journaled",           # the manifest journal lists the files about to change
     "store-written",       # store and BM25 changed in memory, not yet durable
+    "bm25-segment-written",  # a new BM25 segment file exists, its segment list is old
     "segment-written",     # TurboQuant: a new segment file exists, the segment list is old
     "store-persisted",     # the store is durable, the manifest still lists the old versions
     "manifest-written",    # the manifest records the new versions (window complete)

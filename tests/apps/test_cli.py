@@ -216,3 +216,18 @@ def test_indexing_a_missing_path_exits_2_and_creates_nothing(project: Path) -> N
     assert listing(project) == before and not (project / ".ragloom").exists()
     searched = ragloom(project, "search", "anything")
     assert searched.returncode == 1 and "no index" in searched.stderr
+
+
+def test_status_shows_bytes_per_part_and_per_chunk(project: Path) -> None:
+    assert ragloom(project, "index").returncode == 0
+    payload = json.loads(ragloom(project, "status", "--json").stdout)
+    parts = payload["bytes_by_part"]
+    assert set(parts) == {"store", "bm25", "manifest", "embedding_cache", "other"}
+    assert all(parts[p] > 0 for p in ("store", "bm25", "manifest", "embedding_cache"))
+    assert sum(parts.values()) == payload["index_bytes"]
+    per_chunk = payload["bytes_per_chunk"]
+    assert per_chunk["total"] == pytest.approx(payload["index_bytes"] / payload["chunks"])
+    assert per_chunk["bm25"] == pytest.approx(parts["bm25"] / payload["chunks"])
+    text = ragloom(project, "status").stdout
+    assert f"({per_chunk['total']:,.0f} B/chunk)" in text
+    assert f"  embedding cache: {parts['embedding_cache'] / 1e6:.1f} MB" in text

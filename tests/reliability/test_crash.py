@@ -97,7 +97,8 @@ def test_kill_at_every_crash_point(tmp_path: Path, store: str) -> None:
 
 
 INGEST_CHILD = Path(__file__).resolve().parent / "ingest_child.py"
-INGEST_POINTS = ("batch-cached", "embedded", "journaled", "store-written", "segment-written",
+INGEST_POINTS = ("batch-cached", "embedded", "journaled", "store-written", "bm25-segment-written",
+                 "segment-written",
                  "store-persisted", "manifest-written")
 
 

@@ -196,3 +196,41 @@ def test_api_key_is_sent_as_bearer_token_and_never_shown() -> None:
         server.shutdown()
     assert seen and seen[0] == "Bearer chroma-secret-token"
     assert "chroma-secret-token" not in str(info.value)
+
+
+def test_embedded_store_keeps_texts_beside_the_database(tmp_path: Path) -> None:
+    """Texts live in ragloom_texts.sqlite, not in Chroma's database (whose document string
+    index and full-text index cost 9 KB a chunk): Chroma holds no document, reads give
+    every text back, deletes and resets remove them."""
+    import sqlite3
+
+    store = ChromaVectorStore.open_local(tmp_path / "db", "texts", SPEC)
+    ids, vectors, texts, metadatas = sample_rows()
+    store.upsert(ids, vectors, texts, metadatas)
+    assert [c.text for c in store.get(ids)] == texts
+    assert {r.id: r.text for r in store.query(vectors[0], 10)} == dict(zip(ids, texts))
+    store.delete(ids[:1])
+    store.close()
+    database = sqlite3.connect(tmp_path / "db" / "chroma.sqlite3")
+    documents = "SELECT COUNT(*) FROM embedding_metadata WHERE key = 'chroma:document'"
+    assert database.execute(documents).fetchone() == (0,)
+    database.close()
+    kept = sqlite3.connect(tmp_path / "db" / "ragloom_texts.sqlite")
+    assert sorted(r[0] for r in kept.execute("SELECT id FROM texts")) == sorted(ids[1:])
+    kept.close()
+    reader = ChromaVectorStore.open_local(tmp_path / "db", "texts", SPEC, read_only=True)
+    assert [c.text for c in reader.get(ids)] == texts[1:]
+    reader.close()
+
+
+def test_a_collection_with_documents_inside_chroma_still_reads(tmp_path: Path) -> None:
+    """A collection written before texts moved out keeps answering with its documents."""
+    store = ChromaVectorStore.open_local(tmp_path / "db", "older", SPEC)
+    ids, vectors, texts, metadatas = sample_rows()
+    store._texts = None  # write as earlier versions did: documents inside Chroma
+    store.upsert(ids, vectors, texts, metadatas)
+    store.close()
+    reopened = ChromaVectorStore.open_local(tmp_path / "db", "older", SPEC)
+    assert [c.text for c in reopened.get(ids)] == texts
+    assert {r.id: r.text for r in reopened.query(vectors[0], 10)} == dict(zip(ids, texts))
+    reopened.close()

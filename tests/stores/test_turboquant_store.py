@@ -55,12 +55,12 @@ def test_appends_write_new_segments_only(tmp_path: Path) -> None:
     store = TurboQuantStore(tmp_path / "tq", spec)
     fill(store, 0, 100, 64)
     store.persist()
-    first = sorted((tmp_path / "tq").glob("*.npz"))
+    first = sorted((tmp_path / "tq").glob("*.seg"))
     stamp = first[0].stat().st_mtime_ns
     fill(store, 100, 50, 64)
     store.delete(["v3"])
     store.persist()
-    segments = sorted((tmp_path / "tq").glob("*.npz"))
+    segments = sorted((tmp_path / "tq").glob("*.seg"))
     assert len(segments) == 2 and segments[0].stat().st_mtime_ns == stamp
     reopened = TurboQuantStore(tmp_path / "tq", spec)
     assert reopened.count() == 149 and reopened.get(["v3"]) == []
@@ -76,7 +76,7 @@ def test_many_deletes_compact_to_one_segment(tmp_path: Path) -> None:
     store.persist()
     listing = json.loads((tmp_path / "tq" / SEGMENT_LIST).read_text())
     assert len(listing["segments"]) == 1
-    assert len(list((tmp_path / "tq").glob("*.npz"))) == 1
+    assert len(list((tmp_path / "tq").glob("*.seg"))) == 1
     assert TurboQuantStore(tmp_path / "tq", spec).count() == 100
 
 
@@ -108,8 +108,8 @@ def test_leftover_temp_files_are_ignored(tmp_path: Path) -> None:
     store = TurboQuantStore(tmp_path / "tq", spec)
     fill(store, 0, 10, 32)
     store.persist()
-    (tmp_path / "tq" / ".00000002.npz.999.tmp").write_bytes(b"half written")
-    (tmp_path / "tq" / "00000002.npz").write_bytes(b"never listed")
+    (tmp_path / "tq" / ".00000002.seg.999.tmp").write_bytes(b"half written")
+    (tmp_path / "tq" / "00000002.seg").write_bytes(b"never listed")
     assert TurboQuantStore(tmp_path / "tq", spec).count() == 10
 
 
@@ -194,7 +194,8 @@ def test_search_recall_against_exact(refine_bits: int, floor: float) -> None:
 def test_engine_with_turboquant(tmp_path: Path) -> None:
     write(tmp_path, "a.txt", "rockets launch satellites into orbit\n")
     write(tmp_path, "b.txt", "apples and pears are fruit\n")
-    config = hash_config(vector_store={"provider": "turboquant", "refine_bits": 2, "first_pass": 300})
+    config = hash_config(vector_store={"provider": "turboquant",
+                                       "turboquant": {"refine_bits": 2, "first_pass": 300}})
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()
         assert (engine.store.quantizer.refine_bits, engine.store.first_pass) == (2, 300)

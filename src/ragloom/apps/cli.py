@@ -22,7 +22,7 @@ from ragloom.apps.eval import MODES
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
 from ragloom.indexing.progress import IndexProgress
-from ragloom.types import IndexReport
+from ragloom.types import IndexReport, IndexStatus
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -254,12 +254,21 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                       f"({status.dimension}-d)\nindex: {status.index_dir} "
                       f"({status.index_bytes / 1e6:.1f} MB)\nlast indexed: {when}\n"
                       f"files pending: {status.files_pending}", file=out)
+                print(_size_rows(status), file=out)
                 if check is not None:
                     print("check: ok" if check.ok else "check: FAILED\n" + "\n".join(
                         f"  {problem}" for problem in check.problems), file=out)
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK
+
+
+def _size_rows(status: IndexStatus) -> str:
+    """Bytes on disk per part, in total and per chunk (what ``status`` prints)."""
+    per_chunk = status.bytes_per_chunk
+    rows = [f"  {part.replace('_', ' ')}: {size / 1e6:.1f} MB ({per_chunk[part]:,.0f} B/chunk)"
+            for part, size in status.bytes_by_part.items()]
+    return "\n".join([f"size: {status.index_bytes / 1e6:.1f} MB ({per_chunk['total']:,.0f} B/chunk)", *rows])
 
 
 def from_current_folder(path: str | None) -> Path | None:

@@ -71,8 +71,15 @@ class CharacterChunker:
                                or _only(source, line, end, keep_with_next)):
                 # Lines before a line too long for any window, or a heading the next line
                 # does not fit beside, open the first piece of that next line.
-                pieces.extend(self._split_long_line(source, line, end + 1, budget, later_budget))
-                line = end + 2
+                opened = self._split_long_line(source, line, end + 1, budget, later_budget)
+                if source.size(end + 1, end + 1) <= later_budget:
+                    # That line fits a later window whole: it starts the next piece at its
+                    # own first character instead of mid-line.
+                    pieces.append(opened[0])
+                    line = end + 1
+                else:
+                    pieces.extend(opened)
+                    line = end + 2
                 continue
             if not all(source.is_blank(n) for n in range(line, end + 1)):
                 pieces.append(source.piece(line, end))

@@ -3,38 +3,40 @@ and retrievers together; the algorithms live in those parts."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 
-from ragloom.chunking.registry import FileChunker, language_for_path
+from ragloom.chunking.registry import FileChunker
 from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.registry import create_embedding_provider
+from ragloom.engine.asynchronous import AsyncMethods
+from ragloom.engine.checks import check_config
 from ragloom.engine.opening import IndexOpener, IndexParts
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, verify_index
 from ragloom.indexing.discovery import relative_posix
-from ragloom.indexing.indexer import Indexer, IndexingStopped
+from ragloom.indexing.disk_usage import disk_usage
+from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
-from ragloom.indexing.reading import SkipFile, read_file
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
+from ragloom.readers.base import SkipFile
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
-from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore, searches_text
+from ragloom.stores.registry import store_path
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -42,12 +44,13 @@ logger = logging.getLogger("ragloom")
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine:
+class RAGEngine(AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
     ``vector_store`` may be passed ready-made to override what the config names.
     With ``enabled = false`` the engine builds nothing: searches return ``[]``.
+    Every method that does I/O has an async form (``asearch``, ``aingest_text``, ...).
     """
 
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
@@ -70,6 +73,7 @@ class RAGEngine:
         self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
             return
+        check_config(self.config)
         self.provider = embedding_provider or create_embedding_provider(self.config)
         if read_only and rebuild:
             raise ValueError("rebuild=True writes: it cannot be combined with read_only=True")
@@ -120,24 +124,6 @@ class RAGEngine:
         are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
         return self._index_directory_until(None, path, include, exclude, progress)
 
-    async def aindex_directory(self, path: PathLike | None = None,
-                               include: Sequence[str] | None = None,
-                               exclude: Sequence[str] | None = None,
-                               progress: ProgressCallback | None = None) -> IndexReport:
-        """``index_directory`` on a worker thread, so the event loop keeps running. Cancelling
-        the awaiting task stops the run at the next safe point (between embedding batches or
-        files) and waits for it: windows written before stay, nothing is half-written."""
-        stop = threading.Event()
-        work = asyncio.ensure_future(asyncio.to_thread(
-            self._index_directory_until, stop, path, include, exclude, progress))
-        try:
-            return await asyncio.shield(work)
-        except asyncio.CancelledError:
-            stop.set()
-            with suppress(IndexingStopped):
-                await work
-            raise
-
     def _index_directory_until(self, stop: threading.Event | None, path: PathLike | None,
                                include: Sequence[str] | None, exclude: Sequence[str] | None,
                                progress: ProgressCallback | None) -> IndexReport:
@@ -156,6 +142,13 @@ class RAGEngine:
         with self._writing():
             return self._indexer.index_file(self._resolve(path))
 
+    def excluded_reason(self, path: PathLike) -> str | None:
+        """Why indexing would pass over ``path`` (a file or a folder of the project: a
+        secret file, an excluded or gitignored one, a symlink to one), or None."""
+        target = self._resolve(path)
+        rules = self._indexer.rules()
+        return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
+
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> None:
         """Store texts under caller-chosen ids, one chunk each (no chunking)."""
@@ -171,11 +164,6 @@ class RAGEngine:
         ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
         with self._writing():
             return self._indexer.ingest_text(source_id, text, metadata, language)
-
-    async def aingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                           language: str | None = None) -> IndexReport:
-        """``ingest_text`` on a worker thread."""
-        return await asyncio.to_thread(self.ingest_text, source_id, text, metadata, language)
 
     def delete_source(self, source_id: str) -> int:
         """Remove a text added with ``ingest_text``; returns how many chunks were removed."""
@@ -194,39 +182,27 @@ class RAGEngine:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def search(self, query: str, top_k: int | None = None, filters: Filters | None = None,
-               hybrid: bool | None = None, mmr: bool | None = None,
-               min_score: float | None = None, mode: str | None = None) -> list[SearchResult]:
+    def search(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
+               mode: str | None = None, mmr: bool | None = None,
+               min_score: float | None = None) -> list[SearchResult]:
         """The chunks most relevant to ``query``, best first.
 
         ``filters`` select by metadata (see ``ragloom.filters``) before ranking;
-        ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (``hybrid=True/False`` is
-        the older spelling of "hybrid"/"dense"; both default to ``retrieval.hybrid``);
-        ``mmr`` re-ranks for diversity; results whose cosine similarity to the query is
-        below ``min_score`` are dropped, and a query none of whose results reaches the
-        relevance gate gets none.
+        ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (default: "hybrid" when
+        ``retrieval.hybrid``, else "dense"); ``mmr`` re-ranks for diversity; results whose
+        cosine similarity to the query is below ``min_score`` are dropped, and a query
+        none of whose results reaches the relevance gate gets none.
         """
-        return self.search_detailed(query, top_k, filters, hybrid, mmr, min_score, mode).results
+        return self.search_detailed(query, top_k, filters=filters, mode=mode, mmr=mmr,
+                                    min_score=min_score).results
 
-    async def asearch(self, query: str, top_k: int | None = None, filters: Filters | None = None,
-                      hybrid: bool | None = None, mmr: bool | None = None,
-                      min_score: float | None = None, mode: str | None = None) -> list[SearchResult]:
-        """``search`` on a worker thread (embedding the query must not block the event loop)."""
-        return await asyncio.to_thread(self.search, query, top_k, filters, hybrid, mmr, min_score, mode)
-
-    def search_detailed(self, query: str, top_k: int | None = None,
-                        filters: Filters | None = None, hybrid: bool | None = None,
-                        mmr: bool | None = None, min_score: float | None = None,
-                        mode: str | None = None) -> SearchResponse:
+    def search_detailed(self, query: str, top_k: int | None = None, *,
+                        filters: Filters | None = None, mode: str | None = None,
+                        mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()
-        if hybrid is not None:
-            implied = "hybrid" if hybrid else "dense"
-            if mode is not None and mode != implied:
-                raise ValueError(f"hybrid={hybrid} contradicts mode={mode!r}; pass only mode")
-            mode = implied
         if not query.strip():
             return SearchResponse([], "empty-query")
         compile_filters(filters)
@@ -261,13 +237,14 @@ class RAGEngine:
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
-        size = sum(f.stat().st_size for f in self.index_dir.rglob("*") if f.is_file()) \
-            if self.index_dir.is_dir() else 0
+        parts = disk_usage(self.index_dir, store_path(self.config, self.base_dir)
+                           if self.store.persistent else None)
+        size = sum(parts.values())
         return IndexStatus(
             enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
             embedding_provider=self.provider.provider_name,
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
-            index_dir=str(self.index_dir), index_bytes=size,
+            index_dir=str(self.index_dir), index_bytes=size, bytes_by_part=parts,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
             files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
                               if root.is_dir()) if count_pending else 0,
@@ -305,24 +282,19 @@ class RAGEngine:
         return sum(max(record.size, 0) for record in self._manifest.records().values()) // CHARS_PER_TOKEN
 
     def preload_results(self, budget_tokens: int | None) -> list[SearchResult]:
-        """Whole indexed files (as their readers read them, secrets redacted), in path
-        order, one result each, leaving out files that no longer fit ``budget_tokens``."""
+        """Whole indexed files (as indexing reads them: their readers, secrets redacted), in
+        path order, one result each, leaving out files that no longer fit ``budget_tokens``."""
         results: list[SearchResult] = []
         used = 0
-        readers = FileReaders(self.config)
-        types = SourceTypes(self.config.source_types)
         for path in self.get_all_indexed_paths():
             try:
-                text = read_file(self._resolve(path), path, self.config.max_file_bytes, readers).text
+                text, metadata = self._indexer.read_whole(path)
             except SkipFile:
                 continue
-            if self.config.redact_secrets:
-                text = redact_secrets(text).text
             cost = estimate_tokens(f"File: {path} (preloaded)\n{text}\n\n")
             if budget_tokens is not None and used + cost > budget_tokens:
                 continue
             used += cost
-            metadata: Metadata = {"path": path, "source_type": types.of(path, language_for_path(path))}
             results.append(SearchResult(path, text, metadata, 1.0, 0.0))
         return results
 

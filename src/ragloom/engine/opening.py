@@ -28,6 +28,7 @@ from ragloom.indexing.manifest import Manifest
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import create_vector_store, store_is_persistent
@@ -49,7 +50,7 @@ class IndexParts:
     store: VectorStore
     cache: EmbeddingCache | None
     manifest: Manifest
-    sparse: SparseIndex
+    sparse: SparseBackend
     sizing: ChunkSizing
     text_of: IndexedText
     closing: ExitStack = field(default_factory=ExitStack)
@@ -145,8 +146,10 @@ class IndexOpener:
         closing.callback(manifest.close)
         retrieval = config.retrieval
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
-        sparse = SparseIndex(self.beside_store(store, "bm25", "npz"), Tokenizer(
-            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
+        own_sparse = getattr(store, "sparse_index", None)  # a store keeping its own text index
+        sparse: SparseBackend = own_sparse(read_only) if callable(own_sparse) else SparseIndex(
+            self.beside_store(store, "bm25", "segments"), Tokenizer(
+                retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
         return IndexParts(store, cache, manifest, sparse, sizing, text_of)
 
     def _rebuilding(self, open_part: Callable[[], Part]) -> Part:

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragloom.chunking.context import IndexedText, plain_text
-from ragloom.chunking.registry import FileChunker
+from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
-from ragloom.indexing.discovery import discover_files, relative_posix
+from ragloom.indexing.added_texts import checked_documents, checked_source
+from ragloom.indexing.discovery import Rules, discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
@@ -31,7 +32,7 @@ from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
@@ -70,7 +71,7 @@ class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
     def __init__(self, base_dir: Path, readers: FileReaders, chunker: FileChunker,
-                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseIndex,
+                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseBackend,
                  manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None, respect_gitignore: bool = True,
@@ -144,9 +145,21 @@ class Indexer:
         if not path.is_file():
             raise FileNotFoundError(f"not a file: {path}")
         report = IndexReport()
+        rules = self.rules()
+        reason = rules.excluded(path) if rules.inside(path) else None
+        if reason is not None:  # the walk's rules hold for a file named on its own too
+            report.skipped.append(SkippedFile(relative_posix(path, self.base_dir), reason))
+            report.files_skipped += 1
+            report.seconds = time.perf_counter() - started
+            return report
         self._index_files([path], report, None)
         report.seconds = time.perf_counter() - started
         return report
+
+    def rules(self) -> Rules:
+        """The rules that decide which files are indexed (those of the walk)."""
+        return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
+                     self.respect_gitignore, self.config_files)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
@@ -158,7 +171,7 @@ class Indexer:
         text (and metadata, language) again is nothing to do; a changed text replaces the
         source's chunks, re-embedding only chunks whose text is new (the cache has the rest)."""
         started = time.perf_counter()
-        extra = _checked_source(source_id, text, metadata, language)
+        extra = checked_source(source_id, text, metadata, language)
         key = source_key(source_id)
         version = hashlib.sha256(json.dumps([text, extra, language], sort_keys=True,
                                             ensure_ascii=False).encode("utf-8", "surrogatepass"))
@@ -197,8 +210,7 @@ class Indexer:
                       metadatas: Sequence[Metadata] | None = None) -> int:
         """Embed and store caller-made documents as-is (not chunked); returns vectors computed."""
         ids, texts = list(ids), list(texts)
-        metadatas = [dict(m) for m in metadatas] if metadatas is not None else [{} for _ in ids]
-        _check_documents(ids, texts, metadatas)
+        metadatas = checked_documents(ids, texts, metadatas)
         texts = [self._redacted(text, doc_id, None) for doc_id, text in zip(ids, texts)]
         for text, metadata in zip(texts, metadatas):
             metadata.setdefault("source", "api")
@@ -272,6 +284,15 @@ class Indexer:
             logger.warning("%s: chunking failed (%s: %s); skipped", item.relative,
                            type(exc).__name__, exc)
             return SkipFile(f"chunking failed: {type(exc).__name__}: {exc}")
+
+    def read_whole(self, relative: str) -> tuple[str, Metadata]:
+        """A file's whole text as indexing reads it (its reader, secrets redacted) and the
+        metadata of a whole-file result; SkipFile when it cannot be read now."""
+        path = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
+        content = read_file(path, relative, self.max_file_bytes, self.readers)
+        text = self._redacted(content.text, relative, None)
+        return text, {"path": relative,
+                      "source_type": self.source_types.of(relative, language_for_path(relative))}
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
@@ -366,49 +387,3 @@ class Indexer:
             if inside and not absolute.is_file():
                 gone.append(relative)
         return gone
-
-
-#: Chunk metadata keys ragloom sets; an ingested text's metadata may not set them.
-_RESERVED = frozenset({"path", "chunk_index", "start_line", "end_line", "start_char", "end_char",
-                       "source", "source_id", "file_hash", "content_hash", "embedding_model"})
-
-
-def _checked_source(source_id: str, text: str, metadata: Metadata | None,
-                    language: str | None) -> Metadata:
-    """The text's metadata, after checking every argument (ValueError naming the culprit)."""
-    if not isinstance(source_id, str) or not source_id.strip():
-        raise ValueError(f"source_id must be a non-empty string, got {source_id!r}")
-    if not isinstance(text, str):
-        raise ValueError(f"source {source_id!r}: text must be a string, got {type(text).__name__}")
-    if language is not None and not isinstance(language, str):
-        raise ValueError(f"source {source_id!r}: language must be a string, got {language!r}")
-    extra = dict(metadata or {})
-    for key, value in extra.items():
-        if key in _RESERVED:
-            raise ValueError(f"source {source_id!r}: metadata key {key!r} is set by ragloom")
-        if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
-            raise ValueError(f"source {source_id!r}: metadata {key!r} = {value!r} must be a str, "
-                             f"int, float or bool")
-    return extra
-
-
-def _check_documents(ids: list[str], texts: list[str], metadatas: list[Metadata]) -> None:
-    if not (len(ids) == len(texts) == len(metadatas)):
-        raise ValueError(
-            f"ids, texts and metadatas differ in length: {len(ids)}, {len(texts)}, {len(metadatas)}"
-        )
-    seen: set[str] = set()
-    for index, (doc_id, text, metadata) in enumerate(zip(ids, texts, metadatas)):
-        if not isinstance(doc_id, str) or not doc_id:
-            raise ValueError(f"document {index}: id must be a non-empty string, got {doc_id!r}")
-        if doc_id in seen:
-            raise ValueError(f"document id {doc_id!r} appears more than once")
-        seen.add(doc_id)
-        if not isinstance(text, str):
-            raise ValueError(f"document {doc_id!r}: text must be a string, got {type(text).__name__}")
-        for key, value in metadata.items():
-            if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
-                raise ValueError(
-                    f"document {doc_id!r}: metadata {key!r} = {value!r} must be a str, int, "
-                    f"float or bool"
-                )

@@ -14,7 +14,7 @@ from ragloom.faults import crash_point
 from ragloom.indexing.manifest import FileRecord, Manifest
 from ragloom.indexing.progress import ProgressTracker
 from ragloom.indexing.reading import FileContent
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport
 
@@ -47,7 +47,7 @@ class Window:
 class JournaledWriter:
     """Writes embedded windows and removals to store, BM25 index and manifest."""
 
-    def __init__(self, store: VectorStore, sparse: SparseIndex, manifest: Manifest,
+    def __init__(self, store: VectorStore, sparse: SparseBackend, manifest: Manifest,
                  commit: Callable[[], AbstractContextManager[object]],
                  persist: Callable[[], None]) -> None:
         self.store = store

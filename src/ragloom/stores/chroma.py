@@ -32,6 +32,7 @@ from ragloom.errors import (
 from ragloom.filters import Condition, Filters, compile_filters
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.chroma_texts import ChromaTexts
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -98,10 +99,13 @@ class ChromaVectorStore:
 
     def __init__(self, client: Any, collection_name: str, embedding: EmbeddingSpec,
                  location: str, remote: bool = False, read_only: bool = False,
+                 texts: ChromaTexts | None = None,
                  reconnect: Callable[[], Any] | None = None) -> None:
-        """Takes ownership of ``client`` (closed by ``close`` or when opening fails);
-        ``reconnect`` makes another client, for dropping the collection on purpose."""
+        """Takes ownership of ``client`` and ``texts`` (closed by ``close`` or when opening
+        fails). ``texts``: where an embedded store keeps chunk texts (not in Chroma's
+        database); ``reconnect`` makes another client, for dropping the collection on purpose."""
         self._client = client
+        self._texts = texts
         self._collection_name = collection_name
         self._embedding = embedding
         self.location = location
@@ -119,8 +123,9 @@ class ChromaVectorStore:
     @classmethod
     def open_local(cls, path: Path, collection_name: str, embedding: EmbeddingSpec,
                    read_only: bool = False) -> ChromaVectorStore:
-        return cls(persistent_client(path, read_only), collection_name, embedding, str(path),
-                   read_only=read_only, reconnect=lambda: persistent_client(path))
+        client = persistent_client(path, read_only)
+        return cls(client, collection_name, embedding, str(path), read_only=read_only,
+                   texts=ChromaTexts(path, read_only), reconnect=lambda: persistent_client(path))
 
     @classmethod
     def open_remote(cls, url: str, collection_name: str, embedding: EmbeddingSpec,
@@ -188,6 +193,8 @@ class ChromaVectorStore:
                metadatas: Sequence[Metadata]) -> None:
         matrix = check_upsert_arguments(ids, vectors, texts, metadatas, self._embedding.dimension)
         with self._lock:
+            if self._texts is not None:  # before the vectors: no chunk is ever without its text
+                self._texts.put(ids, texts)
             for start in range(0, len(ids), self._max_batch):
                 stop = start + self._max_batch
                 # Chroma's upsert merges metadata into the old record; delete the ids that
@@ -196,7 +203,7 @@ class ChromaVectorStore:
                 if existing:
                     self._call("delete", ids=list(existing))
                 self._call("add", ids=list(ids[start:stop]), embeddings=matrix[start:stop],
-                           documents=list(texts[start:stop]),
+                           documents=None if self._texts is not None else list(texts[start:stop]),
                            metadatas=[dict(m) or None for m in metadatas[start:stop]])
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -204,6 +211,8 @@ class ChromaVectorStore:
         with self._lock:
             for start in range(0, len(ids), self._max_batch):
                 self._call("delete", ids=ids[start:start + self._max_batch])
+            if self._texts is not None:  # after the vectors (see ``chroma_texts``)
+                self._texts.delete(ids)
 
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]:
@@ -214,9 +223,9 @@ class ChromaVectorStore:
                             n_results=top_k, where=where,
                             include=["documents", "metadatas", "distances"])
         results = []
+        documents = self._with_texts(result["ids"][0], result["documents"][0])
         for chunk_id, text, metadata, distance in zip(
-                result["ids"][0], result["documents"][0], result["metadatas"][0],
-                result["distances"][0]):
+                result["ids"][0], documents, result["metadatas"][0], result["distances"][0]):
             results.append(SearchResult(id=chunk_id, text=text or "", metadata=dict(metadata or {}),
                                         score=float(1.0 - distance), distance=float(distance)))
         return results
@@ -225,9 +234,17 @@ class ChromaVectorStore:
         if not ids:
             return []
         found = self._call("get", ids=list(ids), include=["documents", "metadatas"])
+        documents = self._with_texts(found["ids"], found["documents"])
         by_id = {cid: Chunk(cid, text or "", dict(meta or {}))
-                 for cid, text, meta in zip(found["ids"], found["documents"], found["metadatas"])}
+                 for cid, text, meta in zip(found["ids"], documents, found["metadatas"])}
         return [by_id[cid] for cid in ids if cid in by_id]
+
+    def _with_texts(self, ids: list[str], documents: list[str | None]) -> list[str | None]:
+        """Chroma's documents with the texts kept beside the database filled in."""
+        if self._texts is None:
+            return documents
+        kept = self._texts.get(ids)
+        return [kept.get(chunk_id, document) for chunk_id, document in zip(ids, documents)]
 
     def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
         if not ids:
@@ -254,6 +271,8 @@ class ChromaVectorStore:
         with self._lock:
             self._client.delete_collection(self._collection_name)
             self._collection = self._open_collection()
+            if self._texts is not None:
+                self._texts.clear()
 
     def persist(self) -> None:
         """Chroma writes through to disk; nothing to flush."""
@@ -263,6 +282,8 @@ class ChromaVectorStore:
         index in memory, so an embedded store reopened later must not reuse a stale one."""
         with self._lock:
             self._collection = None
+            if self._texts is not None:
+                self._texts.close()
             client, self._client = self._client, None
             if client is not None and hasattr(client, "close"):  # chromadb >= 1.1
                 client.close()
