@@ -35,9 +35,9 @@ def damage(index: Path, what: str) -> Path:
     """Damage one file of the index as a disk or a careless hand would; returns it."""
     store = index / "turboquant_ragloom"
     if what == "flipped-segment":
-        target = sorted(store.glob("*.npz"))[-1]
+        target = sorted(store.glob("*.seg"))[-1]
         data = bytearray(target.read_bytes())
-        for offset in range(len(data) // 2, len(data) // 2 + 16):
+        for offset in range(18, 34):  # the segment's header (array bytes carry no checksum)
             data[offset] ^= 0x5A
         target.write_bytes(bytes(data))
     elif what == "garbage-segment-list":
@@ -163,13 +163,19 @@ def test_a_failed_close_still_releases_everything_and_a_second_close_finishes(tm
 
 
 def test_a_file_rewritten_with_the_same_size_and_mtime_just_after_indexing_is_read_again(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Racy git: a rewrite within the file system's mtime granularity may keep the size and
-    mtime; a file whose mtime is that close to its indexing is hashed again."""
+    mtime; a file whose mtime is that close to its indexing is hashed again. The indexing
+    time is pinned half a second after the file's mtime (however slow the machine)."""
+    from ragloom.indexing import writer
+
     path = write(tmp_path, "notes.txt", "launch window opens at dawn\n")
     config = hash_config(vector_store=TURBOQUANT)
     with RAGEngine(config, tmp_path) as engine:
+        pinned = path.stat().st_mtime_ns / 1e9 + 0.5
+        monkeypatch.setattr(writer.time, "time", lambda: pinned)
         engine.index_directory()
+        monkeypatch.undo()
         stat = path.stat()
         path.write_text("landed window opens at dusk\n")  # same size
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same mtime

@@ -143,10 +143,10 @@ def test_a_damaged_file_is_named_with_what_to_do(tmp_path: Path, damage: str) ->
     fill(store, 10, 20, 32)
     store.persist()
     folder = tmp_path / "tq"
-    segment, listing = folder / "00000002.npz", folder / SEGMENT_LIST
-    if damage == "flipped-segment":
+    segment, listing = folder / "00000002.seg", folder / SEGMENT_LIST
+    if damage == "flipped-segment":  # in its header (array bytes carry no checksum)
         data = bytearray(segment.read_bytes())
-        for offset in range(len(data) // 3, len(data) // 3 + 8):
+        for offset in range(18, 26):
             data[offset] ^= 0xFF
         segment.write_bytes(bytes(data))
     elif damage == "truncated-segment":

@@ -121,8 +121,8 @@ class LocalEmbeddingProvider(EmbeddingProvider):
     def vector_settings(self) -> str:
         """The backend (int8 vectors differ from torch's by a cosine of ~0.003: one space, so
         not the index identity, which ``embedding_backend = "auto"`` would make differ from
-        machine to machine, but not one cache entry), truncation and normalization."""
-        return f"backend={self.backend};max_seq_length={self.max_seq_length};normalize={self.normalize}"
+        machine to machine, but not one cache entry), and truncation."""
+        return f"backend={self.backend};max_seq_length={self.max_seq_length}"
 
     def token_measure(self) -> TokenMeasure | None:
         """The model's own tokenizer; the window is ``max_seq_length`` minus the special
