@@ -29,6 +29,9 @@ import sys
 import time
 from pathlib import Path
 
+# bench/ holds a secrets.py that would shadow the standard library's (numpy.random imports it)
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
 CONFIG = """[rag]
 embedding_provider = "hash"
 index_dir = ".ragloom"
@@ -92,8 +95,7 @@ def child_build(root: Path) -> None:
 def run_measured(command: list[str], cwd: Path) -> tuple[float, str]:
     """Wall seconds and stdout of one child process."""
     started = time.perf_counter()
-    child = subprocess.run(command, cwd=cwd, capture_output=True,
-                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    child = subprocess.run(command, cwd=cwd, capture_output=True, env=dict(os.environ))
     seconds = time.perf_counter() - started
     if child.returncode:
         raise SystemExit(f"{command} failed: {child.stderr.decode()[-2000:]}")
@@ -115,7 +117,10 @@ def cold_search(root: Path, runs: int) -> tuple[float, float]:
 #: Runs the CLI, then prints its own peak RSS in MB on the last line.
 _RSS_WRAPPER = """
 import resource, sys
-from ragloom.cli import main
+try:
+    from ragloom.apps.cli import main
+except ImportError:  # before the CLI moved to ragloom.apps
+    from ragloom.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:

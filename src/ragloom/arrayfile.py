@@ -99,6 +99,7 @@ class Strings:
 
     def __init__(self, blob: np.ndarray, offsets: np.ndarray) -> None:
         self.blob, self.offsets = blob, offsets
+        self._bytes = memoryview(blob.reshape(-1).view(np.uint8)) if blob.size else memoryview(b"")
 
     @classmethod
     def of(cls, values: list[str]) -> Strings:
@@ -108,11 +109,12 @@ class Strings:
         return len(self.offsets) - 1
 
     def __getitem__(self, index: int) -> str:
-        start, stop = int(self.offsets[index]), int(self.offsets[index + 1])
-        return self.blob[start:stop].tobytes().decode("utf-8", "surrogatepass")
+        start, stop = self.offsets[index:index + 2].tolist()
+        return str(self._bytes[start:stop], "utf-8", "surrogatepass")
 
     def raw(self, index: int) -> bytes:
-        return self.blob[int(self.offsets[index]):int(self.offsets[index + 1])].tobytes()
+        start, stop = self.offsets[index:index + 2].tolist()
+        return bytes(self._bytes[start:stop])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.tolist())

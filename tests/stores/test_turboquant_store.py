@@ -203,3 +203,21 @@ def test_engine_with_turboquant(tmp_path: Path) -> None:
         assert engine.count() == 2
         assert engine.index_directory().chunks_embedded == 0
         assert engine.search("rockets orbit", top_k=1)[0].metadata["path"] == "a.txt"
+
+
+def test_a_reader_finds_replaced_and_deleted_ids_by_hash(tmp_path: Path) -> None:
+    """A read-only store finds rows by the ids' hashes: a replaced id gives its new row, a
+    deleted one nothing (get) or a KeyError naming it (get_vectors)."""
+    spec = EmbeddingSpec("x", 32)
+    store = TurboQuantStore(tmp_path / "tq", spec)
+    fill(store, 0, 50, 32)
+    store.persist()
+    store.upsert(["v7"], random_unit(1, 32, 99), ["seven again"], [{"path": "new.txt"}])
+    store.delete(["v8"])
+    store.persist()
+    reader = TurboQuantStore(tmp_path / "tq", spec, read_only=True)
+    assert [(c.id, c.text, c.metadata) for c in reader.get(["v8", "v7", "v9"])] == [
+        ("v7", "seven again", {"path": "new.txt"}), ("v9", "text v9", {"path": "f2.txt"})]
+    assert np.allclose(reader.get_vectors(["v7"]), store.get_vectors(["v7"]))
+    with pytest.raises(KeyError, match="v8"):
+        reader.get_vectors(["v7", "v8"])

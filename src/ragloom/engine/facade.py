@@ -3,7 +3,6 @@ and retrievers together; the algorithms live in those parts."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -21,6 +20,8 @@ from ragloom.embeddings.registry import create_embedding_provider
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config
 from ragloom.engine.opening import IndexOpener, IndexParts
+from ragloom.engine.preloading import PreloadMethods
+from ragloom.engine.syncing import SyncMethods
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
@@ -31,8 +32,6 @@ from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ReadWriteLock, SnapshotLock
-from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
-from ragloom.readers.base import SkipFile
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
@@ -44,7 +43,7 @@ logger = logging.getLogger("ragloom")
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine(AsyncMethods):
+class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
@@ -251,53 +250,6 @@ class RAGEngine(AsyncMethods):
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
         )
 
-    def start_auto_sync(self, interval_s: float | None = None) -> None:
-        """Re-index the indexed folders every ``interval_s`` seconds (default: the config's
-        ``auto_sync_interval_seconds``, else 30) on a background thread."""
-        self._require_enabled()
-        if self._auto_sync is not None and self._auto_sync.state.running:
-            raise RagloomError("auto-sync is already running; call stop_auto_sync() first")
-        interval = interval_s or self.config.auto_sync_interval_seconds or 30.0
-        self._auto_sync = AutoSync(self.sync, interval)
-        self._auto_sync.start()
-
-    def stop_auto_sync(self) -> None:
-        """Stop the background sync, waiting for a sync in progress to finish."""
-        if self._auto_sync is not None:
-            self._auto_sync.stop()
-
-    def sync(self) -> IndexReport:
-        """Bring every folder indexed so far up to date (what auto-sync runs each interval)."""
-        total = IndexReport()
-        for root in self._roots():
-            if root.is_dir():
-                total.merge(self.index_directory(root))
-        return total
-
-    def corpus_tokens(self) -> int:
-        """The indexed files' size in tokens, estimated from the manifest (bytes / 4), for
-        deciding whether the whole corpus fits a prompt (``strategy = "auto"``)."""
-        if not self.config.enabled:
-            return 0
-        return sum(max(record.size, 0) for record in self._manifest.records().values()) // CHARS_PER_TOKEN
-
-    def preload_results(self, budget_tokens: int | None) -> list[SearchResult]:
-        """Whole indexed files (as indexing reads them: their readers, secrets redacted), in
-        path order, one result each, leaving out files that no longer fit ``budget_tokens``."""
-        results: list[SearchResult] = []
-        used = 0
-        for path in self.get_all_indexed_paths():
-            try:
-                text, metadata = self._indexer.read_whole(path)
-            except SkipFile:
-                continue
-            cost = estimate_tokens(f"File: {path} (preloaded)\n{text}\n\n")
-            if budget_tokens is not None and used + cost > budget_tokens:
-                continue
-            used += cost
-            results.append(SearchResult(path, text, metadata, 1.0, 0.0))
-        return results
-
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""
         if not self.config.enabled:
@@ -368,16 +320,6 @@ class RAGEngine(AsyncMethods):
         with self._snapshot_lock.writing():
             self.sparse.persist()
             self.store.persist()
-
-    def _roots(self) -> list[Path]:
-        saved = json.loads(self._manifest.get_setting("roots") or "[]")
-        return [self.base_dir / root for root in saved] or [self.base_dir]
-
-    def _remember_root(self, root: Path) -> None:
-        relative = relative_posix(root, self.base_dir)
-        saved: list[str] = json.loads(self._manifest.get_setting("roots") or "[]")
-        if relative not in saved:
-            self._manifest.set_setting("roots", json.dumps(sorted([*saved, relative])))
 
     def _require_enabled(self) -> None:
         if not self.config.enabled:

@@ -24,7 +24,8 @@ from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
 from ragloom.indexing.added_texts import checked_documents, checked_source
 from ragloom.indexing.discovery import Rules, discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
-from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
+from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest, source_key
+from ragloom.indexing.pending import count_pending, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file
@@ -119,7 +120,7 @@ class Indexer:
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         self._index_files(found.files, report, progress)
-        self._remove_vanished(root, report)
+        self.writer.remove_files(vanished_files(root, self.base_dir, self.manifest), report)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -127,17 +128,7 @@ class Indexer:
         """Files under ``root`` that the next indexing run would (re)index or remove."""
         found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
                                self.respect_gitignore, self.config_files)
-        records = self.manifest.records()
-        pending = 0
-        for path in found.files:
-            record = records.get(relative_posix(path, self.base_dir))
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            if record is None or (record.size, record.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
-                pending += 1
-        return pending + len(self._vanished(root))
+        return count_pending(found.files, root, self.base_dir, self.manifest)
 
     def index_file(self, path: Path) -> IndexReport:
         """Index one file (re-indexing it if it changed)."""
@@ -202,9 +193,7 @@ class Indexer:
         return self.remove_path(source_key(source_id))
 
     def delete_documents(self, ids: Sequence[str]) -> None:
-        with self.commit():
-            self.store.delete(ids)
-            self.sparse.remove(ids)
+        self.writer.delete_ids(ids)
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> int:
@@ -366,24 +355,4 @@ class Indexer:
               previous: FileRecord | None) -> None:
         report.skipped.append(SkippedFile(relative, reason))
         report.files_skipped += 1
-        if previous is not None:
-            report.chunks_removed += self.remove_path(relative)
-            report.files_removed += 1
-
-    def _remove_vanished(self, root: Path, report: IndexReport) -> None:
-        """Drop manifest files under ``root`` that no longer exist on disk."""
-        for relative in self._vanished(root):
-            report.chunks_removed += self.remove_path(relative)
-            report.files_removed += 1
-
-    def _vanished(self, root: Path) -> list[str]:
-        prefix = relative_posix(root, self.base_dir)
-        gone = []
-        for relative in self.manifest.records():
-            if relative.startswith(SOURCE_KEY_PREFIX):
-                continue  # an ingested text, not a file
-            inside = prefix == "." or relative == prefix or relative.startswith(prefix + "/")
-            absolute = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
-            if inside and not absolute.is_file():
-                gone.append(relative)
-        return gone
+        self.writer.remove_files([relative] if previous is not None else [], report)

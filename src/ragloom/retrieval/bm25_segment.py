@@ -23,6 +23,7 @@ from ragloom.retrieval.symbols import defined_names
 from ragloom.types import Metadata
 
 LOOKUPS = ("symbols", "content_hash")
+_DECODED_ROWS = 50_000  # parsed metadata kept per segment
 
 
 def lookup_keys(metadata: Metadata) -> dict[str, list[str]]:
@@ -50,6 +51,7 @@ class Segment:
         self.post_tfs: np.ndarray = arrays["post_tfs"]
         self.dead_seg: np.ndarray = arrays["dead_seg"]
         self.dead_row: np.ndarray = arrays["dead_row"]
+        self._decoded: dict[int, Metadata] = {}
 
     def __len__(self) -> int:
         return len(self.doc_len)
@@ -103,7 +105,13 @@ class Segment:
         return rows[first:last].tolist()
 
     def metadata(self, row: int) -> Metadata:
-        return json.loads(self.metas[row])  # type: ignore[no-any-return]
+        """A row's metadata, parsed once (callers only read it)."""
+        found = self._decoded.get(row)
+        if found is None:
+            if len(self._decoded) >= _DECODED_ROWS:
+                self._decoded.clear()
+            found = self._decoded[row] = json.loads(self.metas[row])
+        return found
 
     # -- building --------------------------------------------------------------------------
 

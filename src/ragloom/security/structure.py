@@ -10,6 +10,7 @@ Kubernetes ``kind: Secret``. Whether the value found is a credential is decided 
 
 from __future__ import annotations
 
+import bisect
 import re
 import string
 from collections.abc import Callable
@@ -29,7 +30,7 @@ _SECRET_WORD_LOWER = re.compile(
     r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
     r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
     r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
-    r"(?<=[a-z0-9][_.-])key(?![a-z])")
+    r"(?<=[a-z0-9][_.-])key(?![a-z])|identified|securestring")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring")
 #: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
@@ -122,14 +123,42 @@ def redact_structure(text: str, replace: Replace) -> str:
     text = _redact_assignments(text, replace)
     if "-access-key]" in text:
         text = _sub(_KEY_PAIR, text, "secret", lambda m, v: looks_random(v, quoted=True), replace)
-    for pattern, needle in ((_FLAG, "-"), (_XML_ELEMENT, "</"), (_NETRC, "login"), (_AUTH_TUPLE, "auth"),
-                            (_TERRAFORM_DEFAULT, "variable"), (_ATTRIBUTE_PAIR, "value"), (_SPACED_LINE, ""),
-                            (_POSITIONAL, "")):
+    for pattern, needle in ((_NETRC, "login"), (_AUTH_TUPLE, "auth"), (_TERRAFORM_DEFAULT, "variable")):
         if needle in lower:
             text = _sub(pattern, text, "secret", _named_secret, replace)
+    text = _redact_secret_lines(text, replace)
     if ":" in text:
         text = _sub(_PGPASS, text, "secret", lambda m, v: looks_like_password(v), replace)
     return text
+
+
+#: One-line rules, run only on the lines that hold a secret word (a case-insensitive scan of
+#: the whole text per rule would cost more than every other rule together).
+_LINE_RULES = (_FLAG, _XML_ELEMENT, _ATTRIBUTE_PAIR, _SPACED_LINE, _POSITIONAL)
+
+
+def _redact_secret_lines(text: str, replace: Replace) -> str:
+    """The one-line rules applied to each line holding a secret word."""
+    lower = text.translate(_ASCII_LOWER)
+    lines: list[str] | None = None
+    starts: list[int] = []
+    done = -1
+    for hit in _SECRET_WORD_LOWER.finditer(lower):
+        if hit.start() <= done:
+            continue
+        if lines is None:
+            lines = text.splitlines(keepends=True)
+            position = 0
+            for line in lines:
+                starts.append(position)
+                position += len(line)
+        number = bisect.bisect_right(starts, hit.start()) - 1
+        done = starts[number] + len(lines[number]) - 1
+        line = lines[number]
+        for pattern in _LINE_RULES:
+            line = _sub(pattern, line, "secret", _named_secret, replace)
+        lines[number] = line
+    return text if lines is None else "".join(lines)
 
 
 def _redact_assignments(text: str, replace: Replace) -> str:

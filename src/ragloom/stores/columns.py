@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ragloom.arrayfile import ArrayFile, Strings, pack_strings
+from ragloom.digests import key_hash
+
+_DECODED_ROWS = 100_000  # parsed JSON rows kept (a few hundred bytes each)
 
 
 class LazyColumn:
@@ -18,6 +22,7 @@ class LazyColumn:
 
     def __init__(self, as_json: bool = False) -> None:
         self.as_json = as_json
+        self._decoded: dict[int, Any] = {}  # JSON rows already parsed (callers copy them)
         self._parts: list[Strings] = []
         self._starts: list[int] = []
         self._mapped = 0
@@ -45,9 +50,16 @@ class LazyColumn:
     def __getitem__(self, row: int) -> Any:
         if row >= self._mapped:
             return self._memory[row - self._mapped]
+        if self.as_json and row in self._decoded:
+            return self._decoded[row]
         index = bisect.bisect_right(self._starts, row) - 1
         text = self._parts[index][row - self._starts[index]]
-        return json.loads(text) if self.as_json else text
+        if not self.as_json:
+            return text
+        if len(self._decoded) >= _DECODED_ROWS:
+            self._decoded.clear()
+        value = self._decoded[row] = json.loads(text)
+        return value
 
     def take(self, rows: np.ndarray | list[int]) -> list[Any]:
         return [self[int(row)] for row in rows]
@@ -93,3 +105,27 @@ class RowColumns:
         for name, column in zip(self.NAMES, self._columns()):
             arrays[f"{name}_blob"], arrays[f"{name}_off"] = pack_strings(column.encoded(rows))
         return arrays
+
+
+class HashIndex:
+    """Rows by the 64-bit hash of their id, sorted once: finds a few ids without decoding
+    every id into a map (what a reader needs)."""
+
+    def __init__(self, hashes: np.ndarray) -> None:
+        self.order = np.argsort(hashes, kind="stable")
+        self.sorted = hashes[self.order]
+
+    def rows(self, ids: Sequence[str], alive: np.ndarray, id_column: LazyColumn) -> list[int | None]:
+        """The live row holding each id, None when there is none."""
+        found: list[int | None] = []
+        for doc_id in ids:
+            value = np.uint64(key_hash(doc_id))
+            position, row = int(np.searchsorted(self.sorted, value)), None
+            while position < len(self.sorted) and self.sorted[position] == value:
+                candidate = int(self.order[position])
+                if alive[candidate] and id_column[candidate] == doc_id:
+                    row = candidate
+                    break
+                position += 1
+            found.append(row)
+        return found

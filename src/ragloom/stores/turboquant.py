@@ -36,7 +36,7 @@ from ragloom.quant.bits import sign_sketch_scores, sign_words, two_plane_sketch_
 from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
 from ragloom.segments import remove_unlisted
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
-from ragloom.stores.columns import RowColumns
+from ragloom.stores.columns import HashIndex, RowColumns
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -82,7 +82,8 @@ class TurboQuantStore:
         self._columns = RowColumns()
         columns = self._columns
         self._ids, self._texts, self._metadatas = columns.ids, columns.texts, columns.metadatas
-        self._row_of_map: dict[str, int] | None = None  # id -> row, built on first need
+        self._row_of_map: dict[str, int] | None = None  # id -> row, built for the first write
+        self._hash_order: HashIndex | None = None  # for readers' lookups
         self._alive_buffer = np.zeros(0, dtype=bool)
         self._hash_buffer = np.zeros(0, dtype=np.uint64)
         self._live = 0
@@ -196,6 +197,7 @@ class TurboQuantStore:
         self._hash_buffer[start:end] = hashes
         self._live += end - start
         self._words = None
+        self._hash_order = None
 
     def _append(self, ids: list[str], texts: list[str], metadatas: list[Metadata],
                 compressed: CompressedVectors) -> None:
@@ -316,14 +318,24 @@ class TurboQuantStore:
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         with self._lock:
             return [Chunk(doc_id, self._texts[row], dict(self._metadatas[row]))
-                    for doc_id in ids if (row := self._row_of.get(doc_id)) is not None]
+                    for doc_id, row in zip(ids, self._find_rows(ids)) if row is not None]
 
     def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
         """Unit vectors reconstructed from the codes (refined when the tier exists)."""
         with self._lock:
-            require_stored(ids, self._row_of)
-            rows = np.array([self._row_of[doc_id] for doc_id in ids], dtype=np.int64)
+            found = self._find_rows(ids)
+            require_stored(ids, {doc_id for doc_id, row in zip(ids, found) if row is not None})
+            rows = np.array(found, dtype=np.int64)
             return l2_normalize(self.quantizer.decompress(self._data.take(rows)))
+
+    def _find_rows(self, ids: Sequence[str]) -> list[int | None]:
+        """The live row of each id (None: not stored): from the id map a writer keeps, or
+        for a reader by the ids' hashes (sorted once), without decoding every id."""
+        if self._row_of_map is not None:
+            return [self._row_of_map.get(doc_id) for doc_id in ids]
+        if self._hash_order is None:
+            self._hash_order = HashIndex(self._hash_buffer[:len(self._ids)])
+        return self._hash_order.rows(ids, self._alive, self._ids)
 
     def ids(self) -> list[str]:
         with self._lock:
