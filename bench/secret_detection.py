@@ -1,7 +1,7 @@
 """Secret detection, measured: a labelled set of realistic fake secrets in realistic files,
 and false-positive lines on real code, for each detector.
 
-    python bench/secrets.py [--today REV] [--sample N] [--list-misses] [--list-false-positives FILE]
+    python bench/secret_detection.py [--today REV] [--sample N] [--list-misses] [--list-false-positives FILE]
 
 Detectors: ragloom today (``ragloom/security.py`` at git revision ``--today``, the code
 before this measurement), Yelp's detect-secrets (``pip install detect-secrets``; every
