@@ -59,7 +59,9 @@ class ProcessLock:
     drops it when a process dies, and two locks in one process conflict like two
     processes. The writer of an index holds ``<index_dir>/lock`` exclusively while its
     engine is open and names its pid in ``lock.pid``, so a second writer gets a clear
-    IndexLockedError.
+    IndexLockedError. A reader never creates anything where it cannot write: in a
+    read-only folder or file system (a container image, a shared mount) no writer can be at
+    work either, so it reads without a lock.
     """
 
     def __init__(self, path: Path) -> None:
@@ -71,6 +73,8 @@ class ProcessLock:
         another process raises IndexLockedError naming it."""
         from filelock import ReadWriteLock, Timeout
 
+        if shared and not writable(self.path.parent):
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         lock = ReadWriteLock(self.path, is_singleton=False)
         take = lock.acquire_read if shared else lock.acquire_write
@@ -103,6 +107,17 @@ class ProcessLock:
 
     def _pid_file(self) -> Path:
         return self.path.with_name(self.path.name + ".pid")
+
+
+def writable(folder: Path) -> bool:
+    """Whether files can be created in ``folder`` (not on a read-only file system, and
+    permitted; root is permitted everywhere but on a read-only mount)."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return False
+    except (AttributeError, OSError):  # no statvfs (Windows), or no folder yet
+        pass
+    return not folder.exists() or os.access(folder, os.W_OK)
 
 
 def _read_holder(pid_file: Path) -> str:

@@ -49,10 +49,11 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
         SERVER_NAME, instructions="Search this project's indexed files and documents with "
         "rag_search; each result names its file and lines.", log_level="WARNING")
 
-    # async: runs on the server's loop, without a hop to a worker thread per call (a search
-    # takes milliseconds; bench/mcp_latency.py).
+    # A plain function: the SDK runs it on a worker thread, so a slow search (a long query
+    # through a large index, a remote embedder) never keeps the server from answering other
+    # calls, which the SDK handles concurrently.
     @server.tool(name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"])
-    async def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
+    def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
         if not query.strip():
             raise tool_error("rag_search needs a non-empty 'query'")
         if not 1 <= top_k <= MAX_TOOL_TOP_K:

@@ -1,7 +1,9 @@
 """An on-disk embedding cache so the same text is never embedded twice by the same model.
 
-Keyed by (provider, model, dimension, task, sha256 of text) in a SQLite file beside the
-index. SQLite's WAL mode and busy timeout make it safe for several threads and processes.
+Keyed by (provider, model, dimension, every other setting that changes the vectors, task,
+sha256 of text) in a SQLite file beside the index. SQLite's WAL mode and busy timeout make it
+safe for several threads and processes. The cache is disposable: a damaged file is set aside
+(renamed, never deleted) with a warning and a new one started, so it never blocks a write.
 Layout: the namespace (provider|model|dimension|task) is a small integer, the text hash 32
 raw bytes and the vector a float32 blob, in a rowid table with a unique index on the key
 and 8 KB pages (about 1.7 KB per 384-d vector; the first layout, a WITHOUT ROWID table
@@ -23,7 +25,7 @@ import numpy as np
 from ragloom.digests import content_hash
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
 from ragloom.faults import crash_point
-from ragloom.sqlite_db import connect, transaction
+from ragloom.sqlite_db import connect, is_damaged, set_aside, transaction
 
 _SQLITE_MAX_PARAMETERS = 900
 _SCHEMA = (
@@ -94,12 +96,34 @@ class EmbeddingCache:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = None if path is None else Path(path)
         self._lock = threading.Lock()
+        self._namespaces: dict[str, int] = {}
+        try:
+            self._connection = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            self._connection = self._start_afresh(None)
+
+    def _open(self) -> sqlite3.Connection:
         if self.path is not None:
             _prepare_file(self.path)
-        self._connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
-        self._namespaces: dict[str, int] = {}
-        for statement in _SCHEMA:
-            self._connection.execute(statement)
+        connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
+        try:
+            for statement in _SCHEMA:
+                connection.execute(statement)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _start_afresh(self, damaged: sqlite3.Connection | None) -> sqlite3.Connection:
+        """Set the damaged file aside and open a new, empty cache in its place."""
+        if damaged is not None:
+            damaged.close()
+        self._namespaces = {}
+        if self.path is not None:
+            set_aside(self.path)
+        return self._open()
 
     def _namespace_id(self, namespace: str, create: bool) -> int | None:
         """The integer standing for ``namespace`` (made when ``create``)."""
@@ -119,24 +143,40 @@ class EmbeddingCache:
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(hashes))
         with self._lock:
-            number = self._namespace_id(namespace, create=False)
-            if number is None:
-                return found
-            for start in range(0, len(unique), _SQLITE_MAX_PARAMETERS):
-                part = unique[start:start + _SQLITE_MAX_PARAMETERS]
-                rows = self._connection.execute(
-                    "SELECT text_hash, vector FROM vectors WHERE namespace = ? "
-                    f"AND text_hash IN ({','.join('?' * len(part))})",
-                    [number, *map(bytes.fromhex, part)],
-                ).fetchall()
-                for text_hash, blob in rows:
-                    vector = np.frombuffer(blob, dtype=np.float32)
-                    if vector.shape == (dimension,):
-                        found[text_hash.hex()] = vector
+            try:
+                number = self._namespace_id(namespace, create=False)
+                if number is None:
+                    return found
+                for start in range(0, len(unique), _SQLITE_MAX_PARAMETERS):
+                    part = unique[start:start + _SQLITE_MAX_PARAMETERS]
+                    rows = self._connection.execute(
+                        "SELECT text_hash, vector FROM vectors WHERE namespace = ? "
+                        f"AND text_hash IN ({','.join('?' * len(part))})",
+                        [number, *map(bytes.fromhex, part)],
+                    ).fetchall()
+                    for text_hash, blob in rows:
+                        vector = np.frombuffer(blob, dtype=np.float32)
+                        if vector.shape == (dimension,):
+                            found[text_hash.hex()] = vector
+            except sqlite3.DatabaseError as exc:
+                if not is_damaged(exc):
+                    raise
+                self._connection = self._start_afresh(self._connection)
+                return {}
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
         """Store vectors by text hash in one transaction."""
+        try:
+            self._insert(namespace, vectors)
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            with self._lock:
+                self._connection = self._start_afresh(self._connection)
+            self._insert(namespace, vectors)
+
+    def _insert(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
         with transaction(self._connection, self._lock) as db:
             number = self._namespace_id(namespace, create=True)
             db.executemany("INSERT OR REPLACE INTO vectors (namespace, text_hash, vector) VALUES (?, ?, ?)",
@@ -169,7 +209,9 @@ class CachedEmbedder:
 
     def namespace(self, task: EmbeddingTask) -> str:
         provider = self.provider
-        return f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|{task}"
+        settings = provider.vector_settings()
+        return (f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|"
+                + (f"{settings}|" if settings else "") + task)
 
     def embed(self, texts: Sequence[str], task: EmbeddingTask = "document",
               on_embedded: Callable[[int], None] | None = None) -> EmbeddedTexts:

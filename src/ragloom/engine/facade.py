@@ -7,7 +7,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
@@ -31,7 +31,7 @@ from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
-from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
+from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
@@ -54,7 +54,12 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
 
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
                  embedding_provider: EmbeddingProvider | None = None,
-                 vector_store: VectorStore | None = None, read_only: bool = False) -> None:
+                 vector_store: VectorStore | None = None, read_only: bool = False,
+                 rebuild: bool = False) -> None:
+        """``rebuild=True`` empties the index on purpose first (what ragloom wrote: the
+        store's data, BM25, the file records; a damaged manifest is set aside), for an index
+        built with another embedding model or one that cannot be read; the next
+        ``index_directory`` indexes the source files again (embeddings from the cache)."""
         self.config = config if config is not None else RAGConfig()
         self.base_dir = Path(base_dir).resolve()
         self.index_dir = self.base_dir / self.config.index_dir
@@ -62,26 +67,26 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         self._write_lock = threading.RLock()
         self._readers_writer = ReadWriteLock()
         self._closed = False
-        self._process_lock: ProcessLock | None = None
+        self._closing = ExitStack()
         self._snapshot_lock = SnapshotLock(self.index_dir)
         self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
             return
         check_config(self.config)
         self.provider = embedding_provider or create_embedding_provider(self.config)
-        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider, vector_store)
+        if read_only and rebuild:
+            raise ValueError("rebuild=True writes: it cannot be combined with read_only=True")
+        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider,
+                             vector_store, rebuild)
         parts = (opener.for_reading(self._snapshot_lock) if read_only
                  else opener.for_writing(self._readers_writer))
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
                                                                  parts.manifest, parts.cache)
-        self._sizing, self._process_lock = parts.sizing, parts.process_lock
+        self._sizing, self._closing = parts.sizing, parts.closing
         try:
             self._indexer, self._searcher = self._wire(parts)
         except BaseException:
-            if read_only:
-                self.store.close()
-            if self._process_lock is not None:
-                self._process_lock.release()
+            self._closing.close()
             raise
         if self.config.auto_sync_interval_seconds and not read_only:
             self.start_auto_sync(self.config.auto_sync_interval_seconds)
@@ -261,23 +266,21 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Persist and release the store, cache and manifest; safe to call twice."""
-        if self._closed or not self.config.enabled:
-            self._closed = True
-            return
-        self.stop_auto_sync()
+        """Persist, then release the store, cache, manifest and index lock: each is released
+        even when persisting or another part's close fails (the error is raised after all
+        ran). Safe to call twice: a second call releases whatever a failed one left."""
+        first = not self._closed
         self._closed = True
-        with self._write_lock:
-            try:
-                if not self.read_only:
+        if not self.config.enabled:
+            return
+        try:
+            if first:
+                self.stop_auto_sync()  # before the write lock: a sync in progress holds it
+        finally:
+            # every release runs, even if persisting or one of them fails
+            with self._write_lock, self._closing:
+                if first and not self.read_only:
                     self._persist()
-                self.store.close()
-                self._manifest.close()
-                if self._cache is not None:
-                    self._cache.close()
-            finally:
-                if self._process_lock is not None:
-                    self._process_lock.release()
 
     def __enter__(self) -> RAGEngine:
         return self

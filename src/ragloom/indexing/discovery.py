@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragloom.filters import glob_regex
+from ragloom.globs import compile_glob
 from ragloom.indexing.ignore import GitIgnore
 from ragloom.types import SkippedFile
 
@@ -32,7 +32,7 @@ def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
     name = relative_path.rsplit("/", 1)[-1]
     for pattern in patterns:
         target = relative_path if "/" in pattern.rstrip("/") else name
-        if glob_regex(pattern.rstrip("/")).fullmatch(target):
+        if compile_glob(pattern.rstrip("/")).matches(target):
             return True
     return False
 

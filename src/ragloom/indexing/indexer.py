@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
@@ -36,6 +37,8 @@ from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
+
+logger = logging.getLogger("ragloom")
 
 #: Chunks gathered before one embedding call and one store write: windows start at
 #: FIRST_WINDOW_CHUNKS (the model starts early) and double up to EMBED_WINDOW_CHUNKS.
@@ -222,7 +225,7 @@ class Indexer:
             except OSError as exc:
                 self._skip(report, relative, f"cannot stat: {exc.strerror or exc}", previous)
                 continue
-            if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            if previous and previous.unchanged(stat.st_size, stat.st_mtime_ns):
                 report.files_unchanged += 1
             else:
                 to_read.append(_ToRead(path, relative, previous, stat.st_size))
@@ -260,10 +263,16 @@ class Indexer:
             self.manifest.write(unchanged_versions)
 
     def _prepare_or_skip(self, item: _ToRead) -> _Prepared | SkipFile:
+        """The file read and chunked, or why it is skipped: a reader or chunker failing on
+        one file (a parser bug, a CPython bug under threads) must not abort the run."""
         try:
             return self._prepare(item)
         except SkipFile as skip:
             return skip
+        except Exception as exc:
+            logger.warning("%s: chunking failed (%s: %s); skipped", item.relative,
+                           type(exc).__name__, exc)
+            return SkipFile(f"chunking failed: {type(exc).__name__}: {exc}")
 
     def read_whole(self, relative: str) -> tuple[str, Metadata]:
         """A file's whole text as indexing reads it (its reader, secrets redacted) and the

@@ -1,8 +1,9 @@
 """Chroma as the vector store: embedded (PersistentClient) or a server (HttpClient).
 
 The collection records the embedding model and dimension it was built with; opened for
-another model or dimension it is dropped and rebuilt (with a warning) instead of failing at
-search time or mixing vectors. Writes are serialized and split under the client's maximum
+another model or dimension it is refused with an error naming both (never dropped
+implicitly: other processes, other machines through a server, may share it; a rebuild on
+purpose drops it). Writes are serialized and split under the client's maximum
 batch size. Filters become Chroma ``where`` clauses; Chroma has no glob operator, so the searcher
 turns ``$glob`` into ``$in`` of the matching values it knows (``glob_filters = False``).
 """
@@ -10,8 +11,9 @@ turns ``$glob`` into ``$in`` of the matching values it knows (``glob_filters = F
 from __future__ import annotations
 
 import logging
+import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -20,7 +22,13 @@ import numpy as np
 
 from ragloom._optional import import_optional
 from ragloom.embeddings.base import l2_normalize
-from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
+from ragloom.errors import (
+    REBUILD_HINT,
+    IndexMismatchError,
+    IndexNotFoundError,
+    ReadOnlyError,
+    StoreError,
+)
 from ragloom.filters import Condition, Filters, compile_filters
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
@@ -50,13 +58,16 @@ def persistent_client(path: Path, read_only: bool = False) -> Any:
     """An embedded client on ``path``, a folder ragloom created (see ``ragloom.ownership``);
     for reading, a missing database is IndexNotFoundError and nothing is created."""
     chromadb = _chromadb()
-    claim_folder(path, STORE_MARKER, "Chroma store", _holds_chroma_database, create=not read_only)
-    if read_only and not _holds_chroma_database(path):
+    claim_folder(path, STORE_MARKER, "Chroma store", create=not read_only)
+    if read_only and not (path / "chroma.sqlite3").is_file():
         raise IndexNotFoundError(f"no Chroma database at {path}")
     try:
         return chromadb.PersistentClient(path=str(path), settings=_settings(chromadb))
     except Exception as exc:
-        raise StoreError(f"cannot open Chroma database at {path}: {exc}") from exc
+        hint = ("; embedded Chroma writes to its database even to read it: on a read-only "
+                "folder use the turboquant store or a Chroma server (vector_store.url)"
+                if read_only and not os.access(path, os.W_OK) or "readonly" in str(exc) else "")
+        raise StoreError(f"cannot open Chroma database at {path}: {exc}{hint}") from exc
 
 
 def http_client(url: str, api_key: str | None = None) -> Any:
@@ -88,8 +99,11 @@ class ChromaVectorStore:
 
     def __init__(self, client: Any, collection_name: str, embedding: EmbeddingSpec,
                  location: str, remote: bool = False, read_only: bool = False,
-                 texts: ChromaTexts | None = None) -> None:
-        """``texts``: where an embedded store keeps chunk texts (not in Chroma's database)."""
+                 texts: ChromaTexts | None = None,
+                 reconnect: Callable[[], Any] | None = None) -> None:
+        """Takes ownership of ``client`` and ``texts`` (closed by ``close`` or when opening
+        fails). ``texts``: where an embedded store keeps chunk texts (not in Chroma's
+        database); ``reconnect`` makes another client, for dropping the collection on purpose."""
         self._client = client
         self._texts = texts
         self._collection_name = collection_name
@@ -97,22 +111,27 @@ class ChromaVectorStore:
         self.location = location
         self.concurrent_readers = remote
         self.read_only = read_only
+        self._reconnect = reconnect
         self._lock = threading.RLock()
-        self._max_batch = int(client.get_max_batch_size())
-        self._collection = self._open_collection()
+        try:
+            self._max_batch = int(client.get_max_batch_size())
+            self._collection = self._open_collection()
+        except BaseException:
+            self.close()
+            raise
 
     @classmethod
     def open_local(cls, path: Path, collection_name: str, embedding: EmbeddingSpec,
                    read_only: bool = False) -> ChromaVectorStore:
         client = persistent_client(path, read_only)
         return cls(client, collection_name, embedding, str(path), read_only=read_only,
-                   texts=ChromaTexts(path, read_only))
+                   texts=ChromaTexts(path, read_only), reconnect=lambda: persistent_client(path))
 
     @classmethod
     def open_remote(cls, url: str, collection_name: str, embedding: EmbeddingSpec,
                     api_key: str | None = None, read_only: bool = False) -> ChromaVectorStore:
         return cls(http_client(url, api_key), collection_name, embedding, url, remote=True,
-                   read_only=read_only)
+                   read_only=read_only, reconnect=lambda: http_client(url, api_key))
 
     def _open_collection(self) -> Any:
         expected = {MODEL_KEY: self._embedding.model, DIMENSION_KEY: self._embedding.dimension,
@@ -128,17 +147,7 @@ class ChromaVectorStore:
                     f"Chroma collection {self._collection_name!r} at {self.location} was not "
                     f"created by ragloom; ragloom will not change or drop it: choose another "
                     f"vector_store.collection_name")
-            if (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY)) != (
-                    self._embedding.model, self._embedding.dimension):
-                logger.warning(
-                    "Chroma collection %r at %s was built with %s (%s-d) but the embedding is now "
-                    "%s (%s-d): dropping it and rebuilding the index",
-                    self._collection_name, self.location, recorded.get(MODEL_KEY),
-                    recorded.get(DIMENSION_KEY), self._embedding.model, self._embedding.dimension)
-                del collection
-                self._client.delete_collection(self._collection_name)
-                collection = self._client.create_collection(
-                    self._collection_name, metadata=expected, embedding_function=None)
+            self._check_identity(recorded)
             return collection
         except StoreError:
             raise
@@ -153,15 +162,32 @@ class ChromaVectorStore:
         except Exception:
             raise IndexNotFoundError(f"no Chroma collection {self._collection_name!r} at "
                                      f"{self.location}") from None
-        recorded = collection.metadata or {}
-        built = (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY))
-        if built != (self._embedding.model, self._embedding.dimension):
-            raise StoreError(
-                f"Chroma collection {self._collection_name!r} at {self.location} was built with "
-                f"{built[0]} ({built[1]}-d), not {self._embedding.model} "
-                f"({self._embedding.dimension}-d); run 'ragloom index' to rebuild it "
-                f"(reading never does)")
+        self._check_identity(collection.metadata or {})
         return collection
+
+    def _check_identity(self, recorded: dict[str, Any]) -> None:
+        """The collection must hold vectors of this model and dimension."""
+        built = (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY))
+        if built == (self._embedding.model, self._embedding.dimension):
+            return
+        reading = " (reading never rebuilds)" if self.read_only else ""
+        raise IndexMismatchError(
+            f"Chroma collection {self._collection_name!r} at {self.location} was built with "
+            f"{built[0]} ({built[1]}-d), not {self._embedding.model} "
+            f"({self._embedding.dimension}-d): ragloom does not drop it implicitly, other "
+            f"processes may share it{reading}; {REBUILD_HINT}",
+            None if self.read_only or self._reconnect is None else self._drop_collection)
+
+    def _drop_collection(self) -> None:
+        """For a rebuild on purpose: drop this ragloom collection (nothing else), through a
+        client of its own (the store that refused it has closed its client)."""
+        assert self._reconnect is not None
+        client = self._reconnect()
+        try:
+            client.delete_collection(self._collection_name)
+        finally:
+            if hasattr(client, "close"):
+                client.close()
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
@@ -293,8 +319,3 @@ class ChromaVectorStore:
 
 _WRITES = frozenset({"add", "delete", "upsert", "update"})
 
-
-def _holds_chroma_database(folder: Path) -> bool:
-    """A Chroma folder made before ownership markers existed (ragloom only ever touches its
-    own collection in it, recognised by its metadata)."""
-    return (folder / "chroma.sqlite3").is_file()

@@ -28,7 +28,7 @@ from ragloom.arrayfile import ArrayFile, write_arrays
 from ragloom.atomic import atomic_write
 from ragloom.digests import key_hash
 from ragloom.embeddings.base import l2_normalize
-from ragloom.errors import ReadOnlyError, StoreError
+from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexMismatchError, ReadOnlyError
 from ragloom.faults import crash_point
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
@@ -73,7 +73,7 @@ class TurboQuantStore:
         self._reset_memory()
         self.bytes_written = 0
         if path is not None:
-            claim_folder(path, STORE_MARKER, "TurboQuant store", _holds_segments, create=not read_only)
+            claim_folder(path, STORE_MARKER, "TurboQuant store", create=not read_only)
             self._open(path)
 
     # -- state -----------------------------------------------------------------------------
@@ -116,26 +116,57 @@ class TurboQuantStore:
                 "dimension": self.embedding.dimension, "segment_format": SEGMENT_FORMAT}
 
     def _open(self, path: Path) -> None:
+        """Load the segments listed in segments.json. Built for another model or quantizer,
+        or unreadable, the store is refused, never dropped: other processes may share it
+        (only an older segment format of the same identity is rebuilt by a writer)."""
         listing = path / SEGMENT_LIST
         if not listing.is_file():
             return
-        saved = json.loads(listing.read_text(encoding="utf-8"))
-        if saved.get("settings") != self._settings():
-            if self.read_only:
-                raise StoreError(f"TurboQuant store at {path} was built with "
-                                 f"{_describe(saved.get('settings') or {})}, not "
-                                 f"{_describe(self._settings())}; run 'ragloom index' to rebuild "
-                                 f"it (reading never does)")
-            logger.warning("TurboQuant store at %s was built with %s; now %s: dropping it and "
-                           "rebuilding the index", path, saved.get("settings"), self._settings())
+        try:
+            saved = json.loads(listing.read_bytes().decode("utf-8"))
+            settings, segments = saved["settings"], [str(name) for name in saved["segments"]]
+            if not isinstance(settings, dict):
+                raise TypeError("settings is not a table")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise self._corrupt(listing, exc) from None
+        if settings != self._settings():
+            identity = {key: value for key, value in self._settings().items() if key != "segment_format"}
+            if self.read_only or {key: settings.get(key) for key in identity} != identity:
+                reading = " (reading never rebuilds)" if self.read_only else ""
+                raise IndexMismatchError(
+                    f"TurboQuant store at {path} was built with {_describe(settings)}, not "
+                    f"{_describe(self._settings())}: its vectors cannot be searched with this "
+                    f"model{reading}; {REBUILD_HINT}", None if self.read_only else self._discard)
+            logger.warning("TurboQuant store at %s has segment format %s; now %s: rebuilding it",
+                           path, settings.get("segment_format"), SEGMENT_FORMAT)
             self._drop_files()
             return
-        files = [ArrayFile(path / name) for name in saved["segments"]]
+        files = []
+        for name in segments:
+            try:
+                files.append(ArrayFile(path / name))
+                int(files[-1].meta["rows"])
+            except Exception as exc:  # a listed file missing, foreign or damaged
+                raise self._corrupt(path / name, exc) from None
         self._reserve(sum(int(file.meta["rows"]) for file in files))
-        for file in files:
-            self._replay(file)
-        self._segments = list(saved["segments"])
+        for name, file in zip(segments, files):
+            try:
+                self._replay(file)
+            except Exception as exc:  # anything failing here means the file is damaged
+                raise self._corrupt(path / name, exc) from None
+        self._segments = segments
         self._mark_saved()
+
+    def _corrupt(self, file: Path, cause: BaseException) -> CorruptIndexError:
+        return CorruptIndexError(
+            f"TurboQuant store file {file} is damaged ({type(cause).__name__}: {cause}); "
+            f"{REBUILD_HINT}", None if self.read_only else self._discard)
+
+    def _discard(self) -> None:
+        """For a rebuild on purpose: delete the files this store wrote, nothing else."""
+        self._reset_memory()
+        if self.path is not None:
+            self._drop_files()
 
     def _replay(self, file: ArrayFile) -> None:
         """Append a segment's rows: codes copied, ids, texts and metadata mapped."""
@@ -380,7 +411,3 @@ def _describe(settings: dict[str, object]) -> str:
     return (f"{settings.get('embedding_model')} ({settings.get('dimension')}-d), quantizer "
             f"{settings.get('quantizer')}")
 
-
-def _holds_segments(folder: Path) -> bool:
-    """A store folder written before ownership markers existed."""
-    return (folder / SEGMENT_LIST).is_file()
