@@ -47,7 +47,7 @@ def test_status_loads_no_model_even_with_no_export_cached(indexed: Path, tmp_pat
     empty_cache = tmp_path / "empty-cache"
     status = run_cli(indexed, empty_cache, "status")
     assert status.returncode == 0, status.stderr
-    assert "model: local/all-MiniLM-L6-v2+onnx-int8 (384-d)" in status.stdout
+    assert "model: local/all-MiniLM-L6-v2 (384-d)" in status.stdout
     assert status.stdout.rstrip().endswith("loaded:")  # none of torch, sentence-transformers
     assert not empty_cache.exists()  # nothing was exported
 

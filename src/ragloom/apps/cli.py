@@ -23,13 +23,16 @@ from ragloom.apps.query_options import QueryUsageError, add_query_options, expla
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
 from ragloom.indexing.progress import IndexProgress
-from ragloom.types import IndexReport
+from ragloom.types import IndexReport, IndexStatus
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
     from ragloom.types import SearchResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
+                "with another embedding model or one that cannot be read (deletes only what "
+                "ragloom wrote; embeddings still come from the cache)")
 PROGRESS_LINE_SECONDS = 5.0
 
 
@@ -131,11 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     index = commands.add_parser("index", help="index new and changed files")
     index.add_argument("path", nargs="?", help="folder or file (default: base_dir)")
+    index.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     ingest = commands.add_parser("ingest", help="index the given files (any supported type), "
                                  "wherever they are, without walking a folder")
     ingest.add_argument("files", nargs="+", metavar="FILE")
     reindex = commands.add_parser("reindex", help="re-chunk every file, even unchanged ones")
     reindex.add_argument("path", nargs="?")
+    reindex.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     for writer in (index, ingest, reindex):
         writer.add_argument("--json", action="store_true", help="the report as JSON")
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
@@ -203,8 +208,12 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         print(f"ragloom: no ragloom.toml (or pyproject.toml [tool.ragloom]) in {base_dir} or "
               f"above: indexing {base_dir} with the default settings into "
               f"{base_dir / config.index_dir}", file=sys.stderr)
+    target = from_current_folder(getattr(args, "path", None))
+    if target is not None and not target.exists():  # before the engine creates its folder
+        raise UsageError(f"no such file or folder: {args.path}")
     try:
-        engine = RAGEngine(config, base_dir, read_only=reading)
+        engine = RAGEngine(config, base_dir, read_only=reading,
+                           rebuild=bool(getattr(args, "rebuild", False)))
     except IndexNotFoundError:
         print(f"ragloom: no index in {base_dir / config.index_dir}; run 'ragloom index' "
               f"in {base_dir} to build one", file=sys.stderr)
@@ -212,7 +221,6 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     with engine:
         if args.command in ("index", "reindex"):
             method = engine.index_directory if args.command == "index" else engine.reindex
-            target = Path(args.path) if args.path else None
             if target is not None and target.is_file() and args.command == "index":
                 report = engine.index_file(target)
             else:
@@ -253,12 +261,29 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                       f"({status.dimension}-d)\nindex: {status.index_dir} "
                       f"({status.index_bytes / 1e6:.1f} MB)\nlast indexed: {when}\n"
                       f"files pending: {status.files_pending}", file=out)
+                print(_size_rows(status), file=out)
                 if check is not None:
                     print("check: ok" if check.ok else "check: FAILED\n" + "\n".join(
                         f"  {problem}" for problem in check.problems), file=out)
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK
+
+
+def _size_rows(status: IndexStatus) -> str:
+    """Bytes on disk per part, in total and per chunk (what ``status`` prints)."""
+    per_chunk = status.bytes_per_chunk
+    rows = [f"  {part.replace('_', ' ')}: {size / 1e6:.1f} MB ({per_chunk[part]:,.0f} B/chunk)"
+            for part, size in status.bytes_by_part.items()]
+    return "\n".join([f"size: {status.index_bytes / 1e6:.1f} MB ({per_chunk['total']:,.0f} B/chunk)", *rows])
+
+
+def from_current_folder(path: str | None) -> Path | None:
+    """A path given on the command line, resolved against the current folder (as every
+    command-line tool does), not the config's folder; ``..`` is folded, symlinks kept."""
+    if not path:
+        return None
+    return Path(os.path.normpath(Path.cwd() / Path(path).expanduser()))
 
 
 def _print_results(results: list[SearchResult], as_json: bool, out) -> None:  # type: ignore[no-untyped-def]

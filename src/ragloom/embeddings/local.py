@@ -142,7 +142,7 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         if backend not in BACKENDS:
             raise EmbeddingError(f"unknown embedding backend {backend!r}; valid: {', '.join(BACKENDS)}, auto")
         self.backend = backend
-        self.model_name = model_name if backend == "torch" else f"{model_name}+{backend}"
+        self.model_name = model_name
         self._base_name = model_name
         self._source = resolve_model_source(model_name)
         self._device = device
@@ -204,6 +204,12 @@ class LocalEmbeddingProvider(EmbeddingProvider):
                 if self._onnx is None:
                     self._onnx = OnnxEncoder(self._ensure_export(), self.max_seq_length)
         return self._onnx
+
+    def vector_settings(self) -> str:
+        """The backend (int8 vectors differ from torch's by a cosine of ~0.003: one space, so
+        not the index identity, which ``embedding_backend = "auto"`` would make differ from
+        machine to machine, but not one cache entry), and truncation."""
+        return f"backend={self.backend};max_seq_length={self.max_seq_length}"
 
     def token_measure(self) -> TokenMeasure | None:
         """The model's own tokenizer (loaded at first use); the window is ``max_seq_length``

@@ -3,9 +3,11 @@ ONNX Runtime, in fp32 (``onnx``) or with int8 weights (``onnx-int8``: dynamic pe
 quantization, which CPUs with VNNI instructions run fast).
 
 The export (``onnx_export``, which needs torch) is built once, offline, from the loaded
-torch model and cached in a user folder keyed by model, backend and ragloom version
-(``$RAGLOOM_CACHE_DIR``, else ``~/.cache/ragloom``) with the tokenizer and the model's
-shape; running a cached export needs only onnxruntime and ``tokenizers``. The build
+torch model and cached in a user folder keyed by model, backend, ragloom version and the
+installed versions of the packages the export goes through (torch, transformers,
+sentence-transformers, onnx), since another release of any of them may export another
+graph (``$RAGLOOM_CACHE_DIR``, else ``~/.cache/ragloom``), with the tokenizer and the
+model's shape; running a cached export needs only onnxruntime and ``tokenizers``. The build
 happens under a file lock (two processes building at once wait for each other) into a
 temporary folder that replaces the old one only when complete; a cache whose files do not
 match the checksums it recorded is rebuilt. Choosing between the backends:
@@ -40,6 +42,8 @@ MANIFEST = "ragloom-onnx.json"
 MODEL_FILES = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx"}
 TOKENIZER_FILE = "tokenizer.json"
 _VERSION = "0.5.0"  # of the export recipe and folder layout; part of the cache key with ragloom's
+#: Packages whose release changes the exported graph: their versions are in the cache key.
+EXPORT_PACKAGES = ("torch", "transformers", "sentence-transformers", "onnx")
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +74,20 @@ def cache_root() -> Path:
 
 def cache_folder(model_name: str, backend: str) -> Path:
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("_")
-    return cache_root() / "onnx" / f"{safe}-{backend}-{__version__}-{_VERSION}"
+    return cache_root() / "onnx" / f"{safe}-{backend}-{__version__}-{_VERSION}-{export_stack()}"
+
+
+def export_stack() -> str:
+    """A short digest of the installed versions of ``EXPORT_PACKAGES`` (missing: "-")."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = []
+    for package in EXPORT_PACKAGES:
+        try:
+            versions.append(f"{package}={version(package)}")
+        except PackageNotFoundError:
+            versions.append(f"{package}=-")
+    return hashlib.sha256(";".join(versions).encode("utf-8")).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
