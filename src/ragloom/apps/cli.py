@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragloom.apps.eval import MODES
-from ragloom.apps.query_options import QueryUsageError, add_query_options, explain, filters_from, location
+from ragloom.apps.query_options import (
+    QueryUsageError,
+    add_query_options,
+    explain,
+    filters_from,
+    print_results,
+)
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
 from ragloom.indexing.progress import IndexProgress
@@ -27,7 +33,6 @@ from ragloom.types import IndexReport, IndexStatus
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
-    from ragloom.types import SearchResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
@@ -208,7 +213,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         print(f"ragloom: no ragloom.toml (or pyproject.toml [tool.ragloom]) in {base_dir} or "
               f"above: indexing {base_dir} with the default settings into "
               f"{base_dir / config.index_dir}", file=sys.stderr)
-    target = from_current_folder(getattr(args, "path", None))
+    target = from_current_folder(args.path if args.command in ("index", "reindex") else None)
     if target is not None and not target.exists():  # before the engine creates its folder
         raise UsageError(f"no such file or folder: {args.path}")
     try:
@@ -242,7 +247,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             explain(response, args.no_gate, gate_off, engine.is_empty(),
                     config.min_score if args.min_score is None else args.min_score)
             if args.command == "search":
-                _print_results(response.results, args.json, out)
+                print_results(response.results, args.json, out)
             else:
                 block = format_context(response.results, args.token_budget)
                 print(json.dumps({"context": block, "results": [r.to_dict() for r in response.results]},
@@ -284,16 +289,6 @@ def from_current_folder(path: str | None) -> Path | None:
     if not path:
         return None
     return Path(os.path.normpath(Path.cwd() / Path(path).expanduser()))
-
-
-def _print_results(results: list[SearchResult], as_json: bool, out) -> None:  # type: ignore[no-untyped-def]
-    """Ranked results: rank, score, where (lines, or pages of a paged document), the text."""
-    if as_json:
-        print(json.dumps([r.to_dict() for r in results], indent=2), file=out)
-        return
-    for rank, r in enumerate(results, start=1):
-        print(f"{rank}. {r.score:.4f}  {location(r)}", file=out)
-        print("   " + r.text.strip().replace("\n", "\n   ")[:400], file=out)
 
 
 def _ingest(engine: RAGEngine, files: list[Path], out, as_json: bool = False) -> int:  # type: ignore[no-untyped-def]

@@ -109,3 +109,13 @@ def explain(response: SearchResponse, no_gate: bool, gate_off: float | None, emp
         print(f"ragloom: no result reached the minimum score {min_score}; {best}", file=stream)
     elif not no_gate:
         print("ragloom: no results for this query", file=stream)
+
+
+def print_results(results: list[SearchResult], as_json: bool, out: TextIO) -> None:
+    """Ranked results: rank, score, where (lines, or pages of a paged document), the text."""
+    if as_json:
+        print(json.dumps([r.to_dict() for r in results], indent=2), file=out)
+        return
+    for rank, r in enumerate(results, start=1):
+        print(f"{rank}. {r.score:.4f}  {location(r)}", file=out)
+        print("   " + r.text.strip().replace("\n", "\n   ")[:400], file=out)
