@@ -121,7 +121,7 @@ def test_config_accepts_exactly_the_registered_names() -> None:
     for name in embedding_providers.names():
         assert parse_config({"embedding_provider": name}).embedding_provider == name
     with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store; "
-                                          r"valid: 'chroma', 'mcp', 'mock', 'turboquant'"):
+                                          r"valid: 'chroma', 'mcp', 'mock', 'postgres', 'turboquant'"):
         parse_config({"vector_store": {"provider": "Chroma"}})
 
 

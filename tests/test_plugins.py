@@ -157,7 +157,7 @@ def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:
     with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'qdrant': unknown vector "
-                                          r"store; valid: 'chroma', 'mcp', 'mock', 'tiny', 'turboquant'"):
+                                          r"store; valid: 'chroma', 'mcp', 'mock', 'postgres', 'tiny', 'turboquant'"):
         parse_config({"vector_store": {"provider": "qdrant"}})
     with pytest.raises(ConfigError, match=r"valid: 'gemini', 'hash', 'letters', 'local'"):
         parse_config({"embedding_provider": "bert"})

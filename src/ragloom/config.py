@@ -54,7 +54,7 @@ class VectorStoreConfig(StrictModel):
     ``settings_model`` attribute of its factory.
     """
 
-    #: A built-in ("chroma", "turboquant", "mock"), an installed plugin, or "module:factory".
+    #: A built-in ("chroma", "turboquant", "postgres", "mock"), an installed plugin, or "module:factory".
     provider: str = "chroma"
     # Chroma's rule, applied to every store so a name works everywhere.
     collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")

@@ -8,9 +8,11 @@ from pathlib import Path
 
 from ragloom._registry import Registry
 from ragloom.config import RAGConfig, TurboQuantSettings
+from ragloom.errors import ConfigError
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mcp_bridge import McpBridgeSettings
 from ragloom.stores.mock import MockVectorStore
+from ragloom.stores.postgres import PostgresSettings, Tables
 
 #: (config, base_dir, embedding, read_only) -> store; a read-only store never creates,
 #: rebuilds or deletes anything, and raises IndexNotFoundError when there is nothing to read.
@@ -72,6 +74,27 @@ def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpe
 
 
 _turboquant_store.settings_model = TurboQuantSettings  # type: ignore[attr-defined]
+
+
+@vector_stores.register("postgres")
+def _postgres_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                    read_only: bool) -> VectorStore:
+    from ragloom.stores.postgres.settings import check_identifier, connection_url, table_name
+    from ragloom.stores.postgres.store import PostgresStore
+
+    settings = config.vector_store
+    if not settings.url:
+        raise ConfigError("vector_store.provider = \"postgres\" needs vector_store.url, e.g. "
+                          "\"postgresql://user@host:5432/db\"")
+    table = settings.settings_for("postgres")
+    assert isinstance(table, PostgresSettings)
+    tables = Tables(check_identifier(table.schema_, "schema"),
+                    check_identifier(table.table or table_name(settings.collection_name), "table"))
+    url = connection_url(settings.url, settings.resolved_api_key())
+    return PostgresStore(url, tables, embedding, table, read_only)
+
+
+_postgres_store.settings_model = PostgresSettings  # type: ignore[attr-defined]
 
 
 @vector_stores.register("mcp")
