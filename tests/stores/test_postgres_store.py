@@ -63,6 +63,7 @@ def test_model_change_is_refused_and_nothing_dropped(open_store) -> None:
     store = open_store()
     ids, vectors, texts, metadatas = sample_rows()
     store.upsert(ids, vectors, texts, metadatas)
+    store.close()
     for other in (EmbeddingSpec("hash/other", DIM), EmbeddingSpec("hash/test", 32)):
         with pytest.raises(StoreError, match=r"built with hash/test \(16-d\).*never drops it"):
             open_store(other)
@@ -73,6 +74,7 @@ def test_model_change_rebuilds_when_asked(open_store) -> None:
     store = open_store()
     ids, vectors, texts, metadatas = sample_rows()
     store.upsert(ids, vectors, texts, metadatas)
+    store.close()
     rebuilt = open_store(EmbeddingSpec("hash/test", 32), on_model_change="rebuild")
     assert rebuilt.count() == 0
     rebuilt.upsert(["x"], np.ones((1, 32), dtype=np.float32), ["t"], [{}])

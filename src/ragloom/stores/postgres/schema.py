@@ -12,8 +12,9 @@
     model         text NOT NULL        -- embedding model identity, e.g. "local/all-MiniLM-L6-v2"
 
 Beside it: ``<table>_info`` (key/value: layout version, model, dimension, tokenizer),
-``<table>_postings`` and ``<table>_lengths`` (the BM25 index), ``<table>_files`` (the
-manifest) and ``<table>_embeddings`` (the embedding cache, shared by every writer).
+``<table>_postings``, ``<table>_lengths`` and ``<table>_symbols`` (the BM25 index and the
+names chunks define), ``<table>_files`` (the manifest) and ``<table>_embeddings`` (the
+embedding cache, shared by every writer).
 """
 
 from __future__ import annotations
@@ -50,11 +51,14 @@ def create_statements(tables: Tables, dimension: int, settings: PostgresSettings
         f"CREATE TABLE IF NOT EXISTS {t.postings} (term text NOT NULL, id text NOT NULL "
         f"REFERENCES {t.chunks} ON DELETE CASCADE, tf integer NOT NULL, PRIMARY KEY (term, id))",
         f'CREATE INDEX IF NOT EXISTS "{t.table}_postings_id" ON {t.postings} (id)',
+        f"CREATE TABLE IF NOT EXISTS {t.symbols} (name text NOT NULL, id text NOT NULL "
+        f"REFERENCES {t.chunks} ON DELETE CASCADE, PRIMARY KEY (name, id))",
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_symbols_id" ON {t.symbols} (id)',
         f"CREATE TABLE IF NOT EXISTS {t.files} (path text PRIMARY KEY, size bigint NOT NULL, "
         f"mtime_ns bigint NOT NULL, sha256 text NOT NULL, chunk_ids jsonb NOT NULL, "
         f"indexed_at double precision NOT NULL)",
         f"CREATE TABLE IF NOT EXISTS {t.cache} (namespace text NOT NULL, hash text NOT NULL, "
-        f"embedding vector NOT NULL, PRIMARY KEY (namespace, hash))",
+        f"vector bytea NOT NULL, PRIMARY KEY (namespace, hash))",
     ]
 
 

@@ -29,6 +29,8 @@ class PostgresSettings(BaseModel):
     ef_construction: int = Field(64, ge=4, le=1000)
     ef_search: int = Field(100, ge=1, le=1000)
     create: bool = True
+    #: How long a second writer waits for the first to close before IndexLockedError.
+    wait_for_writer_seconds: float = Field(0.0, ge=0, le=86400)
     #: What opening the index for another embedding model or dimension does: "refuse"
     #: (StoreError; a shared index is never dropped implicitly) or "rebuild" (drop its rows).
     on_model_change: Literal["refuse", "rebuild"] = "refuse"
@@ -72,6 +74,10 @@ class Tables:
     @property
     def lengths(self) -> str:
         return self.name("_lengths")
+
+    @property
+    def symbols(self) -> str:
+        return self.name("_symbols")
 
     @property
     def files(self) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
 from ragloom.filters import Filters
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.postgres.connection import Database, psycopg
+from ragloom.stores.postgres.lock import PostgresIndexLock, lock_key
 from ragloom.stores.postgres.schema import LAYOUT_VERSION, create_statements, row_values
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 from ragloom.stores.postgres.where import where_clause
@@ -35,6 +35,7 @@ _STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ragloom_stage (id text, source text, 
 _COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, model"
 _COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
 _INT4 = 2**31
+_DDL = 1 << 41  #: creating or dropping tables: a key apart from the writer lock
 
 
 class PostgresStore:
@@ -45,6 +46,8 @@ class PostgresStore:
     concurrent_readers = True
     hands_out_vectors = True
     glob_filters = True
+    #: Manifest, BM25 postings, embedding cache and writer lock live in the database too.
+    index_state = "ragloom.indexing.postgres_state:open_index_state"
 
     def __init__(self, url: str, tables: Tables, embedding: EmbeddingSpec,
                  settings: PostgresSettings | None = None, read_only: bool = False) -> None:
@@ -60,7 +63,11 @@ class PostgresStore:
         self.reader = Database(url, f"ragloom reader {socket.gethostname()} pid {os.getpid()}",
                                session)
         self.location = f"{self.writer.where} table {tables.label}"
+        #: Held while a writing store is open: one writer per index, across machines.
+        self.lock = None if read_only else PostgresIndexLock(url, tables)
         try:
+            if self.lock is not None:  # before opening: a rebuild drops tables
+                self.lock.acquire(wait_seconds=self.settings.wait_for_writer_seconds)
             self._open()
         except BaseException:
             self.close()
@@ -98,7 +105,7 @@ class PostgresStore:
         with self.writer.transaction("create"):
             # Two processes creating the same index at once: the second waits, then no-ops.
             self.writer.execute("create", "SELECT pg_advisory_xact_lock(%s)",
-                                (_key(self.tables.label),))
+                                (lock_key(self.tables) ^ _DDL,))
             for statement in statements:
                 self.writer.execute("create", statement)
             self.writer.execute(
@@ -121,8 +128,8 @@ class PostgresStore:
                        "on_model_change = \"rebuild\" asks", self.location, described, *wanted)
         t = self.tables
         with self.writer.transaction("rebuild"):
-            self.writer.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (_key(t.label),))
-            for table in (t.postings, t.lengths, t.files, t.chunks, t.info):
+            self.writer.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (lock_key(t) ^ _DDL,))
+            for table in (t.postings, t.lengths, t.symbols, t.files, t.chunks, t.info):
                 self.writer.execute("rebuild", f"DROP TABLE IF EXISTS {table}")
         self._create()
 
@@ -183,6 +190,8 @@ class PostgresStore:
     def close(self) -> None:
         self.writer.close()
         self.reader.close()
+        if self.lock is not None:
+            self.lock.release()
 
     def _writable(self) -> None:
         if self.read_only:
@@ -239,11 +248,6 @@ def _array(vector: Any) -> np.ndarray:
     if hasattr(vector, "to_numpy"):
         vector = vector.to_numpy()
     return np.asarray(vector, dtype=np.float32)
-
-
-def _key(label: str) -> int:
-    """A stable 63-bit advisory-lock key for an index (its schema-qualified table name)."""
-    return zlib.crc32(f"ragloom:{label}".encode()) | (1 << 40)
 
 
 __all__ = ["PostgresStore", "psycopg"]

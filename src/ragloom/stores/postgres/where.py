@@ -19,7 +19,11 @@ _COMPARISONS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 def where_clause(filters: Filters | None, column: str = "metadata") -> tuple[str, list[Any]]:
     """``(sql, params)`` for ``filters`` (``"TRUE"`` when there are none)."""
-    conditions = compile_filters(filters)
+    return conditions_clause(compile_filters(filters), column)
+
+
+def conditions_clause(conditions: list[Condition], column: str = "metadata") -> tuple[str, list[Any]]:
+    """``(sql, params)`` for compiled conditions (``"TRUE"`` when there are none)."""
     if not conditions:
         return "TRUE", []
     parts: list[str] = []
