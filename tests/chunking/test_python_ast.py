@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from code_properties import check_code_chunks, check_definition_bounds
 from properties import PYTHON_STRUCTURE_LINE, check_chunks, stdlib_sources
 
 from ragloom.chunking.python_ast import PythonAstChunker
@@ -123,8 +124,10 @@ def test_large_function_splits_with_signature_repeated() -> None:
     assert len(chunks) > 3
     assert {c.metadata["symbol"] for c in chunks} == {"accumulate"}
     assert [c.metadata["part"] for c in chunks] == list(range(len(chunks)))
-    for chunk in chunks[1:]:
-        assert chunk.text.startswith("def accumulate(\n    items,\n):\n")
+    for chunk in chunks[1:-1]:
+        assert chunk.text.startswith("def accumulate(\n    items,\n):\n    total += item_")
+    # the rest fits one chunk once the header shrinks to the definition's first line
+    assert chunks[-1].text.startswith("def accumulate(\n    total += item_")
     check_chunks(chunks, source, 300)
 
 
@@ -159,15 +162,17 @@ def test_engine_uses_ast_chunker_for_python(make_engine, project: Path) -> None:
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
 def test_whole_standard_library() -> None:
     """Never raises; each top-level def/class that fits is whole in exactly one chunk;
-    line ranges and slices are exact; no non-blank line is lost."""
+    line ranges and slices are exact; no non-blank line is lost; the bounds of issue 26
+    (header cap, half-window floor, chunks per definition) hold."""
     chunk_size = 1000
     chunker = PythonAstChunker(chunk_size, 200)
     checked_definitions = 0
     for path, source in stdlib_sources():
         chunks = chunker.chunk(source, path.name)
-        check_chunks(chunks, source, chunk_size, PYTHON_STRUCTURE_LINE)
+        check_code_chunks(chunks, source, chunk_size, PYTHON_STRUCTURE_LINE)
         if chunks and "parse_error" in chunks[0].metadata:
             continue
+        check_definition_bounds(chunks, source, chunk_size)
         lines = source.split("\n")
         for node in ast.parse(source).body:
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -13,15 +13,27 @@ chunks, saying why in ``parse_error``.
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Sequence
 
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks
 from ragloom.chunking.character import CharacterChunker
+from ragloom.chunking.definitions import DefinitionSplitter, Header, HeaderLevel, Span
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_WHOLE_DEFINITION_KINDS = frozenset({"function", "method", "class"})
+
+
+#: ``ast.parse`` from several threads at once can raise a spurious SystemError on
+#: Python 3.11 (gh-106905); the indexer chunks files on worker threads.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse_python(text: str) -> ast.Module:
+    """``ast.parse`` serialized across threads (see ``_PARSE_LOCK``)."""
+    with _PARSE_LOCK:
+        return ast.parse(text)
 
 
 class PythonAstChunker:
@@ -31,103 +43,105 @@ class PythonAstChunker:
                  measure: TextMeasure = CHARACTERS) -> None:
         self.chunk_size = chunk_size
         self.measure = measure
-        #: Whole definitions smaller than this are merged with their small neighbours.
-        self.tiny = chunk_size // 4
+        self.splitter = DefinitionSplitter(chunk_size, measure)
         self._line_splitter = CharacterChunker(chunk_size, chunk_overlap, sentence_boundaries=True,
                                                measure=measure)
 
     def chunk(self, text: str, path: str) -> list[Chunk]:
         source = SourceLines(text, self.measure)
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             line = getattr(exc, "lineno", None)
             where = f" (line {line})" if line else ""
             reason = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}{where}"
             return assemble_chunks(path, self._line_splitter.split(source, 1, source.line_count),
                                    base={"chunker": "character", "parse_error": reason})
-        pieces = self._scope_pieces(source, tree.body, 1, source.line_count,
-                                    prefix="", opening_header="", header="")
+        pieces = self._scope_pieces(source, tree.body, 1, source.line_count, prefix="", outer=[],
+                                    levels=[])
         return assemble_chunks(path, pieces, base={"chunker": "python_ast"})
 
-    def _budget(self, header: str) -> int:
-        """Room left for file lines in a chunk that starts with ``header``."""
-        return max(1, self.chunk_size - self.measure.count(header))
-
-    def _fits(self, source: SourceLines, first: int, last: int, header: str) -> bool:
-        return source.size(first, last) <= self._budget(header)
-
     def _scope_pieces(self, source: SourceLines, body: Sequence[ast.stmt], first: int, last: int,
-                      prefix: str, opening_header: str, header: str) -> list[Piece]:
-        """Pieces for lines ``first..last`` of a module or class body: one per definition,
-        the statements between them packed together. Every piece repeats ``header`` except
-        the one at ``first`` (a class's own first lines), which gets ``opening_header``."""
-        pieces: list[Piece] = []
-        small: list[Piece] = []  # consecutive whole definitions below the tiny floor
-        cursor = first
+                      prefix: str, outer: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
+        """Pieces for lines ``first..last`` of a module or class body: one unit per
+        definition and per run of other statements; units that fit are grouped with their
+        small neighbours, others split. Units repeat the ``levels`` header, except the one
+        at ``first`` (holding a class's own first lines), which repeats ``outer``."""
+        opening, repeated = self.splitter.headers(outer), self.splitter.headers(levels)
         symbol = prefix.rstrip(".")
-        kind = "class" if prefix else "module"
+        statement_kind = "class" if prefix else "module"
+        units: list[tuple[Span, ast.stmt | None]] = []
+        cursor = first
         for node in body:
             if not isinstance(node, _DEFINITIONS):
                 continue
-            start = self._start_line(node, source, cursor, header)
-            member_header = header
+            start = self._start_line(node, source, cursor)
             if start > cursor and not all(source.is_blank(n) for n in range(cursor, start)):
                 if prefix and cursor == first and not any(first <= s.lineno < start for s in body):
-                    # Only the class line (and comments) precede the first member: no chunk
-                    # of their own, they open the member's.
-                    start, member_header = first, opening_header
+                    start = first  # only the class line (and comments): it opens the member
                 else:
-                    pieces.extend(self._merge_small(source, small))
-                    small = []
-                    pieces.extend(self._pack(source, body, cursor, start - 1,
-                                             opening_header if cursor == first else header, header,
-                                             kind=kind, symbol=symbol))
-            made = self._definition_pieces(source, node, start, prefix, member_header)
-            if len(made) == 1 and self._is_small_whole_definition(source, made[0]):
-                small.append(made[0])
-            else:
-                pieces.extend(self._merge_small(source, small))
-                small = []
-                pieces.extend(made)
-            cursor = node.end_lineno + 1  # type: ignore[operator]
-        pieces.extend(self._merge_small(source, small))
-        if cursor <= last:
-            pieces.extend(self._pack(source, body, cursor, last,
-                                     opening_header if cursor == first else header, header,
-                                     kind=kind, symbol=symbol))
+                    extra = {"kind": statement_kind, **({"symbol": symbol} if symbol else {})}
+                    units.append((Span(cursor, start - 1, extra), None))
+            name = f"{prefix}{node.name}"  # type: ignore[attr-defined]
+            kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"
+            units.append((Span(start, node.end_lineno or start, {"symbol": name, "kind": kind}), node))
+            cursor = (node.end_lineno or start) + 1
+        if cursor <= last and not all(source.is_blank(n) for n in range(cursor, last + 1)):
+            extra = {"kind": statement_kind, **({"symbol": symbol} if symbol else {})}
+            units.append((Span(cursor, last, extra), None))
+
+        pieces: list[Piece] = []
+        whole: list[Span] = []
+        whole_headers: list[list[Header]] = []
+        whole_is_code: list[bool] = []
+
+        def flush() -> None:
+            # Top-level definitions under a quarter window share chunks; a split class's
+            # members pack to half a window, so a class never yields more than its bound.
+            below = None if prefix else self.chunk_size / 4
+            pieces.extend(self.splitter.group(source, whole, whole_headers, below))
+            whole.clear()
+            whole_headers.clear()
+            whole_is_code.clear()
+
+        for span, node in units:
+            headers = opening if span.first == first else repeated
+            if self.splitter.fits(source, span.first, span.last):
+                # Module-level statements (imports, constants) are kept apart from code.
+                if whole and not prefix and whole_is_code[-1] != (node is not None):
+                    flush()
+                whole.append(span)
+                whole_headers.append(headers)
+                whole_is_code.append(node is not None)
+                continue
+            flush()
+            made = self._split(source, span, node, prefix, outer if span.first == first else levels,
+                               levels)
+            # In a class, a small member before a big one opens the big one's first chunk.
+            joined = self.splitter.join(source, pieces[-1], made[0]) if prefix and pieces else None
+            if joined is not None:
+                pieces[-1], made = joined, made[1:]
+            pieces.extend(made)
+        flush()
         return pieces
 
-    def _is_small_whole_definition(self, source: SourceLines, piece: Piece) -> bool:
-        return (piece.extra.get("kind") in _WHOLE_DEFINITION_KINDS
-                and source.size(piece.start_line, piece.end_line) < self.tiny)
+    def _split(self, source: SourceLines, span: Span, node: ast.stmt | None, prefix: str, own_levels: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
+        """Parts of a unit too big for one chunk: a class per member, a function by lines
+        with its signature repeated, a statement run between statements."""
+        if isinstance(node, ast.ClassDef) and node.body:
+            return self._scope_pieces(source, node.body, span.first, span.last,
+                                      prefix=f"{span.extra['symbol']}.", outer=own_levels,
+                                      levels=[*levels, _class_header(source, node)])
+        opening = self.splitter.headers(own_levels)
+        units = [(line, line) for line in range(span.first, span.last + 1)]
+        if node is None:  # a run of statements: cut between lines like a function body
+            return self.splitter.split(source, units, opening, self.splitter.headers(levels),
+                                       span.extra)
+        signature = _signature(source, node)
+        repeated = [*levels, HeaderLevel(signature, _line(source, node.lineno))] if signature else levels
+        return self.splitter.split(source, units, opening, self.splitter.headers(repeated), span.extra)
 
-    def _merge_small(self, source: SourceLines, pieces: list[Piece]) -> list[Piece]:
-        """Adjacent small definitions (overloads, one-line methods) joined until a group
-        reaches the tiny floor; each keeps its name in ``symbols``."""
-        merged: list[Piece] = []
-        group: list[Piece] = []
-
-        def close_group() -> None:
-            if len(group) == 1:
-                merged.append(group[0])
-            elif group:
-                head = group[0]
-                names = ", ".join(str(p.extra["symbol"]) for p in group)
-                merged.append(source.piece(head.start_line, group[-1].end_line, head.header,
-                                           **{**head.extra, "symbols": names}))
-            group.clear()
-
-        for piece in pieces:
-            if group and (source.size(group[0].start_line, group[-1].end_line) >= self.tiny
-                          or not self._fits(source, group[0].start_line, piece.end_line,
-                                            group[0].header)):
-                close_group()
-            group.append(piece)
-        close_group()
-        return merged
-
-    def _start_line(self, node: ast.stmt, source: SourceLines, floor: int, header: str) -> int:
+    def _start_line(self, node: ast.stmt, source: SourceLines, floor: int) -> int:
         """Where a definition's chunk starts: at its decorators, and at the comment lines
         right above them unless those would push a definition that fits out of one chunk."""
         decorated = _first_line(node)
@@ -135,71 +149,9 @@ class PythonAstChunker:
         while commented - 1 >= floor and source.line_texts[commented - 2].lstrip().startswith("#"):
             commented -= 1
         end = node.end_lineno or node.lineno
-        if not self._fits(source, commented, end, header) and self._fits(source, decorated, end, header):
+        if not self.splitter.fits(source, commented, end) and self.splitter.fits(source, decorated, end):
             return decorated
         return commented
-
-    def _definition_pieces(self, source: SourceLines, node: ast.stmt, start: int, prefix: str,
-                           header: str) -> list[Piece]:
-        end = node.end_lineno or start
-        name = f"{prefix}{node.name}"  # type: ignore[attr-defined]
-        if isinstance(node, ast.ClassDef):
-            kind = "class"
-        else:
-            kind = "method" if prefix else "function"
-        if self._fits(source, start, end, header):
-            return [source.piece(start, end, header, symbol=name, kind=kind)]
-        if isinstance(node, ast.ClassDef) and node.body:
-            class_header = _class_header(source, node)
-            return self._scope_pieces(source, node.body, start, end, prefix=f"{name}.",
-                                      opening_header=header, header=header + class_header)
-        signature = _signature(source, node)
-        return self._split_lines(source, start, end, header, header + signature,
-                                 symbol=name, kind=kind)
-
-    def _pack(self, source: SourceLines, body: Sequence[ast.stmt], first: int, last: int,
-              header: str, continuation: str, kind: str, symbol: str) -> list[Piece]:
-        """Group consecutive statements of ``first..last`` into pieces of at most chunk_size;
-        the first piece carries ``header``, later ones ``continuation``."""
-        statement_starts = {s.lineno for s in body if first <= s.lineno <= last}
-        starts = sorted({first, *statement_starts})
-        if first not in statement_starts and len(starts) > 1:
-            del starts[1]  # a class line or comments open the first statement's unit
-        units = [(start, (starts[i + 1] - 1) if i + 1 < len(starts) else last)
-                 for i, start in enumerate(starts)]
-        extra = {"kind": kind, **({"symbol": symbol} if symbol else {})}
-        pieces: list[Piece] = []
-        group_first: int | None = None
-        group_last = first
-        for unit_first, unit_last in units:
-            piece_header = continuation if pieces else header
-            if group_first is not None and self._fits(source, group_first, unit_last, piece_header):
-                group_last = unit_last
-                continue
-            if group_first is not None:
-                pieces.append(source.piece(group_first, group_last, piece_header, **extra))
-            piece_header = continuation if pieces else header
-            if not self._fits(source, unit_first, unit_last, piece_header):
-                pieces.extend(self._split_lines(source, unit_first, unit_last, piece_header,
-                                                continuation, **extra))
-                group_first = None
-            else:
-                group_first, group_last = unit_first, unit_last
-        if group_first is not None:
-            pieces.append(source.piece(group_first, group_last, continuation if pieces else header,
-                                       **extra))
-        return pieces
-
-    def _split_lines(self, source: SourceLines, first: int, last: int, header: str,
-                     continuation_header: str, **extra: object) -> list[Piece]:
-        """Whole-line pieces of an oversized span; pieces after the first repeat
-        ``continuation_header`` (e.g. the signature) so each part can be found on its own."""
-        budget = self._budget(continuation_header if len(continuation_header) > len(header) else header)
-        pieces = self._line_splitter.split(source, first, last, budget)
-        return [Piece(piece.text, piece.start_char, piece.start_line, piece.end_line,
-                      header if index == 0 else continuation_header,
-                      {**extra, "part": index})  # type: ignore[dict-item]
-                for index, piece in enumerate(pieces)]
 
 
 def _first_line(node: ast.stmt) -> int:
@@ -221,13 +173,18 @@ def _signature(source: SourceLines, node: ast.stmt) -> str:
     return source.text[start:end]
 
 
-def _class_header(source: SourceLines, node: ast.ClassDef) -> str:
+def _line(source: SourceLines, number: int) -> str:
+    """Line ``number`` with its newline."""
+    return source.line_texts[number - 1] + "\n"
+
+
+def _class_header(source: SourceLines, node: ast.ClassDef) -> HeaderLevel:
     """The ``class ...:`` lines plus the first line of the class docstring, if any."""
-    header = _signature(source, node) or source.line_texts[node.lineno - 1] + "\n"
+    header = _signature(source, node) or _line(source, node.lineno)
     docstring = ast.get_docstring(node)
     first_line = next((line.strip() for line in (docstring or "").splitlines() if line.strip()), "")
     if first_line:
         indent = source.line_texts[node.body[0].lineno - 1]
         indent = indent[: len(indent) - len(indent.lstrip())]
         header += f'{indent}"""{first_line}"""\n'
-    return header
+    return HeaderLevel(header, _line(source, node.lineno))
