@@ -32,7 +32,9 @@ class PostgresManifest:
         return {row[0]: _record(row) for row in rows}
 
     def begin(self, touched: dict[str, Iterable[str]]) -> None:
-        """Open the transaction the window's writes join (``write`` commits it)."""
+        """Open the transaction the window's writes join (``write`` commits it); one a failed
+        window left open is rolled back first, so no window ever commits another's writes."""
+        self.db.rollback()
         self.db.begin()
 
     def pending(self) -> dict[str, list[str]]:

@@ -29,19 +29,20 @@ _PAGE = 2000
 
 _SCORE = """
 WITH q(term, weight) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
-stats AS (SELECT count(*)::float8 AS n, coalesce(sum(length), 0)::float8 AS total
-          FROM {lengths}),
-df AS (SELECT p.term, count(*)::float8 AS df FROM {postings} p
-       WHERE p.term = ANY(%s::text[]) GROUP BY p.term),
-idf AS (SELECT q.term, q.weight, ln(stats.n - df.df + 0.5) - ln(df.df + 0.5) AS idf
-        FROM q JOIN df USING (term), stats),
-idf_floor AS (SELECT %s * avg(ln(stats.n - c.df + 0.5) - ln(c.df + 0.5)) AS value
-              FROM (SELECT count(*)::float8 AS df FROM {postings} GROUP BY term) c, stats)
-SELECT p.id, sum(idf.weight * CASE WHEN idf.idf < 0 THEN (SELECT value FROM idf_floor)
-                                   ELSE idf.idf END
-                 * p.tf * (%s + 1) / (p.tf + %s * (1 - %s + %s * l.length / (stats.total / stats.n))))
-       AS score
-FROM {postings} p JOIN idf USING (term) JOIN {lengths} l USING (id) {join}, stats
+stats AS MATERIALIZED (SELECT documents::float8 AS n, tokens::float8 AS total FROM {stats}),
+idf AS MATERIALIZED (
+  SELECT q.term, q.weight, ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5) AS idf
+  FROM q JOIN {terms} t USING (term), stats),
+idf_floor AS MATERIALIZED (
+  SELECT %s * avg(ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5)) AS value
+  FROM {terms} t, stats),
+weighted AS MATERIALIZED (
+  SELECT idf.term, idf.weight * CASE WHEN idf.idf < 0 THEN (SELECT value FROM idf_floor)
+                                     ELSE idf.idf END AS weight,
+         %s * (1 - %s) AS base, %s * %s / (stats.total / stats.n) AS slope
+  FROM idf, stats)
+SELECT p.id, sum(w.weight * p.tf * (%s + 1) / (p.tf + w.base + w.slope * p.length)) AS score
+FROM {postings} p JOIN weighted w USING (term) {join}
 WHERE {where}
 GROUP BY p.id ORDER BY score DESC, p.id LIMIT %s
 """
@@ -60,7 +61,7 @@ class PostgresSparseIndex:
         self.path = None
 
     def __len__(self) -> int:
-        return int(self.reader.execute("count", f"SELECT count(*) FROM {self.tables.lengths}")[0][0])
+        return int(self.reader.execute("count", f"SELECT documents FROM {self.tables.stats}")[0][0])
 
     def ids(self) -> list[str]:
         return [row[0] for row in self.reader.execute("ids", f"SELECT id FROM {self.tables.lengths}")]
@@ -77,14 +78,14 @@ class PostgresSparseIndex:
         for chunk_id, text, metadata in zip(ids, texts, metadatas):
             tokens = self.tokenizer(self.text_of(text, metadata))
             lengths.append((chunk_id, len(tokens)))
-            postings.extend((term, chunk_id, tf) for term, tf in Counter(tokens).items())
+            postings.extend((term, chunk_id, tf, len(tokens)) for term, tf in Counter(tokens).items())
             symbols.extend((name, chunk_id) for name in dict.fromkeys(defined_names(metadata)))
         t = self.tables
         with self.writer.transaction("BM25 add"), self.writer.cursor("BM25 add") as cursor:
             for table in (t.postings, t.lengths, t.symbols):
                 cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
             for table, columns, rows in ((t.lengths, "id, length", lengths),
-                                         (t.postings, "term, id, tf", postings),
+                                         (t.postings, "term, id, tf, length", postings),
                                          (t.symbols, "name, id", symbols)):
                 with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                     for row in rows:
@@ -155,10 +156,10 @@ class PostgresSparseIndex:
         floor is computed only when a term needs it), then the Okapi sum per chunk."""
         where, where_params = conditions_clause(conditions or [], "c.metadata")
         join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
-        sql = _SCORE.format(lengths=self.tables.lengths, postings=self.tables.postings,
-                            join=join, where=where)
+        t = self.tables
+        sql = _SCORE.format(stats=t.stats, terms=t.terms, postings=t.postings, join=join, where=where)
         terms = list(weights)
-        params = [terms, [float(w) for w in weights.values()], terms, EPSILON, K1, K1, B, B,
+        params = [terms, [float(w) for w in weights.values()], EPSILON, K1, B, K1, B, K1,
                   *where_params, k]
         rows = self.reader.execute("BM25 search", sql, params)
         return [(doc_id, float(score)) for doc_id, score in rows]
@@ -211,8 +212,7 @@ class _FeedbackStats:
             self._tf.setdefault(doc_id, {})[term] = tf
         terms = sorted({term for frequencies in self._tf.values() for term in frequencies})
         self._df = dict(sparse.reader.execute(
-            "BM25 feedback", f"SELECT term, count(*) FROM {t.postings} WHERE term = ANY(%s) "
-            "GROUP BY term", (terms,)))
+            "BM25 feedback", f"SELECT term, df FROM {t.terms} WHERE term = ANY(%s)", (terms,)))
         self._size = len(sparse)
 
     def __len__(self) -> int:

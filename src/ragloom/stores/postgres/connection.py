@@ -8,6 +8,7 @@ one transaction on one connection; a crash or a dropped connection rolls it all 
 
 from __future__ import annotations
 
+import select
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -35,11 +36,13 @@ class Database:
         self._connection: Any = None
         self._in_transaction = False
         self._vector_registered = False
+        #: Session settings as last set on the open connection (emptied on reconnect).
+        self.session: dict[str, str] = {}
 
     def connection(self) -> Any:
         with self.lock:
-            if self._connection is not None and self._connection.closed:
-                self._connection = None
+            if self._connection is not None and (self._connection.closed or self._went_away()):
+                self._drop()
             if self._connection is None:
                 pg = psycopg()
                 import_optional("pgvector", "postgres", "the Postgres vector store")
@@ -56,13 +59,27 @@ class Database:
                 self._register_vector()
             return self._connection
 
+    def _went_away(self) -> bool:
+        """Whether the server ended this idle session (a restart, an administrator): an idle
+        connection's socket turns readable only when the server says goodbye, so the next
+        call reconnects instead of failing. Checked without a round trip."""
+        if self._in_transaction:
+            return False
+        try:
+            ready, _, _ = select.select([self._connection.fileno()], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(ready)
+
     def _apply_settings(self) -> None:
         """Session settings (HNSW search width, iterative scans) the server knows; one it
         does not (an older pgvector) is left at its default."""
+        self.session = {}
         for name, value in self.settings:
             try:
                 with self._connection.transaction():
                     self._connection.execute("SELECT set_config(%s, %s, false)", (name, value))
+                self.session[name] = value
             except psycopg().Error:
                 pass
 

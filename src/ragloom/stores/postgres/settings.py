@@ -76,6 +76,14 @@ class Tables:
         return self.name("_lengths")
 
     @property
+    def terms(self) -> str:
+        return self.name("_terms")
+
+    @property
+    def stats(self) -> str:
+        return self.name("_stats")
+
+    @property
     def symbols(self) -> str:
         return self.name("_symbols")
 

@@ -23,7 +23,12 @@ from ragloom.filters import Filters
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.postgres.connection import Database, psycopg
 from ragloom.stores.postgres.lock import PostgresIndexLock, lock_key
-from ragloom.stores.postgres.schema import LAYOUT_VERSION, create_statements, row_values
+from ragloom.stores.postgres.schema import (
+    LAYOUT_VERSION,
+    create_statements,
+    dropped_tables,
+    row_values,
+)
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 from ragloom.stores.postgres.where import where_clause
 from ragloom.types import Chunk, Metadata, SearchResult
@@ -129,8 +134,9 @@ class PostgresStore:
         t = self.tables
         with self.writer.transaction("rebuild"):
             self.writer.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (lock_key(t) ^ _DDL,))
-            for table in (t.postings, t.lengths, t.symbols, t.files, t.chunks, t.info):
+            for table in dropped_tables(t):
                 self.writer.execute("rebuild", f"DROP TABLE IF EXISTS {table}")
+            self.writer.execute("rebuild", f"DROP FUNCTION IF EXISTS {t.name('_bm25_counts')}()")
         self._create()
 
     def info(self, key: str) -> str | None:
@@ -175,14 +181,22 @@ class PostgresStore:
                            f"FROM ragloom_stage ON CONFLICT (id) DO UPDATE SET {updates}")
 
     def delete(self, ids: Sequence[str]) -> None:
+        """Delete chunks with their postings (one statement per table: the BM25 statistics'
+        triggers run once, not once per row as a cascade would run them)."""
         self._writable()
-        if ids:
-            self.writer.execute("delete", f"DELETE FROM {self.tables.chunks} WHERE id = ANY(%s)",
-                                (list(ids),))
+        if not ids:
+            return
+        t = self.tables
+        with self.writer.transaction("delete"):
+            for table in (t.postings, t.lengths, t.symbols, t.chunks):
+                self.writer.execute("delete", f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
 
     def reset(self) -> None:
         self._writable()
-        self.writer.execute("reset", f"TRUNCATE {self.tables.chunks} CASCADE")
+        t = self.tables
+        with self.writer.transaction("reset"):
+            self.writer.execute("reset", f"TRUNCATE {t.chunks}, {t.terms} CASCADE")
+            self.writer.execute("reset", f"UPDATE {t.stats} SET documents = 0, tokens = 0")
 
     def persist(self) -> None:
         """Every write is committed by its transaction; nothing to flush."""
@@ -210,10 +224,11 @@ class PostgresStore:
                              f"{self._embedding.dimension}")
         sql = (f"SELECT id, text, metadata, embedding <=> %s AS distance FROM {self.tables.chunks} "
                f"WHERE {where} ORDER BY embedding <=> %s LIMIT %s")
-        width = max(self.settings.ef_search, min(top_k, 1000))
-        with self.reader.cursor("search") as cursor, cursor.connection.transaction():
-            if width != self.settings.ef_search:  # HNSW returns at most ef_search rows
-                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(width),))
+        width = str(max(self.settings.ef_search, min(top_k, 1000)))  # HNSW finds ef_search rows
+        with self.reader.cursor("search") as cursor:
+            if self.reader.session.get("hnsw.ef_search") != width:
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (width,))
+                self.reader.session["hnsw.ef_search"] = width
             cursor.execute(sql, [query, *params, query, top_k])
             rows = cursor.fetchall()
         return [SearchResult(id=cid, text=text, metadata=metadata, score=1.0 - float(distance),
