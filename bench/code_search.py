@@ -18,8 +18,8 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragloom.apps.eval import Dataset
 from ragloom.engine import RAGEngine
-from ragloom.eval import Dataset
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 PACKAGES = ("asyncio", "email", "importlib", "logging")

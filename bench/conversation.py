@@ -1,5 +1,5 @@
 """Retrieval for follow-up questions: the raw follow-up vs the rule-based standalone query
-(``ragloom.conversation.standalone_query``), nDCG@10 on a multi-turn set built from the
+(``ragloom.apps.conversation.standalone_query``), nDCG@10 on a multi-turn set built from the
 Cranfield queries, and what the rewrite adds to each search's latency.
 
 The set: each Cranfield query with at least four content words is split in two turns.
@@ -24,8 +24,8 @@ from pathlib import Path
 from _data import CRANFIELD
 
 from ragloom import RAGConfig, RAGEngine
-from ragloom.conversation import standalone_query
-from ragloom.eval import index_dataset, load_beir, ndcg_at_k
+from ragloom.apps.conversation import standalone_query
+from ragloom.apps.eval import index_dataset, load_beir, ndcg_at_k
 from ragloom.integrations.base import Turn
 from ragloom.retrieval.tokenize import STOPWORDS
 

@@ -30,9 +30,9 @@ import numpy as np  # noqa: E402
 from _data import CRANFIELD, cranfield_texts, stdlib_pieces  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
+from ragloom.apps.eval import evaluate, index_dataset, load_beir  # noqa: E402
 from ragloom.embeddings.local import LocalEmbeddingProvider  # noqa: E402
 from ragloom.embeddings.onnx_backend import resolve_backend  # noqa: E402
-from ragloom.eval import evaluate, index_dataset, load_beir  # noqa: E402
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 DEFAULT = resolve_backend(RAGConfig().embedding_backend)

@@ -44,7 +44,8 @@ def main() -> None:
             engine.config.retrieval = RetrievalConfig(exact_names=exact)
             first = 0
             for name in sample:
-                hits = engine.search(name, 1, hybrid=hybrid)  # none (gated) counts as a miss
+                # none (gated) counts as a miss
+                hits = engine.search(name, 1, mode="hybrid" if hybrid else "dense")
                 first += bool(hits) and name in defined_names(hits[0].metadata)
             row += f"{100 * first / len(sample):>{13 if exact else 7}.1f}%"
         print(row, flush=True)

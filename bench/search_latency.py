@@ -50,7 +50,7 @@ class RandomQueries(HashEmbeddingProvider):
 def p50_ms(searcher: Searcher, queries: list[str], hybrid: bool) -> float:
     laps = []
     for query in queries:
-        response = searcher.search(query, 10, hybrid=hybrid, mmr=False)
+        response = searcher.search(query, 10, mode="hybrid" if hybrid else "dense", mmr=False)
         laps.append(sum(v for k, v in response.timings_ms.items() if k != "embed_query"))
     return statistics.median(laps)
 

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from ragloom import RAGConfig, RAGEngine
-from ragloom.gemini_client import api_key_from_environment
-from ragloom.llm import send_detailed
+from ragloom.embeddings.gemini_client import api_key_from_environment
+from ragloom.integrations.gemini import send_detailed
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

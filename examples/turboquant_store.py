@@ -19,7 +19,7 @@ def main() -> None:
     query = sys.argv[2] if len(sys.argv) > 2 else "lloyd max codebook"
     provider = os.environ.get("RAGLOOM_EXAMPLE_PROVIDER", "local")
     config = RAGConfig(embedding_provider=provider,
-                       vector_store={"provider": "turboquant", "bits": 4, "refine_bits": 3})
+                       vector_store={"provider": "turboquant", "turboquant": {"bits": 4, "refine_bits": 3}})
     with RAGEngine(config, base_dir=folder) as engine:
         report = engine.index_directory()
         store = engine.store

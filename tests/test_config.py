@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ragloom import ConfigError, RAGConfig, load_config
+from ragloom import ConfigError, RAGConfig, RAGEngine, check_config, load_config
 from ragloom.config import parse_config
 from ragloom.embeddings.registry import embedding_providers
-from ragloom.stores.registry import vector_stores
+from ragloom.stores.registry import store_settings, vector_stores
 
 
 def write_toml(tmp_path: Path, text: str) -> Path:
@@ -39,11 +39,15 @@ embedding_dim = 64
 chunk_size = 500
 chunk_overlap = 50
 top_k = 3
+
+[rag.retrieval]
 hybrid = false
 
 [rag.vector_store]
 provider = "mock"
 collection_name = "docs"
+
+[rag.vector_store.turboquant]
 bits = 3
 """)
     config = load_config(path)
@@ -51,6 +55,7 @@ bits = 3
     assert (config.chunk_size, config.chunk_overlap, config.top_k) == (500, 50, 3)
     assert config.vector_store.collection_name == "docs"
     assert config.vector_store.turboquant.bits == 3
+    assert config.retrieval.hybrid is False
 
 
 def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
@@ -93,18 +98,35 @@ def test_overlap_not_below_size(tmp_path: Path) -> None:
 
 def test_unknown_provider_lists_valid_ones(tmp_path: Path) -> None:
     path = write_toml(tmp_path, "[rag.vector_store]\nprovider = 'faiss'\n")
+    config = load_config(path)  # reading a config lists no plugins: names are checked on use
     with pytest.raises(ConfigError) as info:
-        load_config(path)
+        check_config(config)
     message = str(info.value)
     assert "key 'vector_store.provider' = 'faiss'" in message
     assert "'chroma'" in message and "'turboquant'" in message and "'mock'" in message
     with pytest.raises(ConfigError, match=r"key 'embedding_provider' = 'openai'"):
-        parse_config({"embedding_provider": "openai"})
+        check_config(parse_config({"embedding_provider": "openai"}))
+    with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'faiss'"):
+        RAGEngine(config, tmp_path)
+    with pytest.raises(ConfigError, match=r"key 'embedding_provider' = ''"):
+        parse_config({"embedding_provider": ""})
+
+
+def test_reading_a_config_lists_no_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    def refuse(**_: object) -> None:
+        raise AssertionError("entry points scanned while parsing a config")
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", refuse)
+    config = parse_config({"embedding_provider": "someone's", "vector_store": {
+        "provider": "qdrant", "qdrant": {"size": 5}}, "retrieval": {"reranker": "colbert"}})
+    assert config.vector_store.plugin_settings == {"qdrant": {"size": 5}}
 
 
 def test_out_of_range_values() -> None:
     with pytest.raises(ConfigError, match=r"key 'vector_store.turboquant.bits' = 9"):
-        parse_config({"vector_store": {"bits": 9}})
+        parse_config({"vector_store": {"turboquant": {"bits": 9}}})
     with pytest.raises(ConfigError, match=r"key 'top_k' = 0"):
         parse_config({"top_k": 0})
 
@@ -117,12 +139,12 @@ def test_config_errors_are_value_errors() -> None:
 def test_config_accepts_exactly_the_registered_names() -> None:
     for name in vector_stores.names():
         table = {"provider": name} | ({"mcp_server": "ragloom mcp"} if name == "mcp" else {})
-        assert parse_config({"vector_store": table}).vector_store.provider == name
+        check_config(parse_config({"vector_store": table}))
     for name in embedding_providers.names():
-        assert parse_config({"embedding_provider": name}).embedding_provider == name
+        check_config(parse_config({"embedding_provider": name}))
     with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store; "
                                           r"valid: 'chroma', 'mcp', 'mock', 'postgres', 'turboquant'"):
-        parse_config({"vector_store": {"provider": "Chroma"}})
+        check_config(parse_config({"vector_store": {"provider": "Chroma"}}))
 
 
 def test_api_key_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,33 +187,27 @@ def test_mcp_keys_with_another_store_are_an_error() -> None:
         parse_config({"vector_store": {"provider": "chroma", "mcp_server": "ragloom mcp"}})
 
 
-def test_retrieval_keys_at_the_top_of_rag_still_count(tmp_path: Path) -> None:
-    path = write_toml(tmp_path, "[rag]\nhybrid = false\nmmr = true\nmmr_lambda = 0.3\n")
-    config = load_config(path)
-    assert (config.retrieval.hybrid, config.retrieval.mmr, config.retrieval.mmr_lambda) == (False, True, 0.3)
-    assert (config.hybrid, config.mmr) == (False, True)
-    both = write_toml(tmp_path, "[rag]\nhybrid = false\n\n[rag.retrieval]\nhybrid = true\n")
-    with pytest.raises(ConfigError, match=r"'hybrid' is set both in \[rag\] \(False\) and in "
-                                          r"\[rag.retrieval\] \(True\)"):
-        load_config(both)
-    same = write_toml(tmp_path, "[rag]\nmmr = true\n\n[rag.retrieval]\nmmr = true\nfusion = 'rrf'\n")
-    assert load_config(same).retrieval.mmr and load_config(same).retrieval.fusion == "rrf"
+def test_a_moved_key_says_where_it_lives_now(tmp_path: Path) -> None:
+    path = write_toml(tmp_path, "[rag]\nhybrid = false\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path} [rag]: 'hybrid' moved from [rag] to [rag.retrieval]; write it there"
+    for key in ("mmr", "mmr_lambda"):
+        with pytest.raises(ConfigError, match=rf"'{key}' moved from \[rag\] to \[rag.retrieval\]"):
+            parse_config({key: 0.5})
+    with pytest.raises(ConfigError, match=r"key 'vector_store': 'bits' moved from \[rag.vector_store\] "
+                                          r"to \[rag.vector_store.turboquant\]; write it there"):
+        parse_config({"vector_store": {"provider": "turboquant", "bits": 3}})
 
 
-def test_turboquant_keys_in_their_sub_table_or_flat_as_before(tmp_path: Path) -> None:
+def test_turboquant_keys_live_in_their_sub_table(tmp_path: Path) -> None:
     path = tmp_path / "app.toml"
     path.write_text('[rag.vector_store]\nprovider = "turboquant"\n\n'
                     '[rag.vector_store.turboquant]\nbits = 3\nrefine_bits = 2\n')
-    table = load_config(path).vector_store
+    config = load_config(path)
+    table = config.vector_store
     assert (table.turboquant.bits, table.turboquant.refine_bits, table.turboquant.first_pass) == (3, 2, 4000)
-    assert table.settings_for() is table.turboquant
-    flat = parse_config({"vector_store": {"provider": "turboquant", "bits": 3, "refine_bits": 2}})
-    assert flat.vector_store.turboquant == table.turboquant
-    agreeing = parse_config({"vector_store": {"bits": 3, "turboquant": {"bits": 3}}})
-    assert agreeing.vector_store.turboquant.bits == 3
-    with pytest.raises(ConfigError, match=r"'bits' is set both flat \(2\) and in "
-                                          r"\[rag.vector_store.turboquant\] \(3\); keep one"):
-        parse_config({"vector_store": {"bits": 2, "turboquant": {"bits": 3}}})
+    assert store_settings(config) is table.turboquant
     with pytest.raises(ConfigError, match=r"unknown key 'vector_store.turboquant.bitz'"):
         parse_config({"vector_store": {"turboquant": {"bitz": 3}}})
 

@@ -12,7 +12,8 @@ def test_import_ragloom_pulls_no_heavy_dependency() -> None:
     code = (
         "import sys, ragloom\n"
         "from ragloom import RAGEngine, RAGConfig\n"
-        "import ragloom.llm, ragloom.tools, ragloom.integrations.openai_compatible\n"
+        "import ragloom.integrations.gemini, ragloom.integrations.tools\n"
+        "import ragloom.integrations.openai_compatible\n"
         "import tempfile\n"
         "e = RAGEngine(RAGConfig(embedding_provider='hash', vector_store={'provider': 'mock'}),"
         " base_dir=tempfile.mkdtemp())\n"

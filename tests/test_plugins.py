@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers import write
-from ragloom import ConfigError, RAGEngine, StoreError
+from ragloom import ConfigError, RAGEngine, StoreError, check_config
 from ragloom.config import load_config, parse_config, tomllib
 from ragloom.embeddings.registry import embedding_providers
 from ragloom.readers import readers
@@ -128,7 +128,7 @@ def test_a_plugin_reranker_reorders_the_fused_candidates(installed_plugin: Path,
     assert "rerank" in response.timings_ms
     with pytest.raises(ConfigError, match=r"key 'retrieval.reranker' = 'colbert': unknown reranker; "
                                           r"valid: 'overlap'"):
-        parse_config({"retrieval": {"reranker": "colbert"}})
+        check_config(parse_config({"retrieval": {"reranker": "colbert"}}))
 
 
 def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_plugin: Path,
@@ -145,22 +145,24 @@ def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_
             engine.index_directory()
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: max_rows: Input should be "
                                           r"greater than or equal to 1"):
-        parse_config({"vector_store": {"provider": "tiny", "tiny": {"max_rows": 0}}})
+        check_config(parse_config({"vector_store": {"provider": "tiny", "tiny": {"max_rows": 0}}}))
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: max_row: Extra inputs"):
-        parse_config({"vector_store": {"provider": "tiny", "tiny": {"max_row": 5}}})
+        RAGEngine(parse_config({"embedding_provider": "hash",
+                                "vector_store": {"provider": "tiny", "tiny": {"max_row": 5}}}), tmp_path)
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.mock\]: the 'mock' store takes no "
                                           r"settings"):
-        parse_config({"vector_store": {"provider": "mock", "mock": {"size": 5}}})
-    with pytest.raises(ConfigError, match=r"unknown key 'vector_store.qdrant'"):
-        parse_config({"vector_store": {"provider": "mock", "qdrant": {"size": 5}}})
+        check_config(parse_config({"vector_store": {"provider": "mock", "mock": {"size": 5}}}))
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.qdrant\]: no vector store is named "
+                                          r"'qdrant'; valid: 'chroma', 'mcp', 'mock', 'tiny', 'turboquant'"):
+        check_config(parse_config({"vector_store": {"provider": "mock", "qdrant": {"size": 5}}}))
 
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:
     with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'qdrant': unknown vector "
                                           r"store; valid: 'chroma', 'mcp', 'mock', 'postgres', 'tiny', 'turboquant'"):
-        parse_config({"vector_store": {"provider": "qdrant"}})
+        check_config(parse_config({"vector_store": {"provider": "qdrant"}}))
     with pytest.raises(ConfigError, match=r"valid: 'gemini', 'hash', 'letters', 'local'"):
-        parse_config({"embedding_provider": "bert"})
+        check_config(parse_config({"embedding_provider": "bert"}))
 
 
 def test_a_module_factory_path_needs_no_packaging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

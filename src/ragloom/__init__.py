@@ -1,7 +1,16 @@
-"""ragloom: embeddable, offline-first retrieval for codebases and document folders."""
+"""ragloom: embeddable, offline-first retrieval for codebases and document folders.
 
+The public surface: the core (``RAGEngine``, config, prompt helpers, types, errors), the
+extension points a plugin implements (``EmbeddingProvider``, ``VectorStore``, ``Reader``,
+``Chunker``, ``Reranker``, ``Retriever``, ``Filters``), and ``send``, the Gemini chat
+call with retrieval, from the outer ring (``ragloom.integrations``).
+"""
+
+from ragloom.chunking.base import Chunker
 from ragloom.config import RAGConfig, VectorStoreConfig, load_config
+from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.engine import RAGEngine
+from ragloom.engine.checks import check_config
 from ragloom.errors import (
     ConfigError,
     EmbeddingError,
@@ -12,18 +21,28 @@ from ragloom.errors import (
     ReadOnlyError,
     StoreError,
 )
+from ragloom.filters import Filters
 from ragloom.indexing.consistency import VerifyReport
 from ragloom.indexing.progress import IndexProgress
+from ragloom.integrations.gemini import send
 from ragloom.prompt import format_context, inject_context
+from ragloom.readers.base import Reader, ReadText, SkipFile, TextSpan
+from ragloom.retrieval.rerankers import Reranker
+from ragloom.retrieval.retrievers import Retriever
 from ragloom.retrieval.searcher import SearchResponse
+from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Chunk",
+    "Chunker",
     "ConfigError",
     "EmbeddingError",
+    "EmbeddingProvider",
+    "EmbeddingSpec",
+    "Filters",
     "IndexLockedError",
     "IndexNotFoundError",
     "IndexProgress",
@@ -34,12 +53,21 @@ __all__ = [
     "RAGEngine",
     "RagloomError",
     "ReadOnlyError",
+    "ReadText",
+    "Reader",
+    "Reranker",
+    "Retriever",
     "SearchResponse",
     "SearchResult",
+    "SkipFile",
     "StoreError",
+    "TextSpan",
+    "VectorStore",
     "VectorStoreConfig",
     "VerifyReport",
+    "check_config",
     "format_context",
     "inject_context",
     "load_config",
+    "send",
 ]

@@ -2,6 +2,6 @@
 
 import sys
 
-from ragloom.cli import main
+from ragloom.apps.cli import main
 
 sys.exit(main())

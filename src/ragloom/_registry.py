@@ -64,8 +64,8 @@ class Registry(Generic[FactoryT]):
         if plugin is None:
             valid = ", ".join(repr(n) for n in self.names())
             raise ConfigError(
-                f"unknown {self.kind} {name!r} for key '{self.config_key}'; valid: {valid} "
-                f"(or a 'package.module:factory' path)")
+                f"key '{self.config_key}' = {name!r}: unknown {self.kind}; valid: {valid} "
+                f"(or an installed plugin's name, or a 'package.module:factory' path)")
         factory = self._load(name, plugin.load, f"plugin {plugin.value!r} "
                              f"(entry point {name!r} in group {self.entry_point_group!r})")
         self._factories[name] = factory

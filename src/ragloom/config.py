@@ -37,8 +37,7 @@ class StrictModel(BaseModel):
 
 
 class TurboQuantSettings(StrictModel):
-    """The ``[rag.vector_store.turboquant]`` table (its keys may also be written flat in
-    ``[rag.vector_store]``, as before sub-tables existed)."""
+    """The ``[rag.vector_store.turboquant]`` table."""
 
     bits: int = Field(4, ge=1, le=8)
     residual: bool = False
@@ -54,8 +53,9 @@ class VectorStoreConfig(StrictModel):
     ``settings_model`` attribute of its factory.
     """
 
-    #: A built-in ("chroma", "turboquant", "postgres", "mock"), an installed plugin, or "module:factory".
-    provider: str = "chroma"
+    #: A built-in ("chroma", "turboquant", "postgres", "mock", "mcp"), an installed plugin, or
+    #: "module:factory" (checked against the store registry when the engine is built).
+    provider: str = Field("chroma", min_length=1)
     # Chroma's rule, applied to every store so a name works everywhere.
     collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
     path: str | None = None
@@ -65,9 +65,9 @@ class VectorStoreConfig(StrictModel):
     mcp_server: str | None = None
     mcp_tool: str | None = None
     turboquant: TurboQuantSettings = Field(default_factory=TurboQuantSettings)
-    #: Sub-tables of plugin stores, by store name (validated by their ``settings_model``).
+    #: Sub-tables of plugin stores, by store name (validated by their ``settings_model``
+    #: when the engine is built; ``stores.registry.store_settings`` gives them).
     plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    _plugin_models: dict[str, BaseModel] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -81,40 +81,20 @@ class VectorStoreConfig(StrictModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _flat_keys_into_sub_tables(cls, data: Any) -> Any:
-        """Flat TurboQuant keys go into its sub-table (both at once must agree); a
-        sub-table named after a plugin store goes into ``plugin_settings``."""
+    def _sub_tables(cls, data: Any) -> Any:
+        """A moved key names its new table; any other sub-table is a plugin store's
+        settings (checked against that store when the engine is built: ``check_config``)."""
         if not isinstance(data, dict):
             return data
-        data = dict(data)
-        flat = {key: data.pop(key) for key in TurboQuantSettings.model_fields if key in data}
-        if flat:
-            table = data.get("turboquant")
-            table = dict(table) if isinstance(table, dict) else {}
-            for key, value in flat.items():
-                if key in table and table[key] != value:
-                    raise ValueError(f"'{key}' is set both flat ({value!r}) and in "
-                                     f"[rag.vector_store.turboquant] ({table[key]!r}); keep one")
-                table[key] = value
-            data["turboquant"] = table
+        _refuse_moved_keys(data, _MOVED_FROM_VECTOR_STORE, "[rag.vector_store]")
         known = set(cls.model_fields)
         plugin_tables = {key: value for key, value in data.items()
                          if key not in known and isinstance(value, dict)}
-        if plugin_tables:
-            from ragloom.stores.registry import vector_stores
-
-            for name in plugin_tables:
-                if name in vector_stores:
-                    data.pop(name)
-                    data.setdefault("plugin_settings", {})[name] = plugin_tables[name]
+        if not plugin_tables:
+            return data
+        data = {key: value for key, value in data.items() if key not in plugin_tables}
+        data["plugin_settings"] = {**data.get("plugin_settings", {}), **plugin_tables}
         return data
-
-    @field_validator("provider")
-    @classmethod
-    def _known_store(cls, name: str) -> str:
-        from ragloom.stores.registry import vector_stores
-
-        return _registered(name, vector_stores)
 
     @model_validator(mode="after")
     def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
@@ -127,41 +107,15 @@ class VectorStoreConfig(StrictModel):
                                  f"the MCP bridge store (provider = \"mcp\")")
         return self
 
-    @model_validator(mode="after")
-    def _plugin_settings_valid(self) -> VectorStoreConfig:
-        from ragloom.stores.registry import vector_stores
-
-        self._plugin_models = {}
-        for name, table in self.plugin_settings.items():
-            model = getattr(vector_stores.get(name), "settings_model", None)
-            if model is None:
-                raise ValueError(f"[rag.vector_store.{name}]: the {name!r} store takes no settings")
-            try:
-                self._plugin_models[name] = model.model_validate(table)
-            except ValidationError as exc:
-                problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-                raise ValueError(f"[rag.vector_store.{name}]: {problems}") from None
-        return self
-
-    def settings_for(self, name: str | None = None) -> BaseModel | None:
-        """The validated sub-table of store ``name`` (default: the configured provider;
-        the model's defaults when not written), or None for a store without settings."""
-        name = self.provider if name is None else name
-        if name == "turboquant":
-            return self.turboquant
-        if name in self._plugin_models:
-            return self._plugin_models[name]
-        from ragloom.stores.registry import vector_stores
-
-        model = getattr(vector_stores.get(name), "settings_model", None)
-        return model() if model is not None else None
-
     def resolved_api_key(self) -> str | None:
         """The store API key from ``api_key`` or the environment variable ``api_key_env``."""
         return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
 
 
-_MOVED_TO_RETRIEVAL = ("hybrid", "mmr", "mmr_lambda")
+#: Keys that moved to a table: key -> where it lives now.
+_MOVED_FROM_RAG = {key: "[rag.retrieval]" for key in ("hybrid", "mmr", "mmr_lambda")}
+_MOVED_FROM_VECTOR_STORE = {key: "[rag.vector_store.turboquant]"
+                            for key in ("bits", "residual", "refine_bits", "first_pass")}
 _OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env", "mcp_server", "mcp_tool"})
 
 
@@ -204,30 +158,23 @@ class RetrievalConfig(StrictModel):
     collapse_duplicates: bool = True
     #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
     #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
-    reranker: str | None = None
+    reranker: str | None = Field(None, min_length=1)
     rerank_k: int = Field(50, ge=1, le=1000)
-
-    @field_validator("reranker")
-    @classmethod
-    def _known_reranker(cls, name: str | None) -> str | None:
-        from ragloom.retrieval.rerankers import rerankers
-
-        return None if not name else _registered(name, rerankers)
 
 
 class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""
 
     enabled: bool = True
-    #: A built-in ("local", "gemini", "hash"), an installed plugin, or "module:factory".
-    embedding_provider: str = "local"
+    #: A built-in ("local", "gemini", "hash"), an installed plugin, or "module:factory"
+    #: (checked against the provider registry when the engine is built).
+    embedding_provider: str = Field("local", min_length=1)
     embedding_model: str | None = None
     embedding_dim: int | None = Field(None, ge=1, le=65536)
     #: Texts per forward pass of the local model; None: 8 on a CPU (small batches pad least,
     #: which suits a CPU), 64 on an accelerator.
     embedding_batch_size: int | None = Field(None, ge=1, le=100_000)
     embedding_device: str | None = None
-    embedding_normalize: bool = True
     embedding_max_seq_length: int | None = Field(None, ge=1)
     #: How the local model runs: "torch", ONNX Runtime "onnx" (fp32) or "onnx-int8", or
     #: "auto" (onnx-int8 when ONNX Runtime and onnx are installed, as ragloom[local] does,
@@ -291,44 +238,10 @@ class RAGConfig(StrictModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _retrieval_keys_at_the_top(cls, data: Any) -> Any:
-        """``hybrid``, ``mmr`` and ``mmr_lambda`` moved to ``[rag.retrieval]``; written at
-        the top of ``[rag]`` (as older configs do) they still count."""
-        if not isinstance(data, dict) or not any(key in data for key in _MOVED_TO_RETRIEVAL):
-            return data
-        data = dict(data)
-        retrieval = data.get("retrieval")
-        retrieval = dict(retrieval) if isinstance(retrieval, dict) else retrieval
-        for key in _MOVED_TO_RETRIEVAL:
-            if key not in data:
-                continue
-            value = data.pop(key)
-            if isinstance(retrieval, dict) and key in retrieval and retrieval[key] != value:
-                raise ValueError(f"'{key}' is set both in [rag] ({value!r}) and in [rag.retrieval] "
-                                 f"({retrieval[key]!r}); keep the one in [rag.retrieval]")
-            if retrieval is None:
-                retrieval = {}
-            if isinstance(retrieval, dict):
-                retrieval.setdefault(key, value)
-        data["retrieval"] = retrieval
+    def _moved_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            _refuse_moved_keys(data, _MOVED_FROM_RAG, "[rag]")
         return data
-
-    @property
-    def hybrid(self) -> bool:
-        """``retrieval.hybrid`` (read-only here, where older code looked for it)."""
-        return self.retrieval.hybrid
-
-    @property
-    def mmr(self) -> bool:
-        """``retrieval.mmr`` (read-only here, where older code looked for it)."""
-        return self.retrieval.mmr
-
-    @field_validator("embedding_provider")
-    @classmethod
-    def _known_provider(cls, name: str) -> str:
-        from ragloom.embeddings.registry import embedding_providers
-
-        return _registered(name, embedding_providers)
 
     @model_validator(mode="after")
     def _preloading_needs_a_budget(self) -> RAGConfig:
@@ -348,13 +261,11 @@ class RAGConfig(StrictModel):
         return self
 
 
-def _registered(name: str, registry: Any) -> str:
-    """``name`` if the registry knows it (built-in, plugin or module:factory path)."""
-    if name not in registry:
-        valid = ", ".join(repr(n) for n in registry.names())
-        raise ValueError(f"unknown {registry.kind}; valid: {valid} (or an installed plugin's "
-                         f"name, or a 'package.module:factory' path)")
-    return name
+def _refuse_moved_keys(data: dict[str, Any], moved: dict[str, str], table: str) -> None:
+    """A key written where it used to live says where it lives now."""
+    for key in data:
+        if key in moved:
+            raise ValueError(f"'{key}' moved from {table} to {moved[key]}; write it there")
 
 
 def resolve_secret(value: SecretStr | None, env_var: str | None, key: str) -> str | None:
@@ -374,8 +285,11 @@ def _describe_errors(exc: ValidationError, source: str) -> str:
     """One line per pydantic error: where, which key, which value, what is wrong."""
     lines = []
     for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"]) or "(table)"
+        key = ".".join(str(part) for part in error["loc"])
         message = error["msg"].removeprefix("Value error, ")
+        if not key:
+            lines.append(f"{source}: {message}")
+            continue
         if error["type"] == "extra_forbidden":
             lines.append(f"{source}: unknown key '{key}'")
             continue

@@ -17,6 +17,7 @@ from pathlib import Path
 from properties import body_and_header, check_chunks
 
 from ragloom.chunking.base import LineIndex
+from ragloom.chunking.definitions import CLOSING_LINE
 from ragloom.types import Chunk
 
 #: Popular typed packages the Python properties run on (all in the ``dev`` extra).
@@ -46,6 +47,10 @@ def read_sources(paths: list[Path]) -> Iterator[tuple[Path, str]]:
             continue
 
 
+def _closes(line: str) -> bool:
+    return bool(line.strip()) and CLOSING_LINE.match(line) is not None
+
+
 def _same_unit(chunk: Chunk, following: Chunk) -> bool:
     """Whether ``following`` continues the definition ``chunk`` is a part of."""
     a, b = chunk.metadata, following.metadata
@@ -55,8 +60,9 @@ def _same_unit(chunk: Chunk, following: Chunk) -> bool:
 
 def check_code_chunks(chunks: list[Chunk], source: str, window: int,
                       structure_line: re.Pattern[str] | None = None) -> None:
-    """``check_chunks`` plus the header cap and the floor of issue 26."""
+    """``check_chunks`` plus the header cap, the floor and the part count of issue 26."""
     check_chunks(chunks, source, window, structure_line)
+    check_part_counts(chunks, source, window)
     lines = LineIndex(source)
     line_texts = source.split("\n")
     for index, chunk in enumerate(chunks):
@@ -68,12 +74,35 @@ def check_code_chunks(chunks: list[Chunk], source: str, window: int,
         following = chunks[index + 1]
         if not _same_unit(chunk, following):
             continue  # all that remains of its definition
-        # Else the next line (or piece of an over-long line) must not have fit beside it.
+        # Else the next line (or piece of an over-long line), with the lines right after it
+        # that only close brackets (they stay with what they close), must not have fit.
         next_line = following.metadata["start_line"]
+        while next_line < len(line_texts) and _closes(line_texts[next_line]):
+            next_line += 1
         line_end = lines.offset_of(next_line) + len(line_texts[next_line - 1]) + 1
         reach = min(following.metadata["end_char"], line_end)
         assert reach - meta["start_char"] > window, (
             f"chunk under half a window although the next line fits beside it: {meta}")
+
+
+def check_part_counts(chunks: list[Chunk], source: str, window: int) -> None:
+    """A definition split into k parts holding N of its own text has k <= ceil(N / (W/2)) + 1."""
+    run: list[int] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            own = sum(chunks[i].metadata["end_char"] - chunks[i].metadata["start_char"] for i in run)
+            assert len(run) <= math.ceil(own / (window / 2)) + 1, (chunks[run[0]].metadata, len(run), own)
+        run.clear()
+
+    for index, chunk in enumerate(chunks):
+        if run and _same_unit(chunks[run[-1]], chunk):
+            run.append(index)
+            continue
+        close()
+        if chunk.metadata.get("part") == 0:
+            run.append(index)
+    close()
 
 
 def definition_nodes(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:

@@ -38,7 +38,7 @@ def test_installed_typed_packages_hold_the_bounds(package: str) -> None:
     """Default-like window (1000 characters) over a deterministic sample of each package,
     then a small window (240) where headers crowd it, on fewer files."""
     checked = 0
-    for path, source in read_sources(package_files(package, limit=60)):
+    for _path, source in read_sources(package_files(package, limit=60)):
         try:
             ast.parse(source)
         except SyntaxError:
@@ -46,7 +46,7 @@ def test_installed_typed_packages_hold_the_bounds(package: str) -> None:
         check_file(source, 1000)
         checked += 1
     assert checked
-    for path, source in read_sources(package_files(package, limit=12)):
+    for _path, source in read_sources(package_files(package, limit=12)):
         try:
             ast.parse(source)
         except SyntaxError:
@@ -61,7 +61,7 @@ def typed_parameters(count: int) -> str:
 
 
 def test_a_hundred_typed_parameters_do_not_explode() -> None:
-    source = (f"class Settings:\n    \"\"\"Every knob.\"\"\"\n\n    def __init__(\n        self,\n"
+    source = ("class Settings:\n    \"\"\"Every knob.\"\"\"\n\n    def __init__(\n        self,\n"
               + typed_parameters(100).replace("\n    ", "\n        ").replace("    parameter_0",
                                                                              "        parameter_0", 1)
               + "    ) -> None:\n        \"\"\"Store them.\"\"\"\n"
@@ -124,12 +124,13 @@ def modules(draw: st.DrawFn) -> str:
 
     def function(indent: str, name: str) -> str:
         params = draw(st.integers(0, 40))
-        signature = "".join(f"{indent}    p{i}: {' | '.join(['Annotated[int, Field(gt=0)]'] * draw(st.integers(1, 3)))},\n"
-                            for i in range(params))
+        annotation = " | ".join(["Annotated[int, Field(gt=0)]"] * draw(st.integers(1, 3)))
+        signature = "".join(f"{indent}    p{i}: {annotation},\n" for i in range(params))
         doc = f'{indent}    """{"Doc " * draw(st.integers(0, 60))}"""\n' if draw(st.booleans()) else ""
         body = "".join(line(indent + "    ") for _ in range(draw(st.integers(1, 25))))
         decorators = f"{indent}@decorator\n" * draw(st.integers(0, 2))
-        return f"{decorators}{indent}def {name}(\n{signature}{indent}) -> None:\n{doc}{body}{indent}    pass\n"
+        return (f"{decorators}{indent}def {name}(\n{signature}{indent}) -> None:\n"
+                f"{doc}{body}{indent}    pass\n")
 
     def klass(indent: str, name: str, depth: int) -> str:
         doc = f'{indent}    """{"Class doc " * draw(st.integers(1, 40))}"""\n' if draw(st.booleans()) else ""

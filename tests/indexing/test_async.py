@@ -97,3 +97,32 @@ def test_cancelling_stops_between_consistent_states(tmp_path: Path, monkeypatch:
             assert engine.verify().ok and len(engine.get_all_indexed_paths()) == 12
 
     asyncio.run(main())
+
+
+def test_every_io_method_has_an_async_form_that_gives_the_same_answer(tmp_path: Path) -> None:
+    make_tree(tmp_path, 3)
+    write(tmp_path, "extra.md", "# Extra\nailerons roll the aircraft\n")
+    config = hash_config(vector_store={"provider": "turboquant"}, relevance_gate=0.0)
+
+    async def main() -> None:
+        async with RAGEngine(config, tmp_path) as engine:
+            report = await engine.aindex_directory("notes")
+            assert report.files_indexed == 3
+            assert (await engine.aindex_file("extra.md")).files_indexed == 1
+            await engine.aingest_text("ticket-1", "the flaps lower the stall speed")
+            await engine.aadd_documents(["faq-1"], ["how do I reset my password?"])
+            found = await engine.asearch("ailerons roll", top_k=1)
+            detailed = await engine.asearch_detailed("ailerons roll", top_k=1, mode="dense")
+            assert found[0].path == detailed.results[0].path == "extra.md"
+            assert (await engine.astatus(count_pending=False)).files == 5  # 4 files + 1 source
+            assert (await engine.averify()).ok
+            assert await engine.adelete_source("ticket-1") == 1
+            await engine.adelete_documents(["faq-1"])
+            assert await engine.adelete_documents_by_path("extra.md") == 1
+            assert (await engine.areindex("notes")).files_indexed == 3
+            assert (await engine.async_()).files_unchanged == 3
+            assert [r.path for r in await engine.apreload_results(None)] == [
+                f"notes/n{index}.md" for index in range(3)]
+        assert engine._closed
+
+    asyncio.run(main())

@@ -33,6 +33,15 @@ from ragloom.indexing.source_types import SourceTypes
     ("Makefile", "text", "config"),
     ("styles/site.css", "css", "text"),
     ("notes", "text", "text"),
+    ("routes/web.php", "php", "route"),
+    ("shop/routes/api.php", "php", "route"),
+    ("database/migrations/2024_01_01_000000_create_orders_table.php", "php", "migration"),
+    ("app/Http/Controllers/InvoiceController.php", "php", "controller"),
+    ("app/Http/Controllers/Admin/UserController.php", "php", "controller"),
+    ("app/Models/Invoice.php", "php", "model"),
+    ("config/queue.php", "php", "config"),
+    ("app/Services/Billing.php", "php", "code"),
+    ("tests/Feature/routes/web.php", "php", "test"),
 ])
 def test_default_classification(path: str, language: str, expected: str) -> None:
     assert SourceTypes().of(path, language) == expected

@@ -21,15 +21,15 @@ def engine(make_engine, project: Path):
     return engine
 
 
-@pytest.mark.parametrize("hybrid", [False, True])
-def test_best_match_first_and_scores_descend(engine, hybrid: bool) -> None:
-    results = engine.search("rockets orbit satellites", top_k=4, hybrid=hybrid)
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_best_match_first_and_scores_descend(engine, mode: str) -> None:
+    results = engine.search("rockets orbit satellites", top_k=4, mode=mode)
     assert results[0].metadata["path"] == "space.md"
     rank_scores = [r.rank_score for r in results]
     assert rank_scores == sorted(rank_scores, reverse=True)
     assert results[0].retrievers["dense"].rank == 1
     assert all(r.distance == pytest.approx(1 - r.score) for r in results)
-    if not hybrid:
+    if mode == "dense":
         assert all(r.rank_score == r.score for r in results)
         assert all(set(r.retrievers) == {"dense"} for r in results)
     else:
@@ -68,13 +68,13 @@ def test_filters(engine) -> None:
         engine.search("x", filters={"path": {"$like": "a"}})
 
 
-@pytest.mark.parametrize("hybrid", [False, True])
-def test_min_score_compares_cosine_similarity(engine, hybrid: bool) -> None:
-    everything = engine.search("rockets orbit", top_k=4, hybrid=False)
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_min_score_compares_cosine_similarity(engine, mode: str) -> None:
+    everything = engine.search("rockets orbit", top_k=4, mode="dense")
     threshold = (everything[0].score + everything[1].score) / 2
-    kept = engine.search("rockets orbit", top_k=4, min_score=threshold, hybrid=hybrid)
+    kept = engine.search("rockets orbit", top_k=4, min_score=threshold, mode=mode)
     assert [r.id for r in kept] == [everything[0].id]
-    assert engine.search("rockets orbit", min_score=1.01, hybrid=hybrid) == []
+    assert engine.search("rockets orbit", min_score=1.01, mode=mode) == []
 
 
 def test_blank_query_returns_nothing(engine) -> None:
@@ -99,7 +99,7 @@ def test_search_detailed_reports_stages(engine) -> None:
     assert {"embed_query", "dense", "sparse", "fuse"} <= set(response.timings_ms)
     assert response.candidates["dense"] == 4 and response.candidates["sparse"] >= 1
     assert len(response.results) == 2
-    dense_only = engine.search_detailed("tokens parse", top_k=2, hybrid=False)
+    dense_only = engine.search_detailed("tokens parse", top_k=2, mode="dense")
     assert dense_only.mode == "dense" and "sparse" not in dense_only.timings_ms
 
 
@@ -111,8 +111,8 @@ def test_mmr_prefers_diverse_results(make_engine, project: Path) -> None:
     write(project, "d.txt", "gardening tips for spring")
     engine = make_engine(retrieval={"collapse_duplicates": False})
     engine.index_directory()
-    plain = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False)]
-    diverse = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, hybrid=False,
+    plain = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, mode="dense")]
+    diverse = [r.metadata["path"] for r in engine.search("rocket engines", top_k=2, mode="dense",
                                                          mmr=True)]
     assert sorted(plain) == ["a1.txt", "a2.txt"]
     assert len(diverse) == 2 and diverse[0] in plain
@@ -163,12 +163,14 @@ def test_sparse_mode_is_bm25_alone_with_cosine_scores(engine) -> None:
         assert result.score == pytest.approx(cosine, abs=1e-5)
 
 
-def test_unknown_or_contradictory_modes_are_errors(engine) -> None:
+def test_unknown_modes_and_positional_options_are_errors(engine) -> None:
     with pytest.raises(ValueError, match=r"unknown search mode 'bm25'; valid: dense, sparse, hybrid"):
         engine.search("rockets", mode="bm25")
-    with pytest.raises(ValueError, match=r"hybrid=False contradicts mode='hybrid'"):
-        engine.search("rockets", hybrid=False, mode="hybrid")
-    assert engine.search_detailed("rockets", hybrid=False).mode == "dense"
+    with pytest.raises(TypeError):
+        engine.search("rockets", 3, {"language": "markdown"})  # beyond top_k, options are keywords
+    with pytest.raises(TypeError):
+        engine.search("rockets", hybrid=False)  # the old spelling of mode="dense" is gone
+    assert engine.search_detailed("rockets", mode="dense").mode == "dense"
 
 
 def test_a_store_without_vectors_serves_dense_search_only(make_engine, project: Path) -> None:

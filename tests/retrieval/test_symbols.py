@@ -58,3 +58,22 @@ def test_exact_names_can_be_switched_off(make_engine, project: Path) -> None:
     engine = make_engine(retrieval={"exact_names": False})
     engine.index_directory()
     assert all("name" not in r.retrievers for r in engine.search("should_strip_auth", top_k=3))
+
+
+def test_every_languages_notation_is_found_by_any_tail() -> None:
+    """PHP ``Namespace\\Class::method``, Rust/C++ ``a::b``, Ruby ``Class#method``: found
+    whole, by any tail, and with ``.`` or the language's own separators in the query."""
+    table = SymbolTable([
+        ("php", {"symbol": "App\\Http\\Controllers\\UserController::index"}),
+        ("rust", {"symbol": "net::Server::start"}),
+        ("ruby", {"symbol": "Billing::Invoice#total"}),
+        ("go", {"symbol": "Cache.Get"}),
+    ])
+    assert table.lookup("what does UserController::index return") == ["php"]
+    assert table.lookup("App\\Http\\Controllers\\UserController::index") == ["php"]
+    assert table.lookup("UserController.index") == ["php"]
+    assert table.lookup("how is Server::start called") == ["rust"]
+    assert table.lookup("Invoice#total") == ["ruby"]
+    assert table.lookup("Cache.Get") == ["go"]
+    assert defined_names({"symbol": "net::Server::start"}) == ["net.Server.start", "Server.start", "start"]
+    assert query_names("call Server::start()") == ["Server.start", "start"]

@@ -91,7 +91,7 @@ def test_send_works_unchanged_over_the_bridge(bridge: RAGEngine) -> None:
     from google import genai
 
     from fakes.gemini_server import FakeGeminiServer, text_reply
-    from ragloom.llm import send_detailed
+    from ragloom.integrations.gemini import send_detailed
 
     with FakeGeminiServer() as server:
         server.reply_next(text_reply("Rockets do."))
@@ -103,7 +103,7 @@ def test_send_works_unchanged_over_the_bridge(bridge: RAGEngine) -> None:
 
 
 def test_bridge_over_streamable_http(served: Path, tmp_path: Path) -> None:
-    from test_mcp import running_http_server
+    from test_mcp_server import running_http_server
 
     with running_http_server(served) as url, \
             RAGEngine(parse_config(bridge_config(url)), tmp_path) as bridge, \

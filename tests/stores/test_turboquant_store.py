@@ -147,7 +147,8 @@ def test_search_recall_against_exact(refine_bits: int, floor: float) -> None:
 def test_engine_with_turboquant(tmp_path: Path) -> None:
     write(tmp_path, "a.txt", "rockets launch satellites into orbit\n")
     write(tmp_path, "b.txt", "apples and pears are fruit\n")
-    config = hash_config(vector_store={"provider": "turboquant", "refine_bits": 2, "first_pass": 300})
+    config = hash_config(vector_store={"provider": "turboquant",
+                                       "turboquant": {"refine_bits": 2, "first_pass": 300}})
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()
         assert (engine.store.quantizer.refine_bits, engine.store.first_pass) == (2, 300)

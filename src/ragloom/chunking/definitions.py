@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragloom.chunking.base import Piece, SourceLines, piece_from_span
 from ragloom.chunking.measure import TextMeasure
 from ragloom.types import Metadata
+
+#: Lines that only close what came before (``}``, ``});``, ``end``, ``)``).
+CLOSING_LINE = re.compile(r"^\s*([\])};,]+|end)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,21 @@ class Span:
     first: int
     last: int
     extra: Metadata
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A definition or a run of other statements in a scope (module, class body, ...):
+    its span, its family (``definition``, ``imports``, ``statements``: at module level
+    only units of one family share a chunk), its header choices as a whole chunk, and how
+    to split it when it does not fit one."""
+
+    span: Span
+    family: str
+    headers: Sequence[Header]
+    split: Callable[[], list[Piece]]
+    #: A unit the application asks for one by one (a route, a table): never grouped.
+    alone: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,8 +155,10 @@ class DefinitionSplitter:
             def own(i: int, j: int, start: int = run_start) -> int:
                 return source.size(spans[start + i].first, spans[start + j - 1].last)
 
-            ranges = self._pack(run_end - run_start, own, lambda i: headers[run_start + i],
-                                stop=below or self.half)
+            def choices(i: int, start: int = run_start) -> Sequence[Header]:
+                return headers[start + i]
+
+            ranges = self._pack(run_end - run_start, own, choices, stop=below or self.half)
             for first, last, header in ranges:
                 members = spans[run_start + first:run_start + last]
                 extra = dict(members[0].extra)
@@ -145,6 +166,38 @@ class DefinitionSplitter:
                 if len(members) > 1 and len(names) > 1:
                     extra["symbols"] = ", ".join(names)
                 pieces.append(source.piece(members[0].first, members[-1].last, header.text, **extra))
+        return pieces
+
+    def assemble(self, source: SourceLines, units: Sequence[Unit], members: bool) -> list[Piece]:
+        """Pieces of a scope's units in order: units that fit are grouped with their small
+        neighbours, others split. At module level (``members`` false) only units under a
+        quarter window share chunks, and only with units of their family (imports stay
+        apart from code); in a split container, members pack to half a window and a
+        small member opens the next big one's first part, so a container never yields
+        more chunks than its bound."""
+        pieces: list[Piece] = []
+        whole: list[Unit] = []
+
+        def flush() -> None:
+            spans = [u.span for u in whole]
+            pieces.extend(self.group(source, spans, [u.headers for u in whole],
+                                     None if members else self.window / 4))
+            whole.clear()
+
+        for unit in units:
+            if self.fits(source, unit.span.first, unit.span.last):
+                if whole and (unit.alone or whole[-1].alone
+                              or not members and whole[-1].family != unit.family):
+                    flush()
+                whole.append(unit)
+                continue
+            flush()
+            made = unit.split()
+            joined = self.join(source, pieces[-1], made[0]) if members and pieces and made else None
+            if joined is not None:
+                pieces[-1], made = joined, made[1:]
+            pieces.extend(made)
+        flush()
         return pieces
 
     def join(self, source: SourceLines, before: Piece, after: Piece) -> Piece | None:
@@ -210,6 +263,14 @@ class DefinitionSplitter:
         """Units that fit whole, else their lines; lines longer than the window in pieces."""
         atoms: list[_Atom] = []
         for first, last in units:
+            if atoms and atoms[-1].whole and _closes(source, first, last) \
+                    and atoms[-1].size + source.size(first, last) <= self.window:
+                # `}` / `end` lines stay with what they close: no part of braces alone
+                previous = atoms[-1]
+                end = source.span(first, last)[1]
+                atoms[-1] = _Atom(previous.start, end, previous.size + source.size(first, last),
+                                  False, True)
+                continue
             if source.size(first, last) <= self.window:
                 start, end = source.span(first, last)
                 blank = all(source.is_blank(n) for n in range(first, last + 1))
@@ -254,3 +315,9 @@ class DefinitionSplitter:
         piece = piece_from_span(source.text, source.lines, head.start, tail.end, **extra)
         return Piece(piece.text, piece.start_char, piece.start_line, piece.end_line, header, piece.extra)
 
+
+
+def _closes(source: SourceLines, first: int, last: int) -> bool:
+    """Whether lines ``first..last`` only close brackets or blocks (blank lines do not count)."""
+    lines = [source.line_texts[n - 1] for n in range(first, last + 1)]
+    return any(line.strip() for line in lines) and all(CLOSING_LINE.match(line) for line in lines)

@@ -13,12 +13,13 @@ chunks, saying why in ``parse_error``.
 from __future__ import annotations
 
 import ast
+import functools
 import threading
 from collections.abc import Sequence
 
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks
 from ragloom.chunking.character import CharacterChunker
-from ragloom.chunking.definitions import DefinitionSplitter, Header, HeaderLevel, Span
+from ragloom.chunking.definitions import DefinitionSplitter, HeaderLevel, Span, Unit
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk
 
@@ -90,42 +91,15 @@ class PythonAstChunker:
             extra = {"kind": statement_kind, **({"symbol": symbol} if symbol else {})}
             units.append((Span(cursor, last, extra), None))
 
-        pieces: list[Piece] = []
-        whole: list[Span] = []
-        whole_headers: list[list[Header]] = []
-        whole_is_code: list[bool] = []
+        made = [Unit(span, "statements" if node is None else "definition",
+                     opening if span.first == first else repeated,
+                     functools.partial(self._split, source, span, node, prefix,
+                                       outer if span.first == first else levels, levels))
+                for span, node in units]
+        return self.splitter.assemble(source, made, members=bool(prefix))
 
-        def flush() -> None:
-            # Top-level definitions under a quarter window share chunks; a split class's
-            # members pack to half a window, so a class never yields more than its bound.
-            below = None if prefix else self.chunk_size / 4
-            pieces.extend(self.splitter.group(source, whole, whole_headers, below))
-            whole.clear()
-            whole_headers.clear()
-            whole_is_code.clear()
-
-        for span, node in units:
-            headers = opening if span.first == first else repeated
-            if self.splitter.fits(source, span.first, span.last):
-                # Module-level statements (imports, constants) are kept apart from code.
-                if whole and not prefix and whole_is_code[-1] != (node is not None):
-                    flush()
-                whole.append(span)
-                whole_headers.append(headers)
-                whole_is_code.append(node is not None)
-                continue
-            flush()
-            made = self._split(source, span, node, prefix, outer if span.first == first else levels,
-                               levels)
-            # In a class, a small member before a big one opens the big one's first chunk.
-            joined = self.splitter.join(source, pieces[-1], made[0]) if prefix and pieces else None
-            if joined is not None:
-                pieces[-1], made = joined, made[1:]
-            pieces.extend(made)
-        flush()
-        return pieces
-
-    def _split(self, source: SourceLines, span: Span, node: ast.stmt | None, prefix: str, own_levels: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
+    def _split(self, source: SourceLines, span: Span, node: ast.stmt | None, prefix: str,
+               own_levels: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
         """Parts of a unit too big for one chunk: a class per member, a function by lines
         with its signature repeated, a statement run between statements."""
         if isinstance(node, ast.ClassDef) and node.body:

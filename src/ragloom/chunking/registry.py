@@ -34,9 +34,10 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".rst": "rst", ".txt": "text",
     ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
     ".ts": "typescript", ".tsx": "typescript",
-    ".java": "java", ".kt": "kotlin", ".scala": "scala", ".go": "go", ".rs": "rust",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cs": "csharp",
-    ".rb": "ruby", ".php": "php", ".swift": "swift", ".sh": "shell", ".bash": "shell",
+    ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".go": "go", ".rs": "rust",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp",
+    ".hh": "cpp", ".hxx": "cpp", ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".php": "php",
+    ".swift": "swift", ".sh": "shell", ".bash": "shell",
     ".sql": "sql", ".html": "html", ".css": "css", ".json": "json", ".yaml": "yaml",
     ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".xml": "xml",
 }
@@ -64,6 +65,29 @@ def _python_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
     if not config.chunking.ast_chunking:
         return None
     return PythonAstChunker(sizing.size, sizing.overlap, sizing.measure)
+
+
+def _tree_sitter_chunker(language: str) -> ChunkerFactory:
+    """A factory for the tree-sitter chunker of ``language`` (on while
+    ``chunking.ast_chunking`` is); its grammar loads on first use, and a missing grammar
+    wheel means line chunks with one warning, never an error."""
+
+    def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+        from ragloom.chunking.treesitter import TreeSitterChunker
+
+        if not config.chunking.ast_chunking:
+            return None
+        return TreeSitterChunker(language, sizing.size, sizing.overlap, sizing.measure)
+
+    return factory
+
+
+#: Languages chunked by their tree-sitter grammar (``ragloom[code]``); ``.tsx`` files
+#: (language ``typescript``) use the TSX grammar.
+TREE_SITTER_LANGUAGES = ("php", "javascript", "typescript", "go", "rust", "java", "swift", "c",
+                         "cpp", "csharp", "ruby", "kotlin")
+for _language in TREE_SITTER_LANGUAGES:
+    chunkers.register(_language)(_tree_sitter_chunker(_language))
 
 
 def _section_chunker(module: str, class_name: str) -> ChunkerFactory:

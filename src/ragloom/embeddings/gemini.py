@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normalize
+from ragloom.embeddings.gemini_client import build_client, genai_module
 from ragloom.errors import ConfigError, EmbeddingError
-from ragloom.gemini_client import build_client, genai_module
 
 DEFAULT_GEMINI_MODEL = "gemini-embedding-001"
 MAX_TEXTS_PER_REQUEST = 100

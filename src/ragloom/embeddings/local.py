@@ -73,7 +73,8 @@ def _shared_model(source: str, device: str | None) -> tuple[Any, threading.Lock]
 
 
 class LocalEmbeddingProvider(EmbeddingProvider):
-    """sentence-transformers on this machine; vectors L2-normalized unless told otherwise."""
+    """sentence-transformers on this machine; vectors L2-normalized (every store compares
+    cosines as inner products)."""
 
     provider_name: ClassVar[str] = "local"
     #: Texts per ``encode`` call: sentence-transformers sorts each call's texts by length
@@ -81,7 +82,7 @@ class LocalEmbeddingProvider(EmbeddingProvider):
     max_texts_per_call: ClassVar[int] = 1024
 
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, device: str | None = None,
-                 batch_size: int | None = None, normalize: bool = True,
+                 batch_size: int | None = None,
                  max_seq_length: int | None = None, backend: str = "auto") -> None:
         from ragloom.embeddings.onnx_backend import BACKENDS, resolve_backend
 
@@ -96,7 +97,6 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         # Small batches pad least, which suits a CPU (the ONNX backends run each text on its
         # own, whatever the batch size).
         self.batch_size = batch_size or (8 if self._model.device.type == "cpu" else 64)
-        self.normalize = normalize
         self.max_seq_length = max_seq_length or self._model.max_seq_length
         dimension_of = (getattr(self._model, "get_embedding_dimension", None)
                         or self._model.get_sentence_embedding_dimension)
@@ -137,13 +137,13 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         if self._onnx is not None:
             prompt_name = self._prompt_names[task]
             prefix = self._model.prompts[prompt_name] if prompt_name else ""
-            return self._onnx.encode([prefix + text for text in texts], self.normalize)
+            return self._onnx.encode([prefix + text for text in texts], True)
         with self._lock:
             previous = self._model.max_seq_length
             self._model.max_seq_length = self.max_seq_length
             try:
                 vectors = self._model.encode(
-                    texts, batch_size=self.batch_size, normalize_embeddings=self.normalize,
+                    texts, batch_size=self.batch_size, normalize_embeddings=True,
                     convert_to_numpy=True, show_progress_bar=False,
                     prompt_name=self._prompt_names[task],
                 )

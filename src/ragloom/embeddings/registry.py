@@ -29,7 +29,7 @@ def _local_provider(config: RAGConfig) -> EmbeddingProvider:
 
     provider = LocalEmbeddingProvider(
         config.embedding_model or DEFAULT_LOCAL_MODEL, device=config.embedding_device,
-        batch_size=config.embedding_batch_size, normalize=config.embedding_normalize,
+        batch_size=config.embedding_batch_size,
         max_seq_length=config.embedding_max_seq_length, backend=config.embedding_backend,
     )
     if config.embedding_dim is not None and config.embedding_dim != provider.dimension:

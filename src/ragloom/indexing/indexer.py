@@ -1,4 +1,8 @@
-"""The write path: files -> read -> chunk -> embed (cache first) -> store + manifest."""
+"""The write path: files -> read -> chunk -> embed (cache first) -> store + manifest.
+
+The Indexer schedules the work: files are read and chunked ahead (``read_ahead``), grouped
+into windows that are embedded while the window before is written (``embed_ahead``); the
+``writer`` journals each window into store, BM25 index and manifest."""
 
 from __future__ import annotations
 
@@ -7,24 +11,24 @@ import json
 import os
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ragloom.chunking.context import IndexedText, plain_text
-from ragloom.chunking.registry import FileChunker
+from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
-from ragloom.faults import crash_point
+from ragloom.indexing.added_texts import checked_documents, checked_source
 from ragloom.indexing.discovery import discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
+from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file
 from ragloom.indexing.source_types import SourceTypes
+from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.sparse import SparseIndex
@@ -36,11 +40,6 @@ from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 #: FIRST_WINDOW_CHUNKS (the model starts early) and double up to EMBED_WINDOW_CHUNKS.
 EMBED_WINDOW_CHUNKS = 4096
 FIRST_WINDOW_CHUNKS = 64
-#: Files read and chunked ahead on worker threads while the model embeds earlier windows,
-#: at most this many files and (by their size on disk) this many bytes.
-READ_AHEAD_FILES = 4096
-READ_AHEAD_BYTES = 64 << 20
-FILES_PER_TASK = 8
 
 
 class IndexingStopped(Exception):
@@ -63,27 +62,6 @@ class _Prepared:
     content: FileContent
     chunks: list[Chunk] | None  # None: same content as its previous version
     warnings: list[str]
-
-
-@dataclass
-class _PendingFile:
-    relative: str
-    content: FileContent
-    chunks: list[Chunk]
-    previous: FileRecord | None
-
-
-@dataclass
-class _Window:
-    files: list[_PendingFile] = field(default_factory=list)
-    chunk_count: int = 0
-
-    def add(self, pending: _PendingFile) -> None:
-        self.files.append(pending)
-        self.chunk_count += len(pending.chunks)
-
-    def chunks(self) -> list[Chunk]:
-        return [chunk for pending in self.files for chunk in pending.chunks]
 
 
 class Indexer:
@@ -117,6 +95,7 @@ class Indexer:
         self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
+        self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
         #: Set (by another thread) to stop the current run at the next safe point.
         self.stop_event: threading.Event | None = None
 
@@ -169,18 +148,7 @@ class Indexer:
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
-        record = self.manifest.get(relative)
-        known = record.chunk_ids if record is not None else ()
-        self.manifest.begin({relative: known})
-        crash_point("removal-journaled")
-        removed = list(known)
-        with self.commit():
-            self.store.delete(removed)
-            self.sparse.remove(removed)
-        self.persist()
-        crash_point("removal-persisted")
-        self.manifest.write(removed=[relative])
-        return len(removed)
+        return self.writer.remove(relative)
 
     def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
                     language: str | None = None) -> IndexReport:
@@ -188,7 +156,7 @@ class Indexer:
         text (and metadata, language) again is nothing to do; a changed text replaces the
         source's chunks, re-embedding only chunks whose text is new (the cache has the rest)."""
         started = time.perf_counter()
-        extra = _checked_source(source_id, text, metadata, language)
+        extra = checked_source(source_id, text, metadata, language)
         key = source_key(source_id)
         version = hashlib.sha256(json.dumps([text, extra, language], sort_keys=True,
                                             ensure_ascii=False).encode("utf-8", "surrogatepass"))
@@ -208,8 +176,8 @@ class Indexer:
                                       source_id=source_id, file_hash=content.sha256[:16],
                                       content_hash=content_hash(chunk.text)[:16],
                                       embedding_model=model)
-            window = _Window()
-            window.add(_PendingFile(key, content, chunks, previous))
+            window = Window()
+            window.add(PendingFile(key, content, chunks, previous))
             self._flush(window, report, ProgressTracker(None, 1, 1, 0))
         report.seconds = time.perf_counter() - started
         return report
@@ -227,8 +195,7 @@ class Indexer:
                       metadatas: Sequence[Metadata] | None = None) -> int:
         """Embed and store caller-made documents as-is (not chunked); returns vectors computed."""
         ids, texts = list(ids), list(texts)
-        metadatas = [dict(m) for m in metadatas] if metadatas is not None else [{} for _ in ids]
-        _check_documents(ids, texts, metadatas)
+        metadatas = checked_documents(ids, texts, metadatas)
         texts = [self._redacted(text, doc_id, None) for doc_id, text in zip(ids, texts)]
         for text, metadata in zip(texts, metadatas):
             metadata.setdefault("source", "api")
@@ -259,11 +226,12 @@ class Indexer:
             else:
                 to_read.append(_ToRead(path, relative, previous, stat.st_size))
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
-        window = _Window()
+        window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
         with EmbedAhead(self._embed_window) as line:
-            embedding: Embedding[_Window] | None = None  # handed to the line, not written yet
-            for item, outcome in zip(to_read, self._prepare_ahead(to_read)):
+            embedding: Embedding[Window] | None = None  # handed to the line, not written yet
+            prepared = read_ahead(to_read, self._prepare_or_skip, lambda item: item.size)
+            for item, outcome in zip(to_read, prepared):
                 self._stop_if_asked()
                 chunks = 0
                 if isinstance(outcome, SkipFile):
@@ -273,16 +241,16 @@ class Indexer:
                     if outcome.chunks is None:  # same content as the previous version
                         assert item.previous is not None
                         report.files_unchanged += 1
-                        unchanged_versions.append(_record(item.relative, outcome.content,
+                        unchanged_versions.append(file_record(item.relative, outcome.content,
                                                           item.previous.chunk_ids))
                     else:
                         chunks = len(outcome.chunks)
-                        window.add(_PendingFile(item.relative, outcome.content, outcome.chunks,
+                        window.add(PendingFile(item.relative, outcome.content, outcome.chunks,
                                                 item.previous))
                 tracker.file_read(chunks)
                 if window.chunk_count >= window_limit:
                     embedding = self._hand_over(line, window, embedding, report, tracker)
-                    window = _Window()
+                    window = Window()
                     window_limit = min(window_limit * 2, EMBED_WINDOW_CHUNKS)
             embedding = self._hand_over(line, window, embedding, report, tracker)
             if embedding is not None:
@@ -290,40 +258,20 @@ class Indexer:
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
 
-    def _prepare_ahead(self, to_read: list[_ToRead]) -> Iterator[_Prepared | SkipFile]:
-        """Read and chunk files on a thread pool, in order, up to READ_AHEAD_FILES files and
-        READ_AHEAD_BYTES ahead of the consumer (which meanwhile embeds earlier windows)."""
-        if not to_read:
-            return
-        workers = min(8, (os.cpu_count() or 2) * 2)
-        groups = [to_read[start:start + FILES_PER_TASK] for start in range(0, len(to_read), FILES_PER_TASK)]
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragloom-read") as pool:
-            pending: deque[tuple[Future[list[_Prepared | SkipFile]], int, int]] = deque()  # files, bytes
-            queued_files = queued_bytes = 0
-            try:
-                for group in groups:
-                    size = sum(item.size for item in group)
-                    pending.append((pool.submit(self._prepare_group, group), len(group), size))
-                    queued_files, queued_bytes = queued_files + len(group), queued_bytes + size
-                    while pending and (queued_files >= READ_AHEAD_FILES or queued_bytes >= READ_AHEAD_BYTES):
-                        future, files, size = pending.popleft()
-                        queued_files, queued_bytes = queued_files - files, queued_bytes - size
-                        yield from future.result()
-                while pending:
-                    yield from pending.popleft()[0].result()
-            finally:  # stopped or failed: files not started yet are not read
-                for future, _, _ in pending:
-                    future.cancel()
+    def _prepare_or_skip(self, item: _ToRead) -> _Prepared | SkipFile:
+        try:
+            return self._prepare(item)
+        except SkipFile as skip:
+            return skip
 
-    def _prepare_group(self, group: list[_ToRead]) -> list[_Prepared | SkipFile]:
-        """A few files per task: one task per file would cost the consumer more to hand out."""
-        prepared: list[_Prepared | SkipFile] = []
-        for item in group:
-            try:
-                prepared.append(self._prepare(item))
-            except SkipFile as skip:
-                prepared.append(skip)
-        return prepared
+    def read_whole(self, relative: str) -> tuple[str, Metadata]:
+        """A file's whole text as indexing reads it (its reader, secrets redacted) and the
+        metadata of a whole-file result; SkipFile when it cannot be read now."""
+        path = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
+        content = read_file(path, relative, self.max_file_bytes, self.readers)
+        text = self._redacted(content.text, relative, None)
+        return text, {"path": relative,
+                      "source_type": self.source_types.of(relative, language_for_path(relative))}
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
@@ -364,8 +312,8 @@ class Indexer:
             warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
         return redaction.text
 
-    def _hand_over(self, line: EmbedAhead[_Window], window: _Window, previous: Embedding[_Window] | None,
-                   report: IndexReport, tracker: ProgressTracker) -> Embedding[_Window] | None:
+    def _hand_over(self, line: EmbedAhead[Window], window: Window, previous: Embedding[Window] | None,
+                   report: IndexReport, tracker: ProgressTracker) -> Embedding[Window] | None:
         """Queue ``window`` for embedding, then write ``previous`` (embedded meanwhile) while
         the model works on it; returns the window now in flight."""
         current = line.submit(window) if window.files else None
@@ -373,11 +321,11 @@ class Indexer:
             self._write_embedded(line, previous, report, tracker)
         return current
 
-    def _write_embedded(self, line: EmbedAhead[_Window], embedding: Embedding[_Window],
+    def _write_embedded(self, line: EmbedAhead[Window], embedding: Embedding[Window],
                         report: IndexReport, tracker: ProgressTracker) -> None:
-        self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
+        self.writer.write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
 
-    def _embed_window(self, window: _Window, on_batch: Callable[[int], None]) -> EmbeddedTexts:
+    def _embed_window(self, window: Window, on_batch: Callable[[int], None]) -> EmbeddedTexts:
         """Vectors of the window's chunks as the embedder reads them; a stop request is honoured
         between batches (embedded batches are cached; nothing is journaled yet)."""
         def batch_done(count: int) -> None:
@@ -388,45 +336,10 @@ class Indexer:
         return self.embedder.embed([self.text_of(c.text, c.metadata) for c in window.chunks()], "document",
                                    on_embedded=batch_done)
 
-    def _flush(self, window: _Window, report: IndexReport, tracker: ProgressTracker) -> None:
+    def _flush(self, window: Window, report: IndexReport, tracker: ProgressTracker) -> None:
         """Embed and write a window, here and now."""
         if window.files:
-            self._write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
-
-    def _write(self, window: _Window, embedded: EmbeddedTexts, report: IndexReport,
-               tracker: ProgressTracker) -> None:
-        """Journal an embedded window, write store and BM25 index (readers wait only for
-        this part), make the store durable, and record the files."""
-        chunks = window.chunks()
-        tracker.window_done(len(chunks))
-        report.chunks_embedded += embedded.computed
-        crash_point("embedded")
-        stale: list[str] = []
-        touched: dict[str, list[str]] = {}
-        for pending in window.files:
-            current = [chunk.id for chunk in pending.chunks]
-            old = list(pending.previous.chunk_ids) if pending.previous is not None else []
-            stale.extend(cid for cid in old if cid not in set(current))
-            touched[pending.relative] = old + current
-        self.manifest.begin(touched)
-        crash_point("journaled")
-        with self.commit():
-            if chunks:
-                columns = ([c.id for c in chunks], [c.text for c in chunks], [c.metadata for c in chunks])
-                self.store.upsert(columns[0], embedded.vectors, columns[1], columns[2])
-                self.sparse.add(*columns)
-            if stale:
-                self.store.delete(stale)
-                self.sparse.remove(stale)
-        crash_point("store-written")
-        self.persist()
-        crash_point("store-persisted")
-        self.manifest.write(_record(p.relative, p.content, tuple(c.id for c in p.chunks))
-                            for p in window.files)
-        crash_point("manifest-written")
-        report.files_indexed += len(window.files)
-        report.chunks_added += len(chunks)
-        report.chunks_removed += len(stale)
+            self.writer.write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
 
     def _skip(self, report: IndexReport, relative: str, reason: str,
               previous: FileRecord | None) -> None:
@@ -453,54 +366,3 @@ class Indexer:
             if inside and not absolute.is_file():
                 gone.append(relative)
         return gone
-
-
-def _record(relative: str, content: FileContent, chunk_ids: Iterable[str]) -> FileRecord:
-    return FileRecord(relative, content.size, content.mtime_ns, content.sha256,
-                      tuple(chunk_ids), time.time())
-
-
-#: Chunk metadata keys ragloom sets; an ingested text's metadata may not set them.
-_RESERVED = frozenset({"path", "chunk_index", "start_line", "end_line", "start_char", "end_char",
-                       "source", "source_id", "file_hash", "content_hash", "embedding_model"})
-
-
-def _checked_source(source_id: str, text: str, metadata: Metadata | None,
-                    language: str | None) -> Metadata:
-    """The text's metadata, after checking every argument (ValueError naming the culprit)."""
-    if not isinstance(source_id, str) or not source_id.strip():
-        raise ValueError(f"source_id must be a non-empty string, got {source_id!r}")
-    if not isinstance(text, str):
-        raise ValueError(f"source {source_id!r}: text must be a string, got {type(text).__name__}")
-    if language is not None and not isinstance(language, str):
-        raise ValueError(f"source {source_id!r}: language must be a string, got {language!r}")
-    extra = dict(metadata or {})
-    for key, value in extra.items():
-        if key in _RESERVED:
-            raise ValueError(f"source {source_id!r}: metadata key {key!r} is set by ragloom")
-        if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
-            raise ValueError(f"source {source_id!r}: metadata {key!r} = {value!r} must be a str, "
-                             f"int, float or bool")
-    return extra
-
-
-def _check_documents(ids: list[str], texts: list[str], metadatas: list[Metadata]) -> None:
-    if not (len(ids) == len(texts) == len(metadatas)):
-        raise ValueError(
-            f"ids, texts and metadatas differ in length: {len(ids)}, {len(texts)}, {len(metadatas)}"
-        )
-    seen: set[str] = set()
-    for index, (doc_id, text, metadata) in enumerate(zip(ids, texts, metadatas)):
-        if not isinstance(doc_id, str) or not doc_id:
-            raise ValueError(f"document {index}: id must be a non-empty string, got {doc_id!r}")
-        if doc_id in seen:
-            raise ValueError(f"document id {doc_id!r} appears more than once")
-        seen.add(doc_id)
-        if not isinstance(text, str):
-            raise ValueError(f"document {doc_id!r}: text must be a string, got {type(text).__name__}")
-        for key, value in metadata.items():
-            if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
-                raise ValueError(
-                    f"document {doc_id!r}: metadata {key!r} = {value!r} must be a str, int, "
-                    f"float or bool"
-                )

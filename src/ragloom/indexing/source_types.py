@@ -1,5 +1,6 @@
 """What kind of source a file is (``code``, ``test``, ``docs``, ``config``, ``data``,
-``notebook``, ``pdf``, else ``text``), from its path: every chunk carries it as
+``notebook``, ``pdf``; in Laravel applications ``route``, ``migration``, ``controller``,
+``model``; else ``text``), from its path: every chunk carries it as
 ``source_type``, filters can select by it, and the context block shows it.
 
 The first matching pattern wins: the project's own ``[rag.source_types]`` patterns first
@@ -18,10 +19,15 @@ DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
     "test": ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**",
              "**/__tests__/**", "**/*_test.go", "**/*.test.*", "**/*.spec.*", "**/*Test.java",
              "**/*_spec.rb"),
+    # Laravel applications: routes, migrations, controllers, models, config arrays.
+    "route": ("routes/*.php", "**/routes/*.php"),
+    "migration": ("**/database/migrations/*.php",),
+    "controller": ("**/app/Http/Controllers/**/*.php",),
+    "model": ("**/app/Models/**/*.php",),
     "notebook": ("**/*.ipynb",),
     "pdf": ("**/*.pdf",),
     "data": ("**/*.csv", "**/*.tsv", "**/*.jsonl", "**/*.ndjson"),
-    "config": ("**/*.toml", "**/*.yaml", "**/*.yml", "**/*.ini", "**/*.cfg", "**/*.conf",
+    "config": ("**/config/*.php", "**/*.toml", "**/*.yaml", "**/*.yml", "**/*.ini", "**/*.cfg", "**/*.conf",
                "**/*.json", "**/*.properties", "**/Dockerfile", "**/Makefile", "**/.*rc"),
     "docs": ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.rst", "**/*.txt", "**/*.html",
              "**/*.htm", "**/docs/**", "**/doc/**", "**/README*", "**/CHANGELOG*", "**/LICENSE*"),

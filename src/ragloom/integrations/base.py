@@ -42,7 +42,7 @@ class SendResult:
 def retrieve_for(rag_engine: RAGEngine | None, user_message: str,
                  top_k: int | None) -> list[SearchResult]:
     """Search results to inject, or [] when there is no engine or nothing indexed (the
-    building block ``ragloom.llm`` has offered since before strategies; see
+    building block ``ragloom.send`` has offered since before strategies; see
     ``integrations.context.prepare`` for what send() does now)."""
     if rag_engine is None or rag_engine.is_empty():
         return []
@@ -81,7 +81,7 @@ class ChatIntegration(ABC):
     def complete_with_tools(self, system: str, user_message: str, rag_engine: RAGEngine,
                             max_rounds: int) -> str:
         """Answer while letting the model call ``rag_search`` (run with
-        ``ragloom.tools.run_tool``) up to ``max_rounds`` times; after the last round, one
+        ``ragloom.integrations.tools.run_tool``) up to ``max_rounds`` times; after the last round, one
         more call with tools switched off makes it answer from what it has."""
 
     def send_detailed(self, md_content: str, user_message: str, *,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ragloom.gemini_client import build_client, genai_module
+from ragloom.embeddings.gemini_client import build_client, genai_module
 from ragloom.integrations.base import ChatIntegration, SendResult, Turn
-from ragloom.tools import RAG_SEARCH_SCHEMA, TOOL_NAME, run_tool
+from ragloom.integrations.tools import RAG_SEARCH_SCHEMA, TOOL_NAME, run_tool
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -28,7 +28,7 @@ def resolve_client(client: Any, rag_engine: RAGEngine | None) -> Any:
         return client
     config = rag_engine.config if rag_engine is not None else None
     return build_client(config.resolved_api_key() if config else None,
-                        config.embedding_base_url if config else None, "ragloom.llm.send")
+                        config.embedding_base_url if config else None, "ragloom.send")
 
 
 def rag_search_declaration() -> Any:
@@ -59,7 +59,7 @@ class GeminiChat(ChatIntegration):
 
     @staticmethod
     def _config(system: str) -> Any:
-        types = genai_module("ragloom.llm.send").types
+        types = genai_module("ragloom.send").types
         return types.GenerateContentConfig(system_instruction=system) if system else None
 
     @staticmethod
@@ -68,7 +68,7 @@ class GeminiChat(ChatIntegration):
         several as Contents with Gemini's roles ("user", "model")."""
         if len(turns) == 1 and turns[0].role == "user":
             return turns[0].text
-        types = genai_module("ragloom.llm.send").types
+        types = genai_module("ragloom.send").types
         return [types.Content(role="model" if turn.role == "assistant" else "user",
                               parts=[types.Part.from_text(text=turn.text)]) for turn in turns]
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from ragloom._optional import import_optional
 from ragloom.errors import ConfigError
 from ragloom.integrations.base import ChatIntegration, Turn
-from ragloom.tools import RAG_SEARCH_SCHEMA, run_tool
+from ragloom.integrations.tools import RAG_SEARCH_SCHEMA, run_tool
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine

@@ -2,8 +2,11 @@
 chunk that defines it, whatever dense and BM25 think.
 
 Names come from chunk metadata (``symbol``, and ``symbols`` for chunks holding several
-small definitions): ``Parser.parse`` is found as ``Parser.parse`` and as ``parse``. Only
-a definition's first part counts. A query word counts as a name when it looks like code
+small definitions): ``Parser.parse`` is found as ``Parser.parse`` and as ``parse``. Every
+language's notation works: separators ``::``, ``\\``, ``#`` and ``->`` count as ``.``, and a
+name is found by any tail of it (``App\\Http\\UserController::index`` as
+``UserController::index``, ``UserController.index`` and ``index``). Only a definition's
+first part counts. A query word counts as a name when it looks like code
 (``snake_case``, ``camelCase``, ``dotted.name``, ``call()``) or is the whole query; a
 name defined in more than ``MAX_DEFINITIONS`` places identifies nothing and is ignored.
 """
@@ -16,21 +19,29 @@ from collections.abc import Iterable
 from ragloom.types import Metadata
 
 MAX_DEFINITIONS = 3
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
-_CODE_LIKE = re.compile(r"_|[a-z][A-Z]|\.|\(\)")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|\\|#|->)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
+_CODE_LIKE = re.compile(r"_|[a-z][A-Z]|\.|\(\)|::|\\|#|->")
+_SEPARATOR = re.compile(r"::|\\|#|->")
+
+
+def canonical(name: str) -> str:
+    """A qualified name with every language's separators written as ``.``."""
+    return _SEPARATOR.sub(".", name)
 
 
 def defined_names(metadata: Metadata) -> list[str]:
-    """Full and last-component names a chunk defines (none for continuation parts)."""
+    """Names a chunk defines, each whole and by every tail, separators as ``.`` (none for
+    continuation parts)."""
     if int(metadata.get("part", 0) or 0) > 0:
         return []
     listed = str(metadata.get("symbols") or metadata.get("symbol") or "")
     names: list[str] = []
     for symbol in filter(None, (s.strip() for s in listed.split(","))):
-        names.append(symbol)
-        tail = symbol.rsplit(".", 1)[-1]
-        if tail != symbol:
-            names.append(tail)
+        parts = canonical(symbol).split(".")
+        for start in range(len(parts)):
+            name = ".".join(parts[start:])
+            if name and name not in names:
+                names.append(name)
     return names
 
 
@@ -43,6 +54,7 @@ def query_names(query: str) -> list[str]:
         bare = word.removesuffix("()")
         if not (_CODE_LIKE.search(word) or bare == whole):
             continue
+        bare = canonical(bare)
         for name in (bare, bare.rsplit(".", 1)[-1]):
             if name not in names:
                 names.append(name)

@@ -6,6 +6,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from pydantic import BaseModel, ValidationError
+
 from ragloom._registry import Registry
 from ragloom.config import RAGConfig, TurboQuantSettings
 from ragloom.errors import ConfigError
@@ -103,12 +105,38 @@ def _mcp_bridge_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpe
     from ragloom.stores.mcp_bridge import DEFAULT_TOOL, McpBridgeStore
 
     settings = config.vector_store
-    timeout = getattr(settings.settings_for("mcp"), "timeout_seconds", 30.0)
+    timeout = getattr(store_settings(config, "mcp"), "timeout_seconds", 30.0)
     return McpBridgeStore(str(settings.mcp_server), settings.mcp_tool or DEFAULT_TOOL, timeout)
 
 
 _mcp_bridge_store.persistent = False  # type: ignore[attr-defined]
 _mcp_bridge_store.settings_model = McpBridgeSettings  # type: ignore[attr-defined]
+
+
+def store_settings(config: RAGConfig, name: str | None = None) -> BaseModel | None:
+    """The validated ``[rag.vector_store.<name>]`` table of store ``name`` (default: the
+    configured provider; its model's defaults when not written), or None for a store that
+    takes no settings. A table the store does not take, or one that does not validate, is
+    a ConfigError naming it."""
+    settings = config.vector_store
+    name = settings.provider if name is None else name
+    if name == "turboquant":
+        return settings.turboquant
+    table = settings.plugin_settings.get(name)
+    if table is not None and name not in vector_stores:
+        valid = ", ".join(repr(n) for n in vector_stores.names())
+        raise ConfigError(f"[rag.vector_store.{name}]: no vector store is named {name!r}; "
+                          f"valid: {valid}")
+    model = getattr(vector_stores.get(name), "settings_model", None)
+    if model is None:
+        if table is not None:
+            raise ConfigError(f"[rag.vector_store.{name}]: the {name!r} store takes no settings")
+        return None
+    try:
+        return model.model_validate(table or {})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"[rag.vector_store.{name}]: {problems}") from None
 
 
 def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,

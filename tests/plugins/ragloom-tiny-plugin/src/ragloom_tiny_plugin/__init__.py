@@ -17,6 +17,7 @@ from ragloom.errors import StoreError
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.readers import ReadText, SkipFile, TextSpan
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
+from ragloom.stores.registry import store_settings
 from ragloom.types import Chunk, Metadata, SearchResult
 
 
@@ -123,7 +124,7 @@ class TinySettings(BaseModel):
 
 def open_tiny_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                     read_only: bool) -> TinyStore:
-    settings = config.vector_store.settings_for()
+    settings = store_settings(config)
     assert isinstance(settings, TinySettings)
     return TinyStore(settings.max_rows)
 

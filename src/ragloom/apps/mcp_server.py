@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
-from ragloom.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
+from ragloom.integrations.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
 from ragloom.types import SearchResult
 
 if TYPE_CHECKING:

@@ -67,12 +67,3 @@ def run_tool(engine: RAGEngine, name: str | None, arguments: Mapping[str, Any]) 
         return f"Error: unknown tool {name!r}; the only tool is {TOOL_NAME!r}."
     return handle_rag_search(engine, arguments)
 
-
-def __getattr__(name: str) -> Any:
-    """``send_with_tools`` and ``rag_search_declaration`` moved to
-    ``ragloom.integrations.gemini``; the old import path keeps working."""
-    if name in ("send_with_tools", "rag_search_declaration"):
-        from ragloom.integrations import gemini
-
-        return getattr(gemini, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ASSISTANT_PROMPT, write
-from ragloom.conversation import REWRITE_INSTRUCTION, Conversation, standalone_query
+from ragloom.apps.conversation import REWRITE_INSTRUCTION, Conversation, standalone_query
 from ragloom.integrations.base import Turn
 
 genai = pytest.importorskip("google.genai")

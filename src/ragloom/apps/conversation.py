@@ -16,9 +16,9 @@ import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Literal
 
+from ragloom.apps.memory import MemoryStore
 from ragloom.integrations.base import ChatIntegration, SendResult, Turn
 from ragloom.integrations.context import PromptContext, prepare
-from ragloom.memory import MemoryStore
 from ragloom.prompt import estimate_tokens
 from ragloom.retrieval.tokenize import STOPWORDS
 

@@ -11,18 +11,16 @@ import pytest
 
 from helpers import ASSISTANT_PROMPT, hash_config
 from ragloom import RAGEngine
-from ragloom.conversation import Conversation
+from ragloom.apps.conversation import Conversation
+from ragloom.apps.memory import MEMORY_FILE, MemoryStore
 from ragloom.embeddings.hashing import HashEmbeddingProvider
 from ragloom.integrations.base import Turn
-from ragloom.memory import MEMORY_FILE, MemoryStore
-
-TESTS = Path(__file__).resolve().parent
 
 ADD_TURNS = """
 import sys
 from pathlib import Path
 from ragloom.embeddings.hashing import HashEmbeddingProvider
-from ragloom.memory import MemoryStore
+from ragloom.apps.memory import MemoryStore
 store = MemoryStore(Path(sys.argv[1]), HashEmbeddingProvider())
 for index in range(int(sys.argv[3])):
     store.add(sys.argv[2], "user" if index % 2 == 0 else "assistant", f"{sys.argv[4]} turn {index}")

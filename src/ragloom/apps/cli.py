@@ -18,9 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragloom.apps.eval import MODES
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
-from ragloom.eval import MODES
 from ragloom.indexing.progress import IndexProgress
 from ragloom.types import IndexReport
 
@@ -186,7 +186,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
 
     config, base_dir = find_config(args.config, Path.cwd())
     if args.command == "eval":
-        from ragloom.eval import format_scores, run_eval
+        from ragloom.apps.eval import format_scores, run_eval
 
         scores = run_eval(config, args.dataset, args.modes or MODES, args.k, args.work_dir)
         print(json.dumps([s.to_dict() for s in scores], indent=2) if args.json
@@ -210,7 +210,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 report = method(target, progress=progress_printer())
             print(describe_report(report), file=out)
         elif args.command == "mcp":
-            from ragloom.mcp_server import serve
+            from ragloom.apps.mcp_server import serve
 
             serve(engine, http=args.http, host=args.host, port=args.port,
                   allow_writes=args.allow_writes)

@@ -14,12 +14,12 @@ from google import genai  # noqa: E402
 
 from fakes.gemini_server import FakeGeminiServer, text_reply  # noqa: E402
 from helpers import ASSISTANT_PROMPT, write  # noqa: E402
-from ragloom.llm import send, send_detailed  # noqa: E402
-from ragloom.tools import (  # noqa: E402
+from ragloom import send  # noqa: E402
+from ragloom.integrations.gemini import send_detailed, send_with_tools  # noqa: E402
+from ragloom.integrations.tools import (  # noqa: E402
     RAG_SEARCH_SCHEMA,
     format_tool_results,
     handle_rag_search,
-    send_with_tools,
 )
 
 PROMPT = ASSISTANT_PROMPT

@@ -111,10 +111,10 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
              k: int = 10) -> list[ModeScores]:
     """Mean nDCG/Recall/MRR at ``k`` per mode over the dataset's judged queries."""
     runners: dict[str, Callable[[str], list[str]]] = {
-        "dense": lambda q: _ranked_ids(engine.search(q, k, hybrid=False, mmr=False)),
+        "dense": lambda q: _ranked_ids(engine.search(q, k, mode="dense", mmr=False)),
         "sparse": lambda q: _ranked_ids(engine.search(q, k, mode="sparse", mmr=False)),
-        "hybrid": lambda q: _ranked_ids(engine.search(q, k, hybrid=True, mmr=False)),
-        "hybrid+mmr": lambda q: _ranked_ids(engine.search(q, k, hybrid=True, mmr=True)),
+        "hybrid": lambda q: _ranked_ids(engine.search(q, k, mode="hybrid", mmr=False)),
+        "hybrid+mmr": lambda q: _ranked_ids(engine.search(q, k, mode="hybrid", mmr=True)),
     }
     unknown = [m for m in modes if m not in runners]
     if unknown:

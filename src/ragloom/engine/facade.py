@@ -3,61 +3,52 @@ and retrievers together; the algorithms live in those parts."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 
-from ragloom.chunking.context import text_to_index
-from ragloom.chunking.registry import FileChunker, language_for_path
-from ragloom.chunking.sizing import resolve_chunk_sizing
+from ragloom.chunking.registry import FileChunker
 from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
-from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
+from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.registry import create_embedding_provider
-from ragloom.errors import IndexLockedError, RagloomError, ReadOnlyError, StoreError
+from ragloom.engine.asynchronous import AsyncMethods
+from ragloom.engine.checks import check_config
+from ragloom.engine.opening import IndexOpener, IndexParts
+from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
-from ragloom.indexing.consistency import VerifyReport, recover_interrupted, verify_index
+from ragloom.indexing.consistency import VerifyReport, verify_index
 from ragloom.indexing.discovery import relative_posix
-from ragloom.indexing.indexer import Indexer, IndexingStopped
-from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
-from ragloom.indexing.reading import SkipFile, read_file
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
-from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
+from ragloom.readers.base import SkipFile
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
-from ragloom.retrieval.sparse import SparseIndex
-from ragloom.retrieval.tokenize import Tokenizer
-from ragloom.security import redact_secrets
-from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
-from ragloom.stores.registry import create_vector_store, store_is_persistent
+from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
-
-#: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
-#: older version is then re-chunked once on open (embeddings come from the cache).
-CHUNK_METADATA_VERSION = 2
 
 logger = logging.getLogger("ragloom")
 
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine:
+class RAGEngine(AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
     ``vector_store`` may be passed ready-made to override what the config names.
     With ``enabled = false`` the engine builds nothing: searches return ``[]``.
+    Every method that does I/O has an async form (``asearch``, ``aingest_text``, ...).
     """
 
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
@@ -75,98 +66,40 @@ class RAGEngine:
         self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
             return
+        check_config(self.config)
         self.provider = embedding_provider or create_embedding_provider(self.config)
+        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider, vector_store)
+        parts = (opener.for_reading(self._snapshot_lock) if read_only
+                 else opener.for_writing(self._readers_writer))
+        self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
+                                                                 parts.manifest, parts.cache)
+        self._sizing, self._process_lock = parts.sizing, parts.process_lock
         try:
-            if read_only:
-                self._open_for_reading(vector_store)
-            else:
-                self._open_for_writing(vector_store)
+            self._indexer, self._searcher = self._wire(parts)
         except BaseException:
-            if read_only and hasattr(self, "store"):
-                self.store.close()  # a reader wrote nothing; let Chroma drop its handles
+            if read_only:
+                self.store.close()
             if self._process_lock is not None:
                 self._process_lock.release()
             raise
         if self.config.auto_sync_interval_seconds and not read_only:
             self.start_auto_sync(self.config.auto_sync_interval_seconds)
 
-    def _open_for_writing(self, vector_store: VectorStore | None) -> None:
-        """Take the index lock (before the store opens: it may rebuild files another process
-        owns), open every part, finish an interrupted write, adopt new settings."""
-        if self._persistent(vector_store):
-            claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files)
-            self._process_lock = ProcessLock(self.index_dir / "lock")
-            self._process_lock.acquire()
-        self._open_parts(vector_store, read_only=False)
-        self._reconcile_signature()
-        recover_interrupted(self.store, self.sparse, self._manifest)
-        if not searches_text(self.store):  # a remote index keeps its own BM25
-            self.sparse.sync_with(self.store)
-
-    def _open_for_reading(self, vector_store: VectorStore | None) -> None:
-        """Load the last persisted state without writing anything. Several readers may run
-        while a writer holds the index; a store that cannot be read beside a writer
-        (embedded Chroma) is refused while one has it open."""
-        if self._persistent(vector_store):
-            claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files, create=False)
-        probe = ProcessLock(self.index_dir / "lock")
-        writer_active = False
-        if self.index_dir.is_dir():
-            try:
-                probe.acquire(shared=True)
-            except IndexLockedError:
-                writer_active = True
-        try:
-            with self._snapshot_lock.reading() if self.index_dir.is_dir() else nullcontext():
-                self._open_parts(vector_store, read_only=True)
-        except BaseException:
-            probe.release()
-            raise
-        if not self.store.concurrent_readers:
-            if writer_active:
-                raise IndexLockedError(
-                    f"index at {self.index_dir} is open for writing by another process, and "
-                    f"a {self.store.name} store cannot be read beside its writer; close that "
-                    f"engine first or use a Chroma server (vector_store.url)")
-            self._process_lock = probe  # held shared: no writer opens while we read
-        else:
-            probe.release()
-        self._check_signature()
-        if not searches_text(self.store):  # a remote index keeps its own BM25
-            self.sparse.sync_with(self.store)
-
-    def _persistent(self, vector_store: VectorStore | None) -> bool:
-        """Whether the store keeps its data on disk or a server, known before it opens."""
-        if vector_store is not None:
-            return vector_store.persistent
-        return store_is_persistent(self.config)
-
-    def _open_parts(self, vector_store: VectorStore | None, read_only: bool) -> None:
-        """Store, cache, manifest, BM25 index, indexer and searcher."""
-        self._sizing = resolve_chunk_sizing(self.config, self.provider.token_measure())
-        self.store = vector_store or create_vector_store(
-            self.config, self.base_dir,
-            EmbeddingSpec(f"{self.provider.provider_name}/{self.provider.model_name}",
-                          self.provider.dimension), read_only)
-        self._cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
-                       if self.config.embedding_cache and not read_only else None)
-        self._manifest = Manifest(self._beside_store("manifest", "sqlite"), read_only)
-        retrieval = self.config.retrieval
-        text_of = text_to_index(self.config.chunking.embed_header, self._sizing.measure)
-        self.sparse = SparseIndex(self._beside_store("bm25", "npz"), Tokenizer(
-            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
-        self._indexer = Indexer(
-            self.base_dir, FileReaders(self.config), FileChunker(self.config, self._sizing),
-            CachedEmbedder(self.provider, self._cache), self.store, self.sparse, self._manifest,
-            self.config.max_file_bytes,
-            include=self.config.include, exclude=self.config.exclude, index_dir=self.index_dir,
-            respect_gitignore=self.config.respect_gitignore, commit=self._readers_writer.writing,
-            persist=self._persist, source_types=SourceTypes(self.config.source_types),
+    def _wire(self, parts: IndexParts) -> tuple[Indexer, Searcher]:
+        """The indexer (write path) and searcher (read path) over the opened parts."""
+        config = self.config
+        indexer = Indexer(
+            self.base_dir, FileReaders(config), FileChunker(config, parts.sizing),
+            CachedEmbedder(self.provider, parts.cache), parts.store, parts.sparse, parts.manifest,
+            config.max_file_bytes,
+            include=config.include, exclude=config.exclude, index_dir=self.index_dir,
+            respect_gitignore=config.respect_gitignore, commit=self._readers_writer.writing,
+            persist=self._persist, source_types=SourceTypes(config.source_types),
             config_files=[relative_posix(file, self.base_dir)
-                          for file in (self.config.source_file,) if file is not None],
-            redact=self.config.redact_secrets, text_of=text_of,
+                          for file in (config.source_file,) if file is not None],
+            redact=config.redact_secrets, text_of=parts.text_of,
         )
-        self._searcher = Searcher(self.provider, self.store, self.sparse, self.config)
+        return indexer, Searcher(self.provider, parts.store, parts.sparse, config)
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
@@ -183,24 +116,6 @@ class RAGEngine:
         """Index the eligible files under ``path`` (default base_dir): new and changed files
         are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
         return self._index_directory_until(None, path, include, exclude, progress)
-
-    async def aindex_directory(self, path: PathLike | None = None,
-                               include: Sequence[str] | None = None,
-                               exclude: Sequence[str] | None = None,
-                               progress: ProgressCallback | None = None) -> IndexReport:
-        """``index_directory`` on a worker thread, so the event loop keeps running. Cancelling
-        the awaiting task stops the run at the next safe point (between embedding batches or
-        files) and waits for it: windows written before stay, nothing is half-written."""
-        stop = threading.Event()
-        work = asyncio.ensure_future(asyncio.to_thread(
-            self._index_directory_until, stop, path, include, exclude, progress))
-        try:
-            return await asyncio.shield(work)
-        except asyncio.CancelledError:
-            stop.set()
-            with suppress(IndexingStopped):
-                await work
-            raise
 
     def _index_directory_until(self, stop: threading.Event | None, path: PathLike | None,
                                include: Sequence[str] | None, exclude: Sequence[str] | None,
@@ -236,11 +151,6 @@ class RAGEngine:
         with self._writing():
             return self._indexer.ingest_text(source_id, text, metadata, language)
 
-    async def aingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                           language: str | None = None) -> IndexReport:
-        """``ingest_text`` on a worker thread."""
-        return await asyncio.to_thread(self.ingest_text, source_id, text, metadata, language)
-
     def delete_source(self, source_id: str) -> int:
         """Remove a text added with ``ingest_text``; returns how many chunks were removed."""
         with self._writing():
@@ -258,39 +168,27 @@ class RAGEngine:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def search(self, query: str, top_k: int | None = None, filters: Filters | None = None,
-               hybrid: bool | None = None, mmr: bool | None = None,
-               min_score: float | None = None, mode: str | None = None) -> list[SearchResult]:
+    def search(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
+               mode: str | None = None, mmr: bool | None = None,
+               min_score: float | None = None) -> list[SearchResult]:
         """The chunks most relevant to ``query``, best first.
 
         ``filters`` select by metadata (see ``ragloom.filters``) before ranking;
-        ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (``hybrid=True/False`` is
-        the older spelling of "hybrid"/"dense"; both default to ``retrieval.hybrid``);
-        ``mmr`` re-ranks for diversity; results whose cosine similarity to the query is
-        below ``min_score`` are dropped, and a query none of whose results reaches the
-        relevance gate gets none.
+        ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (default: "hybrid" when
+        ``retrieval.hybrid``, else "dense"); ``mmr`` re-ranks for diversity; results whose
+        cosine similarity to the query is below ``min_score`` are dropped, and a query
+        none of whose results reaches the relevance gate gets none.
         """
-        return self.search_detailed(query, top_k, filters, hybrid, mmr, min_score, mode).results
+        return self.search_detailed(query, top_k, filters=filters, mode=mode, mmr=mmr,
+                                    min_score=min_score).results
 
-    async def asearch(self, query: str, top_k: int | None = None, filters: Filters | None = None,
-                      hybrid: bool | None = None, mmr: bool | None = None,
-                      min_score: float | None = None, mode: str | None = None) -> list[SearchResult]:
-        """``search`` on a worker thread (embedding the query must not block the event loop)."""
-        return await asyncio.to_thread(self.search, query, top_k, filters, hybrid, mmr, min_score, mode)
-
-    def search_detailed(self, query: str, top_k: int | None = None,
-                        filters: Filters | None = None, hybrid: bool | None = None,
-                        mmr: bool | None = None, min_score: float | None = None,
-                        mode: str | None = None) -> SearchResponse:
+    def search_detailed(self, query: str, top_k: int | None = None, *,
+                        filters: Filters | None = None, mode: str | None = None,
+                        mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()
-        if hybrid is not None:
-            implied = "hybrid" if hybrid else "dense"
-            if mode is not None and mode != implied:
-                raise ValueError(f"hybrid={hybrid} contradicts mode={mode!r}; pass only mode")
-            mode = implied
         if not query.strip():
             return SearchResponse([], "empty-query")
         compile_filters(filters)
@@ -369,24 +267,19 @@ class RAGEngine:
         return sum(max(record.size, 0) for record in self._manifest.records().values()) // CHARS_PER_TOKEN
 
     def preload_results(self, budget_tokens: int | None) -> list[SearchResult]:
-        """Whole indexed files (as their readers read them, secrets redacted), in path
-        order, one result each, leaving out files that no longer fit ``budget_tokens``."""
+        """Whole indexed files (as indexing reads them: their readers, secrets redacted), in
+        path order, one result each, leaving out files that no longer fit ``budget_tokens``."""
         results: list[SearchResult] = []
         used = 0
-        readers = FileReaders(self.config)
-        types = SourceTypes(self.config.source_types)
         for path in self.get_all_indexed_paths():
             try:
-                text = read_file(self._resolve(path), path, self.config.max_file_bytes, readers).text
+                text, metadata = self._indexer.read_whole(path)
             except SkipFile:
                 continue
-            if self.config.redact_secrets:
-                text = redact_secrets(text).text
             cost = estimate_tokens(f"File: {path} (preloaded)\n{text}\n\n")
             if budget_tokens is not None and used + cost > budget_tokens:
                 continue
             used += cost
-            metadata: Metadata = {"path": path, "source_type": types.of(path, language_for_path(path))}
             results.append(SearchResult(path, text, metadata, 1.0, 0.0))
         return results
 
@@ -473,28 +366,6 @@ class RAGEngine:
         if relative not in saved:
             self._manifest.set_setting("roots", json.dumps(sorted([*saved, relative])))
 
-    def _beside_store(self, kind: str, suffix: str) -> Path | None:
-        """``<index_dir>/<kind>_<store>_<collection>.<suffix>`` for a persistent store."""
-        if not self.store.persistent:
-            return None
-        return self.index_dir / (f"{kind}_{self.store.name}_"
-                                 f"{self.config.vector_store.collection_name}.{suffix}")
-
-    def _check_signature(self) -> None:
-        """For reading: the index must have been built by this embedding model (only a
-        write rebuilds it)."""
-        built = self._manifest.get_setting("embedding")
-        if built is not None and built != self._embedding_signature():
-            provider, model, dimension = json.loads(built)
-            raise StoreError(
-                f"the index at {self.index_dir} was built with {provider}/{model} ({dimension}-d), "
-                f"not {self.provider.provider_name}/{self.provider.model_name} "
-                f"({self.provider.dimension}-d); run 'ragloom index' to rebuild it")
-
-    def _embedding_signature(self) -> str:
-        return json.dumps([self.provider.provider_name, self.provider.model_name,
-                           self.provider.dimension])
-
     def _require_enabled(self) -> None:
         if not self.config.enabled:
             raise RagloomError("RAG is disabled (rag.enabled = false); nothing can be indexed")
@@ -509,33 +380,3 @@ class RAGEngine:
             return self.base_dir
         candidate = Path(path)
         return candidate if candidate.is_absolute() else self.base_dir / candidate
-
-    def _reconcile_signature(self) -> None:
-        """Start afresh when the embedding model changed; re-chunk when chunking changed."""
-        embedding = self._embedding_signature()
-        chunking = json.dumps([self._sizing.signature(),
-                               self.config.chunking.model_dump(mode="json"),
-                               self.config.redact_secrets, self.config.source_types,
-                               CHUNK_METADATA_VERSION], sort_keys=True)
-        old_embedding = self._manifest.get_setting("embedding")
-        if old_embedding is not None and old_embedding != embedding:
-            logger.warning("embedding model changed from %s to %s: the index is rebuilt",
-                           old_embedding, embedding)
-            with self._readers_writer.writing():
-                self.store.reset()
-                self.sparse.clear()
-            self._manifest.clear()
-        elif len(self._manifest) and self.store.count() == 0:
-            logger.warning("the store is empty but the manifest lists files: re-indexing them")
-            self._manifest.clear()
-        old_chunking = self._manifest.get_setting("chunking")
-        if old_chunking is not None and old_chunking != chunking:
-            logger.info("chunking settings changed: every file will be re-chunked")
-            self._manifest.forget_versions()
-        self._manifest.set_setting("embedding", embedding)
-        self._manifest.set_setting("chunking", chunking)
-
-
-def _holds_index_files(folder: Path) -> bool:
-    """An index folder written before ownership markers existed."""
-    return any(folder.glob("manifest_*.sqlite")) or (folder / "embeddings.sqlite").is_file()

@@ -1,0 +1,227 @@
+"""Structure-aware chunks for any language with a tree-sitter grammar wheel, driven by the
+language's row (``languages.py``) and the grammar's own tags query.
+
+The same contract as the Python chunker: whole definitions when they fit; a container
+(class, impl, trait, interface, namespace, ...) too big for one chunk is split per member,
+each part repeating the container's short header; small adjacent definitions share a
+chunk (``symbols`` names them all); imports stay apart from code; whole lines; the bounds
+of ``chunking.definitions``. ``symbol`` is written in the language's own notation
+(``App\\Http\\UserController::index``, ``Server.Start``, ``net::Server::start``). Without
+the grammar wheel, files are cut by lines, with one warning per language.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from ragloom.chunking.base import Piece, SourceLines, assemble_chunks
+from ragloom.chunking.character import CharacterChunker
+from ragloom.chunking.definitions import DefinitionSplitter, HeaderLevel, Span, Unit
+from ragloom.chunking.measure import CHARACTERS, TextMeasure
+from ragloom.chunking.treesitter.languages import GRAMMAR_BY_SUFFIX, LANGUAGES
+from ragloom.chunking.treesitter.laravel import laravel_definitions
+from ragloom.chunking.treesitter.layout import ScopeLayout
+from ragloom.chunking.treesitter.outline import LOAD_ERRORS, Definition, Grammar, load_grammar
+from ragloom.types import Chunk
+
+logger = logging.getLogger("ragloom")
+
+#: Kinds whose name is complete as found (a route's URI, a config key, a table).
+_NAMED_WHOLE = frozenset({"route", "route_group", "table", "config"})
+_WARNED: set[str] = set()
+_WARNED_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Where a scope sits: the qualified name of what encloses it and its separators."""
+
+    prefix: str = ""
+    kind: str = ""  # kind of the enclosing definition ("" at file level)
+
+
+class TreeSitterChunker:
+    """Chunks one language's files; see the module docstring."""
+
+    def __init__(self, language: str, chunk_size: int = 1000, chunk_overlap: int = 200,
+                 measure: TextMeasure = CHARACTERS) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"no tree-sitter row for language {language!r}; known: "
+                             f"{', '.join(sorted(LANGUAGES))}")
+        self.language = language
+        self.chunk_size = chunk_size
+        self.measure = measure
+        self.splitter = DefinitionSplitter(chunk_size, measure)
+        self._lines = CharacterChunker(chunk_size, chunk_overlap, sentence_boundaries=True,
+                                       measure=measure)
+
+    def grammar_for(self, path: str) -> Grammar | None:
+        """The grammar for ``path`` (``.tsx`` picks TSX), warning once per language when
+        its wheel is missing."""
+        name = GRAMMAR_BY_SUFFIX.get(PurePath(path).suffix.lower(), self.language)
+        if name not in LANGUAGES:
+            name = self.language
+        grammar = load_grammar(name, LANGUAGES[name])
+        if grammar is None:
+            with _WARNED_LOCK:
+                if name not in _WARNED:
+                    _WARNED.add(name)
+                    logger.warning("%s files are chunked by lines: the tree-sitter grammar "
+                                   "(%s) is not installed; pip install 'ragloom[code]' (%s)",
+                                   name, LANGUAGES[name].module.replace("_", "-"),
+                                   LOAD_ERRORS.get(name, ""))
+        return grammar
+
+    def chunk(self, text: str, path: str) -> list[Chunk]:
+        source = SourceLines(text, self.measure)
+        grammar = self.grammar_for(path)
+        if grammar is not None:
+            try:
+                pieces = _FileChunking(self, grammar, source, path).pieces()
+            except RecursionError:
+                pieces = None
+            if pieces is not None:
+                return assemble_chunks(path, pieces, base={"chunker": "tree_sitter"})
+        return assemble_chunks(path, self._lines.split(source, 1, source.line_count),
+                               base={"chunker": "character"})
+
+
+class _FileChunking:
+    """The chunking of one file: its tree, definitions and the pieces they make."""
+
+    def __init__(self, chunker: TreeSitterChunker, grammar: Grammar, source: SourceLines,
+                 path: str) -> None:
+        self.splitter = chunker.splitter
+        self.grammar = grammar
+        self.row = grammar.row
+        self.source = source
+        self.tree = grammar.parse(source.text.encode("utf-8", "surrogatepass"))
+        self.definitions = grammar.definitions(self.tree.root_node)
+        if grammar.row.module == "tree_sitter_php":
+            laravel_definitions(path, self.tree.root_node, self.definitions)
+        self.layout = ScopeLayout(source, grammar.row, self.definitions)
+
+    def pieces(self) -> list[Piece]:
+        root = self.tree.root_node
+        return self._scope(root.named_children, 1, self.source.line_count, _Scope(), [], [],
+                           members=False)
+
+    # -- scopes ---------------------------------------------------------------------------
+
+    def _scope(self, children: list[Any], first: int, last: int, scope: _Scope,
+               outer: list[HeaderLevel], levels: list[HeaderLevel], members: bool) -> list[Piece]:
+        """Pieces of lines ``first..last`` holding ``children`` (a file's or a container
+        body's nodes): one unit per definition, per import run and per statement run."""
+        items = self.layout.items(children, first, last, members)
+        opening, repeated = self.splitter.headers(outer), self.splitter.headers(levels)
+        units: list[Unit] = []
+        for item in items:
+            at_first = item.first == first
+            headers = opening if at_first else repeated
+            own_levels = outer if at_first else levels
+            if item.family == "definition":
+                names = [self._qualified(d, scope) for d in item.definitions]
+                head = item.definitions[0]
+                extra: dict[str, object] = {"symbol": names[0], "kind": self._kind(head, scope)}
+                if len(names) > 1:
+                    extra["symbols"] = ", ".join(names)
+                span = Span(item.first, item.last, extra)
+                split = functools.partial(self._split_definition, span, head, names[0], scope,
+                                          own_levels, levels)
+            else:
+                kind = "imports" if item.family == "imports" else (scope.kind or "module")
+                extra = {"kind": kind, **({"symbol": scope.prefix} if scope.prefix else {})}
+                span = Span(item.first, item.last, extra)
+                split = functools.partial(self._split_lines, span, own_levels, levels)
+            alone = item.family == "definition" and item.definitions[0].kind in _NAMED_WHOLE
+            units.append(Unit(span, item.family, headers, split, alone))
+        return self.splitter.assemble(self.source, units, members)
+
+    def _split_definition(self, span: Span, definition: Definition, name: str, scope: _Scope,
+                          own_levels: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
+        """A container per member, anything else by lines with its signature repeated."""
+        node = definition.node
+        body = definition.body
+        header = self._header(node, body)
+        if definition.container and body is not None:
+            named = self.row.namespaces_in_symbols or definition.kind != "module"
+            inner = _Scope(name if named else scope.prefix, self._kind(definition, scope))
+            return self._scope(body.named_children, span.first, span.last, inner, own_levels,
+                               [*levels, header], members=True)
+        return self._split_lines(span, own_levels, [*levels, header])
+
+    def _split_lines(self, span: Span, own_levels: list[HeaderLevel],
+                     levels: list[HeaderLevel]) -> list[Piece]:
+        units = [(line, line) for line in range(span.first, span.last + 1)]
+        return self.splitter.split(self.source, units, self.splitter.headers(own_levels),
+                                   self.splitter.headers(levels), span.extra)
+
+    def _header(self, node: Any, body: Any | None) -> HeaderLevel:
+        """A definition's short header: its lines up to where its body opens (the class
+        line and ``{``, a signature), or its first line."""
+        first = node.start_point[0] + 1
+        last = body.start_point[0] + 1 if body is not None else first
+        members = body.named_children if body is not None else []
+        if members and members[0].start_point[0] + 1 <= last:
+            last = max(first, members[0].start_point[0])  # a member shares the opening line
+        for child in node.named_children:  # a comment after the first line is no header
+            if "comment" in child.type and first <= child.start_point[0] < last:
+                last = max(first, child.start_point[0])
+                break
+        last = min(max(first, last), first + 8)
+        text = "".join(self.source.line_texts[n - 1] + "\n" for n in range(first, last + 1))
+        return HeaderLevel(text, self.source.line_texts[first - 1] + "\n")
+
+    # -- names ------------------------------------------------------------------------------
+
+    def _kind(self, definition: Definition, scope: _Scope) -> str:
+        """``method`` for a function in a class-like container, ``function`` at file or
+        namespace level (Rust's tags call every function in a block a method)."""
+        at_top = scope.kind in ("", "module")
+        if definition.kind == "function" and not at_top:
+            return "method"
+        if definition.kind == "method" and at_top and definition.node.type == "function_item":
+            return "function"
+        return definition.kind
+
+    def _qualified(self, definition: Definition, scope: _Scope) -> str:
+        """``definition``'s name in the language's notation, with what encloses it."""
+        row = self.row
+        name = definition.name
+        owner = scope.prefix
+        if definition.kind in _NAMED_WHOLE:
+            return name
+        if scope.kind == "module" and not row.namespaces_in_symbols:
+            owner = ""
+        if row.receiver_field is not None and not owner:
+            owner = _receiver_type(definition.node, row.receiver_field)
+            if owner:
+                return f"{owner}{row.member_separator}{name}"
+        if not owner:
+            owner = self.layout.namespace
+            separator = row.namespace_separator or row.separator
+            return f"{owner}{separator}{name}" if owner else name
+        if scope.kind == "module":
+            separator = row.namespace_separator or row.separator
+        elif definition.kind in ("function", "method", "property"):
+            separator = "." if definition.node.type == "singleton_method" else row.member_separator
+        else:
+            separator = row.separator
+        return f"{owner}{separator}{name}"
+
+
+def _receiver_type(node: Any, field_name: str) -> str:
+    """The type a method belongs to (Go: ``func (s *Server) Start()`` -> ``Server``)."""
+    receiver = node.child_by_field_name(field_name)
+    stack = [receiver] if receiver is not None else []
+    while stack:
+        current = stack.pop(0)
+        if current.type == "type_identifier":
+            return bytes(current.text or b"").decode("utf-8", "replace")
+        stack.extend(current.named_children)
+    return ""

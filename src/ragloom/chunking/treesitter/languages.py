@@ -1,0 +1,136 @@
+"""What the generic tree-sitter chunker knows of each language: one row per language.
+
+A row names the grammar wheel, whether its shipped ``TAGS_QUERY`` finds the definitions
+(the grammar authors' own query, the one GitHub's code navigation runs on) or which node
+types are definitions where the wheel ships none, which definitions are containers (split
+per member), which nodes are imports, and how the language writes a qualified name
+(``App\\Http\\UserController::index``, ``Server.Start``, ``net::Server::start``).
+Adding a language is adding a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+#: Node types that are containers in most grammars; rows add their own.
+COMMON_CONTAINERS = frozenset({
+    "class_declaration", "class_definition", "interface_declaration", "trait_declaration",
+    "enum_declaration", "struct_declaration", "record_declaration", "namespace_definition",
+    "namespace_declaration", "object_declaration", "protocol_declaration", "class",
+    "module", "singleton_class", "class_specifier", "struct_specifier", "impl_item",
+    "trait_item", "mod_item", "abstract_class_declaration", "internal_module",
+    "companion_object", "enum_item",
+})
+
+
+@dataclass(frozen=True)
+class LanguageRow:
+    """How to chunk one language with its tree-sitter grammar."""
+
+    #: The grammar wheel's module and the function returning its grammar.
+    module: str
+    loader: str = "language"
+    #: Use the wheel's ``TAGS_QUERY`` to find definitions.
+    tags: bool = True
+    #: Node type -> kind of definitions the tags query lacks (or all, without one); the
+    #: name is the node's ``name`` field unless ``name_fields`` names another.
+    definitions: Mapping[str, str] = field(default_factory=dict)
+    name_fields: Mapping[str, str] = field(default_factory=dict)
+    #: Definitions split per member when too big (besides ``COMMON_CONTAINERS``).
+    containers: frozenset[str] = frozenset()
+    #: Top-level nodes kept apart from code, in chunks of their own.
+    imports: frozenset[str] = frozenset()
+    #: Between enclosing names and a member function, and between other names.
+    member_separator: str = "."
+    separator: str = "."
+    #: Between a namespace and what it holds (PHP ``\\``), default ``separator``.
+    namespace_separator: str | None = None
+    #: A statement naming the namespace of the rest of the file (PHP ``namespace App;``).
+    file_namespace: str | None = None
+    #: A method's field naming its owner type (Go's receiver).
+    receiver_field: str | None = None
+    #: Calls that import (Ruby's ``require``), kept with the imports.
+    import_calls: frozenset[str] = frozenset()
+    #: Whether names start with the namespaces that enclose them (C#: ``Type.Method``).
+    namespaces_in_symbols: bool = True
+
+
+_C_IMPORTS = frozenset({"preproc_include", "preproc_def", "preproc_call"})
+
+LANGUAGES: dict[str, LanguageRow] = {
+    "php": LanguageRow(
+        "tree_sitter_php", loader="language_php",
+        definitions={"enum_declaration": "class", "trait_declaration": "class"},
+        imports=frozenset({"namespace_use_declaration", "php_tag", "namespace_definition"}),
+        member_separator="::", separator="\\", file_namespace="namespace_definition"),
+    "javascript": LanguageRow(
+        "tree_sitter_javascript", definitions={"method_definition": "method"},  # constructors too
+        imports=frozenset({"import_statement"})),
+    "typescript": LanguageRow(
+        "tree_sitter_typescript", loader="language_typescript", tags=False,
+        definitions={"class_declaration": "class", "abstract_class_declaration": "class",
+                     "interface_declaration": "interface", "function_declaration": "function",
+                     "generator_function_declaration": "function", "method_definition": "method",
+                     "abstract_method_signature": "method", "enum_declaration": "type",
+                     "type_alias_declaration": "type", "internal_module": "module",
+                     "variable_declarator": "function"},
+        imports=frozenset({"import_statement"})),
+    "tsx": LanguageRow(
+        "tree_sitter_typescript", loader="language_tsx", tags=False,
+        definitions={"class_declaration": "class", "abstract_class_declaration": "class",
+                     "interface_declaration": "interface", "function_declaration": "function",
+                     "generator_function_declaration": "function", "method_definition": "method",
+                     "abstract_method_signature": "method", "enum_declaration": "type",
+                     "type_alias_declaration": "type", "internal_module": "module",
+                     "variable_declarator": "function"},
+        imports=frozenset({"import_statement"})),
+    "go": LanguageRow(
+        "tree_sitter_go", imports=frozenset({"import_declaration", "package_clause"}),
+        receiver_field="receiver"),
+    "rust": LanguageRow(
+        "tree_sitter_rust", definitions={"impl_item": "impl"}, name_fields={"impl_item": "type"},
+        imports=frozenset({"use_declaration", "extern_crate_declaration"}),
+        member_separator="::", separator="::"),
+    "java": LanguageRow(
+        "tree_sitter_java",
+        definitions={"enum_declaration": "class", "record_declaration": "class",
+                     "constructor_declaration": "method", "annotation_type_declaration": "interface"},
+        imports=frozenset({"import_declaration", "package_declaration"})),
+    "swift": LanguageRow(
+        "tree_sitter_swift", tags=False,
+        definitions={"class_declaration": "class", "protocol_declaration": "interface",
+                     "function_declaration": "function", "init_declaration": "method",
+                     "protocol_function_declaration": "method", "property_declaration": "property",
+                     "typealias_declaration": "type"},
+        imports=frozenset({"import_declaration"})),
+    "c": LanguageRow("tree_sitter_c", imports=_C_IMPORTS),
+    "cpp": LanguageRow(
+        "tree_sitter_cpp", definitions={"namespace_definition": "module"},
+        imports=_C_IMPORTS | {"using_declaration", "alias_declaration"},
+        member_separator="::", separator="::"),
+    "csharp": LanguageRow(
+        "tree_sitter_c_sharp", tags=False,
+        definitions={"class_declaration": "class", "struct_declaration": "class",
+                     "record_declaration": "class", "interface_declaration": "interface",
+                     "enum_declaration": "type", "method_declaration": "method",
+                     "constructor_declaration": "method", "property_declaration": "property",
+                     "namespace_declaration": "module", "delegate_declaration": "type"},
+        imports=frozenset({"using_directive", "file_scoped_namespace_declaration"}),
+        namespaces_in_symbols=False),
+    "ruby": LanguageRow("tree_sitter_ruby", member_separator="#", separator="::",
+                        import_calls=frozenset({"require", "require_relative", "load"})),
+    "kotlin": LanguageRow(
+        "tree_sitter_kotlin", tags=False,
+        definitions={"class_declaration": "class", "object_declaration": "class",
+                     "companion_object": "class", "function_declaration": "function",
+                     "secondary_constructor": "method", "type_alias": "type"},
+        imports=frozenset({"import", "package_header", "import_list", "import_header"})),
+}
+
+#: File suffixes that pick another grammar of the same language.
+GRAMMAR_BY_SUFFIX = {".tsx": "tsx"}
+
+#: Tags-query captures that are definitions the chunker keeps, with the kind it records.
+TAG_KINDS = {"class": "class", "interface": "interface", "function": "function",
+             "method": "method", "module": "module", "type": "type", "macro": "macro"}

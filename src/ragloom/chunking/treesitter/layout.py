@@ -1,0 +1,215 @@
+"""How a scope's lines fall into items: the children of a file or container body as
+definitions, imports and statements, no two sharing a line. Comments right above a
+definition join it, lines that only close blocks (``}``, ``end``) join the item before,
+lines that only open what follows (``class X {``, ``return [``, ``<?php``) join the next."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragloom.chunking.base import SourceLines
+from ragloom.chunking.treesitter.languages import LanguageRow
+from ragloom.chunking.treesitter.outline import Definition, body_of
+
+#: Lines that only close what came before (``}``, ``});``, ``end``, ``#endif``).
+_CLOSING_LINE = re.compile(r"^\s*([\])};,]+|end|#\s*endif\b.*|#\s*else\b.*)?\s*(//.*|/\*.*|#.*)?$")
+#: Lines that open a block whose members follow (``return [``, ``extern "C" {``).
+_OPENS_BLOCK = re.compile(r"[\[{(]\s*$")
+
+
+@dataclass
+class Item:
+    """Lines ``first..last`` of a scope holding definitions, imports or other statements."""
+
+    first: int
+    last: int
+    family: str  # "definition", "imports", "statements", "comment"
+    definitions: list[Definition] = field(default_factory=list)
+
+
+
+class ScopeLayout:
+    """Lays out the scopes of one file; ``namespace`` is the file-level namespace seen."""
+
+    def __init__(self, source: SourceLines, row: LanguageRow, definitions: dict[int, Definition]) -> None:
+        self.source = source
+        self.row = row
+        self.definitions = definitions
+        self.namespace = ""
+        # Nodes with a definition somewhere below them, to find a child's definitions fast.
+        self._above: set[int] = set()
+        for definition in definitions.values():
+            node = definition.node.parent
+            while node is not None and node.id not in self._above:
+                self._above.add(node.id)
+                node = node.parent
+
+
+    def items(self, children: list[Any], first: int, last: int, members: bool) -> list[Item]:
+        """The scope's lines as items in order, no two sharing a line; lines between them
+        are statements, except a container's opening lines (they open its first member)
+        and closing lines (``}``: they end the item before)."""
+        raw: list[Item] = []
+        queue = deque(children)
+        while queue:
+            child = queue.popleft()
+            start, end = _lines_of(child)
+            if child.type in self.row.imports:
+                if child.type == self.row.file_namespace and body_of(child) is None:
+                    self.namespace = _field_text(child, "name")
+                    raw.append(Item(start, end, "imports"))
+                    continue
+                if child.type != self.row.file_namespace:
+                    raw.append(Item(start, end, "imports"))
+                    continue
+            found = self._definitions_in(child)
+            if len(found) > 1 and child.id not in self.definitions:
+                queue.extendleft(reversed(child.named_children))  # a wrapper (#ifdef): look inside
+                continue
+            if found:
+                raw.append(Item(start, end, "definition", found))
+            elif _calls(child, self.row.import_calls):
+                raw.append(Item(start, end, "imports"))
+            elif "comment" in child.type or child.type in ("attribute_item", "decorator"):
+                raw.append(Item(start, end, "comment"))
+            else:
+                raw.append(Item(start, end, "statements"))
+        raw.sort(key=lambda item: item.first)
+        items: list[Item] = []
+        for item in raw:
+            if item.last < first or item.first > last:
+                continue
+            item.first, item.last = max(item.first, first), min(item.last, last)
+            if items and item.first <= items[-1].last:  # shares a line with the one before
+                _absorb(items[-1], item)
+                continue
+            if items and items[-1].family == item.family == "imports":
+                items[-1].last = item.last
+                continue
+            items.append(item)
+        return self._fill_gaps(items, first, last, members)
+
+    def _fill_gaps(self, items: list[Item], first: int, last: int, members: bool) -> list[Item]:
+        source = self.source
+        filled: list[Item] = []
+        cursor = first
+        for item in items:
+            if cursor < item.first and not source_blank(source, cursor, item.first - 1):
+                filled.append(Item(cursor, item.first - 1, "statements"))
+            filled.append(item)
+            cursor = item.last + 1
+        if cursor <= last and not source_blank(source, cursor, last):
+            filled.append(Item(cursor, last, "statements"))
+        result: list[Item] = []
+        for item in filled:
+            previous = result[-1] if result else None
+            if previous is not None and previous.family == "comment" and item.family == "definition" \
+                    and item.first - previous.last <= 1:
+                item.first = previous.first  # comments and attributes right above a definition
+                result[-1] = item
+                continue
+            if previous is not None and item.family in ("statements", "comment") \
+                    and self._closing_only(item):
+                previous.last = item.last  # `}` / `end` lines end the item before
+                continue
+            if previous is not None and previous.family == "comment" and item.family == "statements":
+                previous.family = "statements"
+            if previous is not None and previous.family == item.family == "statements" \
+                    and item.first - previous.last <= 1:
+                previous.last = item.last
+                continue
+            result.append(item)
+        for item in result:
+            if item.family == "comment":
+                item.family = "statements"
+        opened: list[Item] = []
+        for index, item in enumerate(result):
+            following = result[index + 1] if index + 1 < len(result) else None
+            if following is not None and item.family == "statements" \
+                    and following.family == "definition" and self._opens(item, members and index == 0):
+                following.first = item.first  # `class X {`, `return [` open the next definition
+                continue
+            opened.append(item)
+        result = opened
+        if len(result) > 1 and (self._closing_only(result[0]) or self._file_opening(result[0])):
+            result[1].first = result[0].first
+            del result[0]
+        return result
+
+    def _file_opening(self, item: Item) -> bool:
+        """Whether ``item`` is only a file's opening tag (``<?php``): it opens what follows."""
+        return item.first == 1 and all(
+            self.source.line_texts[n - 1].strip() in ("", "<?php", "<?")
+            for n in range(item.first, item.last + 1))
+
+    def _closing_only(self, item: Item) -> bool:
+        """Whether ``item`` only closes blocks (``}``, ``end``; comments may follow)."""
+        matches = [_CLOSING_LINE.match(self.source.line_texts[n - 1])
+                   for n in range(item.first, item.last + 1)]
+        return all(matches) and any(m is not None and m.group(1) for m in matches)
+
+    def _opens(self, item: Item, container_start: bool) -> bool:
+        """Whether ``item`` only opens what follows: a container's declaration up to ``{``
+        (at the container's start), or short lines ending in an opening bracket."""
+        lines = [self.source.line_texts[n - 1] for n in range(item.first, item.last + 1)]
+        if len(lines) > 8:
+            return False
+        if container_start and not any(";" in line or "=" in line for line in lines):
+            return True
+        last = next((line for line in reversed(lines) if line.strip()), "")
+        return bool(_OPENS_BLOCK.search(last))
+
+    def _definitions_in(self, node: Any) -> list[Definition]:
+        """The outermost definitions at or below ``node``."""
+        if node.id in self.definitions:
+            return [self.definitions[node.id]]
+        found: list[Definition] = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            for child in reversed(current.named_children):
+                if child.id in self.definitions:
+                    found.append(self.definitions[child.id])
+                elif child.id in self._above:
+                    stack.append(child)
+        found.sort(key=lambda d: d.node.start_byte)
+        return found
+
+
+def _absorb(into: Item, item: Item) -> None:
+    """Merge ``item`` (sharing a line with ``into``) into ``into``."""
+    into.last = max(into.last, item.last)
+    if item.family == "definition":
+        into.definitions.extend(item.definitions)
+        into.family = "definition"
+    elif into.family == "comment":
+        into.family = item.family
+
+
+def _lines_of(node: Any) -> tuple[int, int]:
+    """1-based first and last line of a node (a node ending at a line start ends before)."""
+    first = node.start_point[0] + 1
+    row, column = node.end_point
+    last = row + 1 if column > 0 else row
+    return first, max(first, last)
+
+
+def source_blank(source: SourceLines, first: int, last: int) -> bool:
+    return all(source.is_blank(n) for n in range(first, last + 1))
+
+
+def _field_text(node: Any, field_name: str) -> str:
+    named = node.child_by_field_name(field_name)
+    return bytes(named.text or b"").decode("utf-8", "replace").strip() if named is not None else ""
+
+
+def _calls(node: Any, names: frozenset[str]) -> bool:
+    """Whether ``node`` is a call of one of ``names`` (Ruby's ``require``)."""
+    if not names or node.type != "call":
+        return False
+    method = node.child_by_field_name("method")
+    return method is not None and bytes(method.text or b"").decode("utf-8", "replace") in names
+

@@ -1,0 +1,159 @@
+"""A file's definitions from its tree-sitter tree: the grammar's tags query (``@definition.*``
+with ``@name``) plus the node types its language row names; each with its name and kind.
+Grammars load once per process, lazily, from the installed grammar wheels (offline)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ragloom.chunking.treesitter.languages import COMMON_CONTAINERS, TAG_KINDS, LanguageRow
+
+#: Definitions whose value decides whether they define a function (``const f = () => 1``).
+_FUNCTION_VALUES = {"variable_declarator": "value", "pair": "value", "assignment_expression": "right"}
+_FUNCTION_NODES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_BODY_TYPES = re.compile(r"(body|declaration_list|body_statement|block)$")
+_GENERIC = re.compile(r"\s*<.*$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One definition: the node, its own name (as written), kind, whether it is split per
+    member when too big, and the body holding those members."""
+
+    node: Any
+    name: str
+    kind: str
+    container: bool
+    body: Any | None
+
+
+class Grammar:
+    """A loaded grammar with its tags query; ``parse`` makes a new parser per call, so
+    several threads can chunk files of one language at once."""
+
+    def __init__(self, row: LanguageRow) -> None:
+        import tree_sitter
+
+        module = importlib.import_module(row.module)
+        self.row = row
+        self.language = tree_sitter.Language(getattr(module, row.loader)())
+        tags = getattr(module, "TAGS_QUERY", None) if row.tags else None
+        self._query = tree_sitter.Query(self.language, tags) if tags else None
+        self._tree_sitter = tree_sitter
+        self.containers = COMMON_CONTAINERS | row.containers
+
+    def parse(self, data: bytes) -> Any:
+        return self._tree_sitter.Parser(self.language).parse(data)
+
+    def definitions(self, root: Any) -> dict[int, Definition]:
+        """Definitions under ``root`` by node id (outside function bodies as the row finds
+        them; the tags query reports every level)."""
+        found: dict[int, Definition] = {}
+        if self._query is not None:
+            cursor = self._tree_sitter.QueryCursor(self._query)
+            for _, captures in cursor.matches(root):
+                for capture, nodes in captures.items():
+                    kind = TAG_KINDS.get(capture.removeprefix("definition.")) \
+                        if capture.startswith("definition.") else None
+                    names = captures.get("name")
+                    if kind is None or not names:
+                        continue
+                    node = _definition_node(nodes[0])
+                    found.setdefault(node.id, self._definition(node, _name_text(names[0]), kind))
+        self._row_definitions(root, found)
+        return {key: value for key, value in found.items() if value.name}
+
+    def _definition(self, node: Any, name: str, kind: str) -> Definition:
+        body = _body(node)
+        return Definition(node, name, kind, node.type in self.containers and body is not None, body)
+
+    def _row_definitions(self, root: Any, found: dict[int, Definition]) -> None:
+        kinds = self.row.definitions
+        if not kinds:
+            return
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = kinds.get(node.type)
+            if kind is not None and node.id not in found and _defines_function(node):
+                name = self._row_name(node)
+                if name:
+                    found[node.id] = self._definition(node, name, kind)
+            if kind in ("function", "method") or node.id in found and not found[node.id].container:
+                continue  # nothing inside a function body is chunked on its own
+            stack.extend(node.named_children)
+
+    def _row_name(self, node: Any) -> str:
+        field = self.row.name_fields.get(node.type, "name")
+        named = node.child_by_field_name(field)
+        if named is None:
+            named = next((c for c in node.named_children
+                          if c.type.endswith("identifier") or c.type in ("name", "constant")), None)
+        if named is None:
+            return "Companion" if node.type == "companion_object" else ""
+        if named.type == "generic_type" and named.child_by_field_name("type") is not None:
+            named = named.child_by_field_name("type")
+        return _GENERIC.sub("", _name_text(named))
+
+
+def _defines_function(node: Any) -> bool:
+    """False for a variable, pair or assignment whose value is not a function."""
+    field = _FUNCTION_VALUES.get(node.type)
+    if field is None:
+        return True
+    value = node.child_by_field_name(field)
+    return value is not None and value.type in _FUNCTION_NODES
+
+
+def _definition_node(node: Any) -> Any:
+    """The definition a capture stands for: C and C++ tags capture the declarator, whose
+    definition (or declaration) is its first ancestor that is not a declarator."""
+    while node.type.endswith("declarator") and node.parent is not None:
+        node = node.parent
+    return node
+
+
+def _name_text(node: Any) -> str:
+    """A name as written; a qualified one (``Server::start``) whole."""
+    parent = node.parent
+    if parent is not None and parent.type in ("qualified_identifier", "scoped_identifier") \
+            and parent.child_by_field_name("name") == node:
+        node = parent
+    return bytes(node.text or b"").decode("utf-8", "replace").strip()
+
+
+def _body(node: Any) -> Any | None:
+    """A definition's body: its ``body`` field, else its last child that looks like one."""
+    body = node.child_by_field_name("body")
+    if body is not None:
+        return body
+    return next((c for c in reversed(node.named_children) if _BODY_TYPES.search(c.type)), None)
+
+
+def body_of(node: Any) -> Any | None:
+    return _body(node)
+
+
+_GRAMMARS: dict[str, Grammar | None] = {}
+_GRAMMARS_LOCK = threading.Lock()
+
+
+#: Why a grammar could not be loaded, by language.
+LOAD_ERRORS: dict[str, str] = {}
+
+
+def load_grammar(name: str, row: LanguageRow) -> Grammar | None:
+    """The grammar of ``name``, loaded once; None (the reason in ``LOAD_ERRORS``) when its
+    wheel is not installed or does not fit the installed tree-sitter."""
+    with _GRAMMARS_LOCK:
+        if name not in _GRAMMARS:
+            try:
+                _GRAMMARS[name] = Grammar(row)
+            except (ImportError, ValueError, TypeError, AttributeError) as exc:
+                _GRAMMARS[name] = None
+                LOAD_ERRORS[name] = f"{type(exc).__name__}: {exc}"
+        return _GRAMMARS[name]

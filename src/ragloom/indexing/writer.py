@@ -1,0 +1,113 @@
+"""The journaled writer: the one place the store, the BM25 index and the manifest change
+together. Each write is journaled first, so a crash at any point leaves a state that
+``consistency.recover_interrupted`` finishes or rolls back."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+
+from ragloom.embeddings.cache import EmbeddedTexts
+from ragloom.faults import crash_point
+from ragloom.indexing.manifest import FileRecord, Manifest
+from ragloom.indexing.progress import ProgressTracker
+from ragloom.indexing.reading import FileContent
+from ragloom.retrieval.sparse import SparseIndex
+from ragloom.stores.base import VectorStore
+from ragloom.types import Chunk, IndexReport
+
+
+@dataclass
+class PendingFile:
+    """A file (or ingested text) chunked and waiting to be embedded and written."""
+
+    relative: str
+    content: FileContent
+    chunks: list[Chunk]
+    previous: FileRecord | None
+
+
+@dataclass
+class Window:
+    """Files embedded together and written as one journaled step."""
+
+    files: list[PendingFile] = field(default_factory=list)
+    chunk_count: int = 0
+
+    def add(self, pending: PendingFile) -> None:
+        self.files.append(pending)
+        self.chunk_count += len(pending.chunks)
+
+    def chunks(self) -> list[Chunk]:
+        return [chunk for pending in self.files for chunk in pending.chunks]
+
+
+class JournaledWriter:
+    """Writes embedded windows and removals to store, BM25 index and manifest."""
+
+    def __init__(self, store: VectorStore, sparse: SparseIndex, manifest: Manifest,
+                 commit: Callable[[], AbstractContextManager[object]],
+                 persist: Callable[[], None]) -> None:
+        self.store = store
+        self.sparse = sparse
+        self.manifest = manifest
+        self.commit = commit  # held while the store and BM25 change, so readers see whole files
+        self.persist = persist  # makes store and BM25 durable together
+
+    def write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
+              tracker: ProgressTracker) -> None:
+        """Journal an embedded window, write store and BM25 index (readers wait only for
+        this part), make the store durable, and record the files."""
+        chunks = window.chunks()
+        tracker.window_done(len(chunks))
+        report.chunks_embedded += embedded.computed
+        crash_point("embedded")
+        stale: list[str] = []
+        touched: dict[str, list[str]] = {}
+        for pending in window.files:
+            current = [chunk.id for chunk in pending.chunks]
+            old = list(pending.previous.chunk_ids) if pending.previous is not None else []
+            stale.extend(cid for cid in old if cid not in set(current))
+            touched[pending.relative] = old + current
+        self.manifest.begin(touched)
+        crash_point("journaled")
+        with self.commit():
+            if chunks:
+                columns = ([c.id for c in chunks], [c.text for c in chunks], [c.metadata for c in chunks])
+                self.store.upsert(columns[0], embedded.vectors, columns[1], columns[2])
+                self.sparse.add(*columns)
+            if stale:
+                self.store.delete(stale)
+                self.sparse.remove(stale)
+        crash_point("store-written")
+        self.persist()
+        crash_point("store-persisted")
+        self.manifest.write(file_record(p.relative, p.content, tuple(c.id for c in p.chunks))
+                            for p in window.files)
+        crash_point("manifest-written")
+        report.files_indexed += len(window.files)
+        report.chunks_added += len(chunks)
+        report.chunks_removed += len(stale)
+
+    def remove(self, relative: str) -> int:
+        """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
+        record = self.manifest.get(relative)
+        known = record.chunk_ids if record is not None else ()
+        self.manifest.begin({relative: known})
+        crash_point("removal-journaled")
+        removed = list(known)
+        with self.commit():
+            self.store.delete(removed)
+            self.sparse.remove(removed)
+        self.persist()
+        crash_point("removal-persisted")
+        self.manifest.write(removed=[relative])
+        return len(removed)
+
+
+def file_record(relative: str, content: FileContent, chunk_ids: Iterable[str]) -> FileRecord:
+    """The manifest's record of a file version and the chunks it was split into."""
+    return FileRecord(relative, content.size, content.mtime_ns, content.sha256,
+                      tuple(chunk_ids), time.time())

@@ -1,0 +1,221 @@
+"""The tree-sitter chunker on realistic code of every language it knows (samples written
+for these tests): whole definitions, symbols in each language's notation, imports apart,
+whole lines and the bounds of issue 26; one warning and line chunks without a grammar."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from code_properties import check_code_chunks
+
+from ragloom.chunking.registry import FileChunker
+from ragloom.chunking.treesitter import LANGUAGES, LanguageRow, TreeSitterChunker
+from ragloom.config import RAGConfig
+from ragloom.types import Chunk
+
+pytest.importorskip("tree_sitter", reason="ragloom[code] is part of the CI install")
+
+SAMPLES = Path(__file__).parent / "samples"
+
+#: file, language, {symbol: (first line, last line) of the definition}, import lines.
+CASES = [
+    ("inventory.php", "php", {
+        "App\\Services\\Inventory\\StockLedger::receive": (23, 29),
+        "App\\Services\\Inventory\\StockLedger::lowStock": (36, 41),
+        "App\\Services\\Inventory\\ReorderPolicy": (44, 47),
+        "App\\Services\\Inventory\\format_units": (49, 52)}, (1, 7)),
+    ("checkout.ts", "typescript", {
+        "PaymentGateway": (4, 7), "CheckoutResult": (9, 9), "CheckoutService.subtotal": (19, 24),
+        "CheckoutService.checkout": (26, 31), "describeTotal": (34, 35), "emptyCart": (37, 39)},
+     (1, 2)),
+    ("Basket.tsx", "typescript", {"BasketProps": (4, 7), "EmptyBasket": (28, 28)},
+     (1, 2)),
+    ("router.js", "javascript", {
+        "matchPath": (5, 14), "Router.add": (21, 24), "Router.dispatch": (26, 32),
+        "userHandler": (35, 35)}, (1, 2)),
+    ("cache.go", "go", {"Entry": (9, 12), "Cache": (15, 19), "New": (22, 24), "Cache.Get": (27, 35),
+                        "Cache.Set": (38, 42)}, (1, 6)),
+    ("queue.rs", "rust", {"RingQueue::new": (12, 14), "RingQueue::push": (17, 21),
+                          "metrics": (34, 38)}, (1, 2)),
+    ("Library.java", "java", {"Library.lend": (17, 24), "Library.isLent": (26, 28),
+                              "Library.overdue": (30, 32), "Library.Loan": (34, 34),
+                              "Catalogue": (37, 39)}, (1, 5)),
+    ("Thermostat.swift", "swift", {"Thermostat": (5, 17), "ThermostatView": (19, 28), "Sensor": (30, 32),
+                                   "celsius": (34, 36)}, (1, 2)),
+    ("ring.c", "c", {"ring": (5, 10), "ring_new": (12, 22), "ring_push": (25, 33), "ring_free": (35, 39)},
+     (1, 2)),
+    ("matrix.cpp", "cpp", {"linalg::Matrix::Matrix": (9, 9), "linalg::Matrix::at": (11, 14),
+                           "linalg::trace": (33, 33)}, (1, 2)),
+    ("Ledger.cs", "csharp", {"Ledger.Balance": (12, 15), "Ledger.Transfer": (17, 25),
+                             "Ledger.Count": (27, 27), "Posting": (30, 30), "IAuditLog": (32, 35)},
+     (1, 3)),
+    ("invoice.rb", "ruby", {"Billing::Invoice#initialize": (9, 13), "Billing::Invoice#add_line": (15, 20),
+                            "Billing::Invoice#total": (22, 25), "Billing::Invoice.draft": (27, 29)},
+     (1, 2)),
+    ("Scheduler.kt", "kotlin", {"Scheduler.schedule": (10, 14), "Scheduler.runDue": (16, 24),
+                                "Scheduler.Companion": (26, 28), "Job": (31, 31),
+                                "formatDuration": (33, 35)}, (1, 4)),
+]
+
+
+def names(chunk: Chunk) -> list[str]:
+    listed = chunk.metadata.get("symbols") or chunk.metadata.get("symbol") or ""
+    return [name.strip() for name in str(listed).split(",") if name.strip()]
+
+
+@pytest.mark.parametrize(("file", "language", "definitions", "imports"), CASES,
+                         ids=[case[1] + ":" + case[0] for case in CASES])
+def test_every_language_chunks_by_definition(file: str, language: str,
+                                             definitions: dict[str, tuple[int, int]],
+                                             imports: tuple[int, int]) -> None:
+    """Small enough a window that containers split per member: each named definition is
+    whole in the one chunk naming it, imports have a chunk of their own, and the bounds
+    hold; at a large window and a tiny one the bounds hold too."""
+    source = (SAMPLES / file).read_text()
+    chunks = TreeSitterChunker(language, 400, 80).chunk(source, file)
+    check_code_chunks(chunks, source, 400)
+    assert {c.metadata["chunker"] for c in chunks} == {"tree_sitter"}
+    for symbol, (first, last) in definitions.items():
+        holders = [c for c in chunks if symbol in names(c)]
+        assert len(holders) == 1, (symbol, [(c.metadata["start_line"], names(c)) for c in chunks])
+        meta = holders[0].metadata
+        assert meta["start_line"] <= first and last <= meta["end_line"], (symbol, meta)
+        assert "part" not in meta or meta["part"] == 0
+    head = chunks[0].metadata
+    assert (head["kind"], head["start_line"], head["end_line"]) == ("imports", *imports)
+    for window in (2000, 120, 60):
+        check_code_chunks(TreeSitterChunker(language, window, window // 5).chunk(source, file),
+                          source, window)
+
+
+def test_a_container_too_big_repeats_its_short_header() -> None:
+    source = (SAMPLES / "inventory.php").read_text()
+    chunks = TreeSitterChunker("php", 400, 80).chunk(source, "inventory.php")
+    receive = next(c for c in chunks if c.metadata.get("symbol", "").endswith("StockLedger::receive"))
+    assert receive.text.startswith("class StockLedger\n{\n    /**\n     * Adds received units")
+    assert receive.metadata["kind"] == "method"
+
+
+def test_small_adjacent_definitions_share_a_chunk_and_list_every_name() -> None:
+    source = (SAMPLES / "cache.go").read_text()
+    chunks = TreeSitterChunker("go", 2000, 400).chunk(source, "cache.go")
+    # imports stay apart; definitions share chunks until one holds a quarter window
+    assert [(c.metadata["kind"], names(c)) for c in chunks] == [
+        ("imports", []), ("type", ["Entry", "Cache", "New", "Cache.Get"]), ("method", ["Cache.Set"])]
+    swift = (SAMPLES / "Thermostat.swift").read_text()
+    members = TreeSitterChunker("swift", 200, 40).chunk(swift, "Thermostat.swift")
+    assert ["Thermostat.hysteresis", "Thermostat.init"] in [names(c) for c in members]
+    should_heat = next(c for c in members if names(c) == ["Thermostat.shouldHeat"])
+    assert should_heat.text.startswith("final class Thermostat: ObservableObject {\n    func shouldHeat(")
+
+
+def test_a_function_longer_than_a_chunk_is_split_by_lines_with_its_signature() -> None:
+    body = "".join(f"\ttotal += values[{i}] * weights[{i}] // weight {i}\n" for i in range(80))
+    source = f"package calc\n\nfunc Weighted(values []int, weights []int) int {{\n\ttotal := 0\n{body}" \
+             "\treturn total\n}\n"
+    chunks = TreeSitterChunker("go", 500, 100).chunk(source, "calc.go")
+    parts = [c for c in chunks if c.metadata.get("symbol") == "Weighted"]
+    assert [c.metadata["part"] for c in parts] == list(range(len(parts))) and len(parts) > 3
+    for part in parts[1:]:
+        assert part.text.startswith("func Weighted(values []int, weights []int) int {\n")
+    assert parts[-1].text.endswith("\treturn total\n}\n")  # the brace stays with its code
+    check_code_chunks(chunks, source, 500)
+
+
+def test_a_missing_grammar_means_line_chunks_and_one_warning(monkeypatch: pytest.MonkeyPatch,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setitem(LANGUAGES, "cobol", LanguageRow("tree_sitter_cobol_not_installed"))
+    chunker = TreeSitterChunker("cobol", 200, 40)
+    source = "IDENTIFICATION DIVISION.\nPROGRAM-ID. HELLO.\n" * 20
+    with caplog.at_level(logging.WARNING, logger="ragloom"):
+        first = chunker.chunk(source, "a.cob")
+        second = chunker.chunk(source, "b.cob")
+    assert first and {c.metadata["chunker"] for c in first + second} == {"character"}
+    warnings = [r.getMessage() for r in caplog.records if "cobol" in r.getMessage()]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("cobol files are chunked by lines: the tree-sitter grammar "
+                                  "(tree-sitter-cobol-not-installed) is not installed; "
+                                  "pip install 'ragloom[code]' (ModuleNotFoundError: No module named")
+
+
+def test_the_registry_picks_the_chunker_by_extension() -> None:
+    chunker = FileChunker(RAGConfig())
+    source = (SAMPLES / "Basket.tsx").read_text()
+    chunks = chunker.chunk(source, "web/Basket.tsx")
+    assert {c.metadata["chunker"] for c in chunks} == {"tree_sitter"}
+    assert {c.metadata["language"] for c in chunks} == {"typescript"}
+    assert "Basket" in {c.metadata.get("symbol") for c in chunks}
+    plain = FileChunker(RAGConfig(chunking={"ast_chunking": False}))
+    assert plain.chunker_for("a.go").__class__.__name__ == "CharacterChunker"
+
+
+def test_unknown_language_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="no tree-sitter row for language 'cobol'; known: c, cpp"):
+        TreeSitterChunker("cobol")
+
+
+LARAVEL = SAMPLES / "laravel"
+
+
+def laravel_chunks(relative: str, window: int) -> tuple[str, list[Chunk]]:
+    source = (LARAVEL / relative).read_text()
+    chunks = TreeSitterChunker("php", window, window // 5).chunk(source, relative)
+    check_code_chunks(chunks, source, window)
+    return source, chunks
+
+
+def test_laravel_routes_one_chunk_per_route_or_group_named_by_method_and_uri() -> None:
+    _, chunks = laravel_chunks("routes/web.php", 2000)
+    assert [(c.metadata["kind"], c.metadata.get("symbol"), c.metadata["start_line"], c.metadata["end_line"])
+            for c in chunks] == [
+        ("imports", None, 1, 5),
+        ("route", "GET /", 7, 9),
+        ("route", "GET /about", 11, 11),
+        ("route_group", "GROUP /billing", 13, 21),
+        ("route", "RESOURCE /profiles", 23, 23)]
+    # a group too big for one chunk: one chunk per route, URIs with the groups' prefixes
+    _, small = laravel_chunks("routes/web.php", 160)
+    symbols = [c.metadata.get("symbol") for c in small if c.metadata.get("part", 0) == 0]
+    assert symbols == [None, "GET /", "GET /about", "GET /billing/invoices", "POST /billing/invoices",
+                       "GET|POST /billing/invoices/{invoice}/pay", "GROUP /billing/admin",
+                       "RESOURCE /profiles"]
+    _, tiny = laravel_chunks("routes/web.php", 100)
+    assert "DELETE /billing/admin/invoices/{invoice}" in {c.metadata.get("symbol") for c in tiny}
+
+
+def test_laravel_migrations_one_chunk_per_table() -> None:
+    source, chunks = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 1000)
+    tables = [(c.metadata["symbol"], c.metadata["start_line"], c.metadata["end_line"])
+              for c in chunks if c.metadata["kind"] == "table"]
+    assert tables == [("orders", 7, 16), ("order_lines", 18, 24), ("order_lines", 26, 28), ("orders", 29, 31)]
+    assert "Schema::create('order_lines'" in chunks[2].text and "'orders'" not in chunks[2].text
+
+
+def test_laravel_config_one_chunk_per_top_level_key_named_as_config_reads_it() -> None:
+    _, chunks = laravel_chunks("config/queue.php", 1000)
+    assert [(c.metadata["symbol"], c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        ("queue.default", 1, 8), ("queue.connections", 10, 20), ("queue.failed", 22, 27)]
+    assert chunks[0].text.startswith("<?php\n\nreturn [\n")
+    assert chunks[-1].text.endswith("    ],\n\n];\n")
+
+
+def test_other_php_files_are_not_laravel_units() -> None:
+    source = (LARAVEL / "config/queue.php").read_text()
+    chunks = TreeSitterChunker("php", 1000, 200).chunk(source, "lib/queue.php")
+    assert {c.metadata["kind"] for c in chunks} <= {"imports", "module", "statements"}
+
+
+ODD_INPUTS = ["", "\n\n   \n", "\x00\x00 function q() {}\n", "class A {\r  m() {}\r}\r", "}}}}\n{{{{\n" * 30,
+              "x = \"\udcff\";\nfunction f() {}\n", "class A {\u2028 m() {}\u2028}\n",
+              "namespace A { namespace B { class C { void m() { if (x) { y(); } } } } }\n" * 5]
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_odd_input_never_raises_and_keeps_the_bounds(language: str) -> None:
+    chunker = TreeSitterChunker(language, 120, 24)
+    for source in ODD_INPUTS:
+        chunks = chunker.chunk(source, f"odd.{language}")
+        check_code_chunks(chunks, source, 120)
+        assert bool(chunks) == bool(source.strip())
