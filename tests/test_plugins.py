@@ -153,7 +153,7 @@ def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_
                                           r"settings"):
         check_config(parse_config({"vector_store": {"provider": "mock", "mock": {"size": 5}}}))
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.qdrant\]: no vector store is named "
-                                          r"'qdrant'; valid: 'chroma', 'mcp', 'mock', 'tiny', 'turboquant'"):
+                                          r"'qdrant'; valid: 'chroma', 'mcp', 'mock', 'postgres', 'tiny', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "mock", "qdrant": {"size": 5}}}))
 
 

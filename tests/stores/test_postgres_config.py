@@ -11,7 +11,7 @@ from ragloom.errors import ConfigError, StoreError
 from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.postgres import PostgresSettings
 from ragloom.stores.postgres.settings import connection_url, redacted
-from ragloom.stores.registry import create_vector_store
+from ragloom.stores.registry import create_vector_store, store_settings
 
 
 def postgres_config(url: str | None = "postgresql://app@127.0.0.1:1/db", **table: object):
@@ -25,12 +25,12 @@ def postgres_config(url: str | None = "postgresql://app@127.0.0.1:1/db", **table
 
 def test_sub_table_is_validated() -> None:
     config = postgres_config(schema="rag", table="chunks", m=32, ef_search=200, create=False)
-    settings = config.vector_store.settings_for()
+    settings = store_settings(config)
     assert isinstance(settings, PostgresSettings)
     assert (settings.schema_, settings.table, settings.m, settings.ef_search, settings.create) == (
         "rag", "chunks", 32, 200, False)
-    with pytest.raises(ValueError, match="ef_serch"):
-        postgres_config(ef_serch=10)
+    with pytest.raises(ConfigError, match="ef_serch"):
+        store_settings(postgres_config(ef_serch=10))
 
 
 def test_url_is_required() -> None:

@@ -29,7 +29,8 @@ from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
-from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
+from ragloom.indexing.state import IndexLock
+from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
 from ragloom.readers.base import SkipFile
 from ragloom.readers.registry import FileReaders
@@ -61,7 +62,8 @@ class RAGEngine(AsyncMethods):
         self._write_lock = threading.RLock()
         self._readers_writer = ReadWriteLock()
         self._closed = False
-        self._process_lock: ProcessLock | None = None
+        self._process_lock: IndexLock | None = None
+        self._owns_state = False
         self._snapshot_lock = SnapshotLock(self.index_dir)
         self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
@@ -74,6 +76,7 @@ class RAGEngine(AsyncMethods):
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
                                                                  parts.manifest, parts.cache)
         self._sizing, self._process_lock = parts.sizing, parts.process_lock
+        self._owns_state = parts.owns_state
         try:
             self._indexer, self._searcher = self._wire(parts)
         except BaseException:
@@ -351,6 +354,10 @@ class RAGEngine(AsyncMethods):
         """Make the store and BM25 index durable together, under the state lock, so a reader
         in another process loads both before or both after this write."""
         if not self.store.persistent:
+            return
+        if self._owns_state:  # the store's transactions make it durable; readers use MVCC
+            self.sparse.persist()
+            self.store.persist()
             return
         with self._snapshot_lock.writing():
             self.sparse.persist()

@@ -21,12 +21,17 @@ from ragloom.embeddings.cache import EmbeddingCache
 from ragloom.errors import IndexLockedError, StoreError
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.state import IndexLock, owned_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
-from ragloom.stores.registry import create_vector_store, store_is_persistent
+from ragloom.stores.registry import (
+    create_vector_store,
+    store_is_persistent,
+    store_owns_index_state,
+)
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
 #: older version is then re-chunked once on open (embeddings come from the cache).
@@ -45,7 +50,9 @@ class IndexParts:
     sparse: SparseIndex
     sizing: ChunkSizing
     text_of: IndexedText
-    process_lock: ProcessLock | None = None
+    process_lock: IndexLock | None = None
+    #: The store keeps manifest, BM25 index, cache and lock itself: no files, no file locks.
+    owns_state: bool = False
 
 
 class IndexOpener:
@@ -62,19 +69,22 @@ class IndexOpener:
     def for_writing(self, readers_writer: ReadWriteLock) -> IndexParts:
         """Take the index lock, open every part, finish an interrupted write, adopt new
         settings (``readers_writer`` is held while a changed model empties the store)."""
-        lock: ProcessLock | None = None
-        if self._persistent():
+        lock: IndexLock | None = None
+        if self._persistent() and not self._owns_state():  # else the store holds its lock
             claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files)
             lock = ProcessLock(self.index_dir / "lock")
             lock.acquire()
+        parts: IndexParts | None = None
         try:
             parts = self._open_parts(read_only=False)
-            parts.process_lock = lock
+            lock = parts.process_lock = parts.process_lock or lock
             self._reconcile_signature(parts, readers_writer)
             recover_interrupted(parts.store, parts.sparse, parts.manifest)
             if not searches_text(parts.store):  # a remote index keeps its own BM25
                 parts.sparse.sync_with(parts.store)
         except BaseException:
+            if parts is not None and self._owns_state():
+                parts.store.close()
             if lock is not None:
                 lock.release()
             raise
@@ -83,7 +93,17 @@ class IndexOpener:
     def for_reading(self, snapshot_lock: SnapshotLock) -> IndexParts:
         """Load the last persisted state without writing anything. Several readers may run
         while a writer holds the index; a store that cannot be read beside a writer
-        (embedded Chroma) is refused while one has it open."""
+        (embedded Chroma) is refused while one has it open. A store that keeps its own index
+        state serves readers beside its writer by itself (no folder, no lock)."""
+        if self._owns_state():
+            parts = self._open_parts(read_only=True)
+            try:
+                self._check_signature(parts)
+                parts.sparse.sync_with(parts.store)
+            except BaseException:
+                parts.store.close()
+                raise
+            return parts
         if self._persistent():
             claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files, create=False)
         probe = ProcessLock(self.index_dir / "lock")
@@ -116,6 +136,13 @@ class IndexOpener:
             raise
         return parts
 
+    def _owns_state(self) -> bool:
+        """Whether the store keeps manifest, BM25 index, cache and lock itself (in its
+        database), known before it opens."""
+        if self.vector_store is not None:
+            return bool(getattr(self.vector_store, "index_state", None))
+        return store_owns_index_state(self.config)
+
     def _persistent(self) -> bool:
         """Whether the store keeps its data on disk or a server, known before it opens."""
         if self.vector_store is not None:
@@ -130,13 +157,19 @@ class IndexOpener:
             config, self.base_dir,
             EmbeddingSpec(f"{provider.provider_name}/{provider.model_name}", provider.dimension),
             read_only)
-        cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
-                 if config.embedding_cache and not read_only else None)
-        manifest = Manifest(self.beside_store(store, "manifest", "sqlite"), read_only)
         retrieval = config.retrieval
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
-        sparse = SparseIndex(self.beside_store(store, "bm25", "npz"), Tokenizer(
-            retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
+        tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
+        use_cache = config.embedding_cache and not read_only
+        state = owned_state(store, tokenizer, text_of, read_only)
+        if state is not None:  # the store keeps them (e.g. in its database)
+            if state.cache is not None and not use_cache:
+                state.cache.close()
+            return IndexParts(store, state.cache if use_cache else None, state.manifest,
+                              state.sparse, sizing, text_of, state.lock, owns_state=True)
+        cache = EmbeddingCache(self.index_dir / "embeddings.sqlite") if use_cache else None
+        manifest = Manifest(self.beside_store(store, "manifest", "sqlite"), read_only)
+        sparse = SparseIndex(self.beside_store(store, "bm25", "npz"), tokenizer, read_only, text_of)
         return IndexParts(store, cache, manifest, sparse, sizing, text_of)
 
     def beside_store(self, store: VectorStore, kind: str, suffix: str) -> Path | None:

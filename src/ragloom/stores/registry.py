@@ -42,6 +42,12 @@ def store_is_persistent(config: RAGConfig) -> bool:
     return bool(getattr(vector_stores.get(config.vector_store.provider), "persistent", True))
 
 
+def store_owns_index_state(config: RAGConfig) -> bool:
+    """Whether the configured store keeps manifest, BM25 index, embedding cache and writer
+    lock itself, known before it opens: its factory says ``owns_index_state = True``."""
+    return bool(getattr(vector_stores.get(config.vector_store.provider), "owns_index_state", False))
+
+
 @vector_stores.register("mock")
 def _mock_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                 read_only: bool) -> VectorStore:
@@ -88,7 +94,7 @@ def _postgres_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
     if not settings.url:
         raise ConfigError("vector_store.provider = \"postgres\" needs vector_store.url, e.g. "
                           "\"postgresql://user@host:5432/db\"")
-    table = settings.settings_for("postgres")
+    table = store_settings(config, "postgres")
     assert isinstance(table, PostgresSettings)
     tables = Tables(check_identifier(table.schema_, "schema"),
                     check_identifier(table.table or table_name(settings.collection_name), "table"))
@@ -97,6 +103,7 @@ def _postgres_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
 
 
 _postgres_store.settings_model = PostgresSettings  # type: ignore[attr-defined]
+_postgres_store.owns_index_state = True  # type: ignore[attr-defined]
 
 
 @vector_stores.register("mcp")
