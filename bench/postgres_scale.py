@@ -24,6 +24,7 @@ apply (their filter: ``$in`` of the matching paths, as the searcher resolves glo
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
 import sys
 import tempfile
@@ -213,6 +214,7 @@ def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> 
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
     parser.add_argument("--stores", nargs="+", default=["postgres", "turboquant", "chroma"])

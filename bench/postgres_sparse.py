@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import statistics
 import sys
 import tempfile
@@ -34,7 +35,7 @@ from _data import CRANFIELD  # noqa: E402
 from postgres_server import PostgresServer, postgres_server  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
-from ragloom.eval import evaluate, index_dataset, load_beir  # noqa: E402
+from ragloom.apps.eval import evaluate, index_dataset, load_beir  # noqa: E402
 from ragloom.filters import Condition  # noqa: E402
 from ragloom.retrieval.postgres_bm25 import PostgresSparseIndex  # noqa: E402
 from ragloom.stores.postgres.where import conditions_clause  # noqa: E402
@@ -100,6 +101,7 @@ def run(server: PostgresServer, work_dir: Path) -> None:
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a Postgres with pgvector (default: start one here)")
     parser.add_argument("--work-dir", type=Path, help="base_dir of the engine (default: temporary)")
