@@ -216,3 +216,25 @@ def test_source_type_names_are_plain_words() -> None:
     assert parse_config({"source_types": {"generated": ["gen/**"]}}).source_types == {"generated": ["gen/**"]}
     with pytest.raises(ConfigError, match=r"key 'source_types': source type 'my type' must be letters"):
         parse_config({"source_types": {"my type": ["x/**"]}})
+
+
+def test_nan_and_infinite_floats_are_refused_naming_the_key(tmp_path: Path) -> None:
+    """``min_score = nan`` used to be accepted and silence every search."""
+    with pytest.raises(ConfigError, match=r"key 'min_score' = nan"):
+        load_config(write_toml(tmp_path, "[rag]\nmin_score = nan\n"))
+    with pytest.raises(ConfigError, match=r"key 'retrieval.dense_weight' = inf"):
+        parse_config({"retrieval": {"dense_weight": float("inf")}})
+
+
+def test_a_path_with_a_nul_byte_is_a_config_error_naming_the_key() -> None:
+    with pytest.raises(ConfigError, match=r"key 'index_dir' = 'idx\\x00': .*NUL byte"):
+        parse_config({"index_dir": "idx\0"})
+    with pytest.raises(ConfigError, match=r"key 'vector_store.path' = .*NUL byte"):
+        parse_config({"vector_store": {"provider": "turboquant", "path": "a\0b"}})
+
+
+def test_a_malformed_glob_in_include_exclude_or_source_types_names_key_and_pattern() -> None:
+    for data, key in (({"include": ["[z-a]*"]}, "include"), ({"exclude": ["ok", "[z-a]"]}, "exclude"),
+                      ({"source_types": {"test": ["[9-0].py"]}}, "source_types")):
+        with pytest.raises(ConfigError, match=rf"key '{key}'.*glob '\[(z-a|9-0)\]"):
+            parse_config(data)

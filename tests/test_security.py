@@ -68,3 +68,148 @@ def test_random_values_assigned_to_secret_names_are_redacted(line: str) -> None:
 ])
 def test_ordinary_text_and_code_are_left_alone(line: str) -> None:
     assert redact_secrets(line + "\n").text == line + "\n"
+
+
+def _fake(alphabet: str, length: int, seed: int = 7) -> str:
+    """A deterministic random-looking string (tests build token-shaped values at run time)."""
+    import random
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+HEX = "0123456789abcdef"
+
+#: Provider formats beyond the first ones, as each provider documents them.
+PROVIDER_FAKES = {
+    "huggingface-token": "hf_" + _fake(ALNUM[:52], 34),
+    "pypi-token": "pypi-AgEIcHlwaS5vcmc" + _fake(ALNUM, 80),
+    "npm-token": "npm_" + _fake(ALNUM, 36),
+    "azure-storage-key": "AccountKey=" + _fake(ALNUM + "+/", 86) + "==",
+    "twilio-key": "SK" + _fake(HEX, 32),
+    "sendgrid-key": "SG." + _fake(ALNUM, 22) + "." + _fake(ALNUM, 43),
+    "digitalocean-token": "dop_v1_" + _fake(HEX, 64),
+    "vault-token": "hvs." + _fake(ALNUM, 90),
+    "telegram-bot-token": "1234567890:AA" + _fake(ALNUM, 33),
+    "atlassian-token": "ATATT3xFfGF0" + _fake(ALNUM, 180),
+    "slack-webhook": "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/" + _fake(ALNUM, 24),
+    "mailgun-key": "key-" + _fake(HEX, 32),
+    "stripe-key": "sk_test_" + _fake(ALNUM, 40),
+    "databricks-token": "dapi" + _fake(HEX, 32),
+    "shopify-token": "shpat_" + _fake(HEX, 32),
+    "square-token": "EAAA" + _fake(ALNUM, 60),
+    "heroku-key": "HRKU-AA" + _fake(ALNUM, 58),
+    "dockerhub-token": "dckr_pat_" + _fake(ALNUM, 27),
+    "age-secret-key": "AGE-SECRET-KEY-1" + _fake("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PROVIDER_FAKES))
+def test_documented_provider_formats_are_redacted(kind: str) -> None:
+    text = f"first\nsee {PROVIDER_FAKES[kind]} here\nlast\n"
+    redaction = redact_secrets(text)
+    assert PROVIDER_FAKES[kind] not in redaction.text
+    assert f"[REDACTED:{kind}]" in redaction.text and redaction.kinds == {kind: 1}
+    assert redaction.text.startswith("first\nsee ") and redaction.text.endswith(" here\nlast\n")
+
+
+PASSWORD = "Falcon1987!"
+TOKEN = _fake(ALNUM, 32, seed=3)
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), [
+    (f"DATABASE_URL=postgres://app:{PASSWORD}@db:5432/app\n", PASSWORD, "url-credentials"),
+    (f"broker_url: redis://:{TOKEN}@redis:6379/0\n", TOKEN, "url-credentials"),
+    (f'dsn="https://{_fake(HEX, 32)}@o1.ingest.sentry.io/2"\n', _fake(HEX, 32), "url-credentials"),
+    (f"curl -H 'Authorization: Bearer {TOKEN}' https://api\n", TOKEN, "authorization"),
+    (f'HEADERS = {{"Authorization": "Bearer {TOKEN}"}}\n', TOKEN, "authorization"),
+    ("Authorization: Basic YWRtaW46RmFsY29uMTk4NyE=\n", "YWRtaW46RmFsY29uMTk4NyE=", "authorization"),
+    (f"Authorization: SSWS 00{TOKEN}\n", f"00{TOKEN}", "authorization"),
+    (f"curl -u backup:{PASSWORD} -T dump https://files\n", PASSWORD, "url-credentials"),
+    (f"spring:\n  datasource:\n    password: {PASSWORD}\n", PASSWORD, "secret"),
+    (f"[client]\npassword = {PASSWORD}\n", PASSWORD, "secret"),
+    (f'[database]\npassword = "{PASSWORD}"\n', PASSWORD, "secret"),
+    (f"export DB_PASSWORD={PASSWORD}\n", PASSWORD, "secret"),
+    (f"mail.smtp.password={PASSWORD}\n", PASSWORD, "secret"),
+    (f'{{"clientSecret": "{TOKEN}"}}\n', TOKEN, "secret"),
+    (f"<server><password>{PASSWORD}</password></server>\n", PASSWORD, "secret"),
+    (f'Server=sql01;User Id=sa;Password={PASSWORD};\n', PASSWORD, "secret"),
+    (f"        'password' => '{PASSWORD}',\n", PASSWORD, "secret"),
+    (f'\tapiToken := "{TOKEN}"\n', TOKEN, "secret"),
+    (f'    "openai.api_key = \\"{TOKEN}\\"\\n",\n', TOKEN, "secret"),   # a notebook cell
+    (f"    environment:\n      - MYSQL_ROOT_PASSWORD={PASSWORD}\n", PASSWORD, "secret"),
+    (f"        - name: PAYMENTS_API_KEY\n          value: \"{TOKEN}\"\n", TOKEN, "secret"),
+    (f"mysqldump --user=root --password='{PASSWORD}' shop\n", PASSWORD, "secret"),
+    (f"machine files.acme.io login mirror password {PASSWORD}\n", PASSWORD, "secret"),
+    (f'requests.get(URL, auth=("sync", "{PASSWORD}"))\n', PASSWORD, "secret"),
+    (f'  "auth": "{TOKEN}="\n', f"{TOKEN}=", "secret"),                # docker config.json
+    (f"oss2.Auth('LTAI{_fake(ALNUM, 20)}', '{TOKEN}')\n", TOKEN, "secret"),
+    (f"CREATE USER reporting WITH PASSWORD '{PASSWORD}';\n", PASSWORD, "secret"),
+    (f'$p = ConvertTo-SecureString "{PASSWORD}" -AsPlainText -Force\n', PASSWORD, "secret"),
+    (f"requirepass {TOKEN}\n", TOKEN, "secret"),
+    (f"db.internal:5432:app:app:{PASSWORD}\n", PASSWORD, "secret"),
+    (f'variable "db_password" {{\n  default = "{PASSWORD}"\n}}\n', PASSWORD, "secret"),
+    (f'<add key="DbPassword" value="{PASSWORD}" />\n', PASSWORD, "secret"),
+    (f"ALGOLIA_ADMIN_KEY={_fake(HEX, 32)}\n", _fake(HEX, 32), "secret"),
+])
+def test_secrets_found_by_where_they_stand_are_redacted(text: str, secret: str, kind: str) -> None:
+    redaction = redact_secrets(text)
+    assert secret not in redaction.text
+    assert f"[REDACTED:{kind}]" in redaction.text
+    assert redaction.text.count("\n") == text.count("\n")
+
+
+def test_every_value_of_a_kubernetes_secret_is_redacted() -> None:
+    user, password, blob = "YXBw", "RmFsY29uMTk4NyE=", "bGluZTEKbGluZTIK"
+    text = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\ntype: Opaque\ndata:\n"
+            f"  username: {user}\n  db-pass: {password}\n  cert: |\n    {blob}\n    {blob}\n"
+            "---\napiVersion: v1\nkind: ConfigMap\ndata:\n  mode: fast\n")
+    redacted = redact_secrets(text).text
+    assert user not in redacted and password not in redacted and blob not in redacted
+    assert "metadata:\n  name: creds\n" in redacted and "  mode: fast\n" in redacted  # a ConfigMap
+    assert redacted.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize("line", [
+    "password='password1'",                                   # stand-ins found in real code
+    "credentials = '{0}:{1}'.format(user, passwd).encode()",
+    'exc._version_token = "".join(__version__.split(".")[0:2])',
+    "DATABASE_URL=postgres://user:pass@localhost/db",
+    "DATABASE_URL=postgres://app:${DB_PASSWORD}@db/app",
+    "mhu = MultiHostUrl('https://foo.com:123,foo:bar@bar.com/path')",
+    'curl -H "Authorization: Bearer $TOKEN" https://api',
+    "token_type: bearer",
+    "password_file: /run/secrets/db_password",
+    'machine host.domain.com login log password "pass" account acct',
+    "auth: true",
+    "auth = HTTPBasicAuth(user, password)",
+    "git clone git@github.com:acme/app.git",
+    "    --password PASSWORD   the password to log in with",
+    'raise ValueError("invalid token \'abc\'")',
+    "RC2_KEY = rc2_key_st",
+    "self.key = '_threading_local._localimpl.' + str(id(self))",
+    "    pass",
+])
+def test_stand_ins_references_and_code_are_left_alone(line: str) -> None:
+    assert redact_secrets(line + "\n").text == line + "\n"
+
+
+def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parser's message that quotes the file (``line 3: password: ...``) reaches the
+    report, the CLI and MCP only redacted."""
+    from ragloom import RAGConfig
+    from ragloom.indexing.reading import SkipFile, read_file
+    from ragloom.readers import FileReaders
+
+    class Failing:
+        def read(self, relative: str, data: bytes) -> None:
+            raise ValueError(f"cannot parse line 3: 'password: {PASSWORD}'")
+
+    path = tmp_path / "app.yaml"
+    path.write_text(f"password: {PASSWORD}\n", encoding="utf-8")
+    readers = FileReaders(RAGConfig())
+    monkeypatch.setattr(readers, "for_path", lambda relative: Failing())
+    with pytest.raises(SkipFile) as skip:
+        read_file(path, "app.yaml", 10_000, readers)
+    assert PASSWORD not in str(skip.value) and "[REDACTED:secret]" in str(skip.value)
+    assert str(skip.value).startswith("Failing failed: ValueError: cannot parse line 3")

@@ -13,12 +13,15 @@ from ragloom.engine import RAGEngine
 from ragloom.engine.checks import check_config
 from ragloom.errors import (
     ConfigError,
+    CorruptIndexError,
     EmbeddingError,
     IndexLockedError,
+    IndexMismatchError,
     IndexNotFoundError,
     MissingDependencyError,
     RagloomError,
     ReadOnlyError,
+    RebuildNeededError,
     StoreError,
 )
 from ragloom.filters import Filters
@@ -39,11 +42,13 @@ __all__ = [
     "Chunk",
     "Chunker",
     "ConfigError",
+    "CorruptIndexError",
     "EmbeddingError",
     "EmbeddingProvider",
     "EmbeddingSpec",
     "Filters",
     "IndexLockedError",
+    "IndexMismatchError",
     "IndexNotFoundError",
     "IndexProgress",
     "IndexReport",
@@ -53,6 +58,7 @@ __all__ = [
     "RAGEngine",
     "RagloomError",
     "ReadOnlyError",
+    "RebuildNeededError",
     "ReadText",
     "Reader",
     "Reranker",

@@ -6,6 +6,7 @@ Every model forbids unknown keys, so a typo in the TOML fails loudly with the ke
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from pydantic import (
 )
 
 from ragloom.errors import ConfigError
+from ragloom.security import redact_secrets
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -31,9 +33,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 
 class StrictModel(BaseModel):
-    """Base for every config model: unknown keys are errors, assignments are validated."""
+    """Base for every config model: unknown keys are errors, assignments are validated, and
+    a float is never NaN or infinite (``min_score = nan`` would silence every search)."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class TurboQuantSettings(StrictModel):
@@ -95,6 +98,11 @@ class VectorStoreConfig(StrictModel):
         data = {key: value for key, value in data.items() if key not in plugin_tables}
         data["plugin_settings"] = {**data.get("plugin_settings", {}), **plugin_tables}
         return data
+
+    @field_validator("path")
+    @classmethod
+    def _path_usable(cls, path: str | None) -> str | None:
+        return None if path is None else _usable_path(path)
 
     @model_validator(mode="after")
     def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
@@ -231,10 +239,21 @@ class RAGConfig(StrictModel):
     @field_validator("source_types")
     @classmethod
     def _source_type_names(cls, types: dict[str, list[str]]) -> dict[str, list[str]]:
-        for name in types:
+        for name, globs in types.items():
             if not name.replace("_", "").replace("-", "").isalnum():
                 raise ValueError(f"source type {name!r} must be letters, digits, '-' or '_'")
+            _valid_globs(globs)
         return types
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _globs_compile(cls, globs: list[str]) -> list[str]:
+        return _valid_globs(globs)
+
+    @field_validator("index_dir")
+    @classmethod
+    def _index_dir_usable(cls, path: str) -> str:
+        return _usable_path(path)
 
     @model_validator(mode="before")
     @classmethod
@@ -268,6 +287,25 @@ def _refuse_moved_keys(data: dict[str, Any], moved: dict[str, str], table: str) 
             raise ValueError(f"'{key}' moved from {table} to {moved[key]}; write it there")
 
 
+def _usable_path(path: str) -> str:
+    """A path setting the file system can take (a NUL byte would fail deep in ``open``)."""
+    if "\0" in path:
+        raise ValueError("a path cannot contain a NUL byte")
+    return path
+
+
+def _valid_globs(globs: list[str]) -> list[str]:
+    """``globs`` if each compiles (a reversed class range such as ``[z-a]`` does not)."""
+    from ragloom.globs import GlobError, compile_glob
+
+    for glob in globs:
+        try:
+            compile_glob(glob)
+        except GlobError as exc:
+            raise ValueError(str(exc)) from None
+    return globs
+
+
 def resolve_secret(value: SecretStr | None, env_var: str | None, key: str) -> str | None:
     """Return the secret given inline, else read it from ``env_var``; a named but unset
     variable is a ConfigError (naming the variable, never a value)."""
@@ -279,6 +317,10 @@ def resolve_secret(value: SecretStr | None, env_var: str | None, key: str) -> st
     if not secret:
         raise ConfigError(f"key '{key}' names environment variable {env_var!r}, which is not set")
     return secret
+
+
+#: Keys whose values are credentials or name where they are: shown as ``***`` in errors.
+_SECRET_KEY = re.compile(r"(?i)key|token|secret|passw|credential|auth")
 
 
 def _describe_errors(exc: ValidationError, source: str) -> str:
@@ -296,8 +338,10 @@ def _describe_errors(exc: ValidationError, source: str) -> str:
         value = error.get("input")
         if isinstance(value, dict):
             lines.append(f"{source}: key '{key}': {message}")
+        elif _SECRET_KEY.search(key):  # a key misplaced here must not reach a log or a terminal
+            lines.append(f"{source}: key '{key}' = '***': {message}")
         else:
-            lines.append(f"{source}: key '{key}' = {value!r}: {message}")
+            lines.append(f"{source}: key '{key}' = {redact_secrets(repr(value)).text}: {message}")
     return "\n".join(lines)
 
 

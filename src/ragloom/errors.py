@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class RagloomError(Exception):
     """Base class of every error ragloom raises on purpose."""
@@ -33,3 +35,29 @@ class ReadOnlyError(StoreError):
 
 class MissingDependencyError(RagloomError, ImportError):
     """An optional dependency is not installed; the message says which extra to install."""
+
+
+#: How a user rebuilds an index on purpose, for messages.
+REBUILD_HINT = ("rebuild it on purpose with 'ragloom index --rebuild' (in Python: "
+                "RAGEngine(..., rebuild=True)), which re-indexes the source files")
+
+
+class RebuildNeededError(StoreError):
+    """The index cannot be used as it is; the message names what and how to rebuild.
+
+    ``discard``, when the store can tell, empties exactly what ragloom wrote there (its
+    files, its collection) so that a rebuild on purpose can start afresh.
+    """
+
+    def __init__(self, message: str, discard: Callable[[], None] | None = None) -> None:
+        super().__init__(message)
+        self.discard = discard
+
+
+class IndexMismatchError(RebuildNeededError):
+    """The index was built with another embedding identity (model, dimension, quantizer);
+    never dropped implicitly, since other processes or machines may share it."""
+
+
+class CorruptIndexError(RebuildNeededError):
+    """A file of the index cannot be read; the message names it."""

@@ -1,18 +1,21 @@
 """Named crash points for deterministic fault-injection tests.
 
 The write path calls ``crash_point("name")`` at each place where dying leaves a different
-state on disk. With ``RAGLOOM_CRASH_AT=name:N`` in the environment the process kills
-itself with SIGKILL the N-th time it reaches that point (no cleanup, no flush: exactly a
-``kill -9``), so a test visits every point on every machine, however fast or slow.
+state on disk. With ``RAGLOOM_CRASH_AT=name:N`` in the environment the process ends at
+once the N-th time it reaches that point, with exit status CRASH_EXIT_STATUS (``os._exit``:
+no cleanup, no flush, no ``finally``, other threads stopped mid-step, as after a
+``kill -9``, on every OS), so a test visits every point on every machine, however fast or
+slow.
 Unset (the normal case) a crash point costs one comparison.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 
 ENVIRONMENT_VARIABLE = "RAGLOOM_CRASH_AT"
+#: The exit status of a process that died at a crash point.
+CRASH_EXIT_STATUS = 77
 
 #: Every crash point, in the order one indexing window reaches them.
 CRASH_POINTS = (
@@ -20,6 +23,7 @@ CRASH_POINTS = (
     "embedded",            # vectors computed (and cached), nothing journaled yet
     "journaled",           # the manifest journal lists the files about to change
     "store-written",       # store and BM25 changed in memory, not yet durable
+    "bm25-segment-written",  # a new BM25 segment file exists, its segment list is old
     "segment-written",     # TurboQuant: a new segment file exists, the segment list is old
     "store-persisted",     # the store is durable, the manifest still lists the old versions
     "manifest-written",    # the manifest records the new versions (window complete)
@@ -49,4 +53,4 @@ def crash_point(name: str) -> None:
         return
     _hits[name] = _hits.get(name, 0) + 1
     if _hits[name] == _ARMED[1]:
-        os.kill(os.getpid(), signal.SIGKILL)
+        os._exit(CRASH_EXIT_STATUS)

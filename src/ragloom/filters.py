@@ -2,7 +2,8 @@
 
 ``{"language": "python"}`` is equality; ``{"kind": {"$in": ["class", "function"]}}``,
 ``{"path": {"$ne": "a.py"}}``, ``{"start_line": {"$gte": 10}}`` and
-``{"path": {"$glob": "src/**/*.py"}}`` do what they say. A plain string with glob
+``{"path": {"$glob": "src/**/*.py"}}`` do what they say (globs: ``ragloom.globs``, matched
+in time linear in the path). A plain string with glob
 characters (``*?[``) under the ``path`` key is a glob. All conditions must hold, and as
 in Chroma a condition on a key a chunk does not have never holds (``$ne`` included).
 """
@@ -12,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from ragloom.globs import GlobError, compile_glob
 from ragloom.types import Metadata, MetadataValue
 
 Filters = Mapping[str, Any]
@@ -45,7 +46,7 @@ class Condition:
         if op == "$nin":
             return actual not in self.value
         if op == "$glob":
-            return glob_regex(self.value).fullmatch(str(actual)) is not None
+            return compile_glob(self.value).matches(str(actual))
         if isinstance(actual, (str, bool)) or not isinstance(actual, (int, float)):
             return False
         if op == "$gt":
@@ -71,7 +72,7 @@ def compile_filters(filters: Filters | None) -> list[Condition]:
             for operator, value in spec.items():
                 conditions.append(_condition(key, operator, value))
         elif key == "path" and isinstance(spec, str) and _GLOB_CHARS.search(spec):
-            conditions.append(Condition(key, "$glob", spec))
+            conditions.append(_condition(key, "$glob", spec))
         else:
             conditions.append(_condition(key, "$eq", spec))
     return conditions
@@ -90,8 +91,13 @@ def _condition(key: str, operator: str, value: Any) -> Condition:
         isinstance(value, bool) or not isinstance(value, (int, float))
     ):
         raise ValueError(f"filter on {key!r}: {operator} needs a number, got {value!r}")
-    if operator == "$glob" and not isinstance(value, str):
-        raise ValueError(f"filter on {key!r}: $glob needs a string pattern, got {value!r}")
+    if operator == "$glob":
+        if not isinstance(value, str):
+            raise ValueError(f"filter on {key!r}: $glob needs a string pattern, got {value!r}")
+        try:
+            compile_glob(value)
+        except GlobError as exc:
+            raise ValueError(f"filter on {key!r}: {exc}") from None
     if not isinstance(value, (str, int, float, bool, tuple)):
         raise ValueError(f"filter on {key!r}: unsupported value {value!r}")
     return Condition(key, operator, value)
@@ -101,39 +107,10 @@ def matches_all(metadata: Metadata, conditions: list[Condition]) -> bool:
     return all(condition.matches(metadata) for condition in conditions)
 
 
-@lru_cache(maxsize=1024)
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Regex for a path glob: ``*`` and ``?`` stay within one folder, ``**/`` spans folders."""
-    parts: list[str] = []
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            parts.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            parts.append(".*")
-            index += 2
-            continue
-        if char == "*":
-            parts.append("[^/]*")
-        elif char == "?":
-            parts.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", index + 1)
-            if end == -1:
-                parts.append(re.escape(char))
-            else:
-                body = pattern[index + 1:end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                parts.append(f"[{body}]")
-                index = end
-        else:
-            parts.append(re.escape(char))
-        index += 1
-    return re.compile("".join(parts), re.DOTALL)
+    """The glob as a regex (see ``Glob.regex``), for stores whose engine matches regexes
+    without backtracking; ragloom itself matches with ``ragloom.globs``."""
+    return re.compile(compile_glob(pattern).regex(), re.DOTALL)
 
 
 #: ``resolve_globs``' answer when a glob matches no known value: nothing can match.

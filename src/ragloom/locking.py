@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ragloom.errors import IndexLockedError
 
@@ -52,44 +52,49 @@ class ReadWriteLock:
 
 
 class ProcessLock:
-    """An ``flock`` on a file in the index folder, between processes.
+    """A shared-or-exclusive lock between processes, on every desktop OS.
 
-    The writer of an index holds ``<index_dir>/lock`` exclusively while its engine is open
-    (the file names its pid, so a second writer gets a clear IndexLockedError).
+    ``filelock.ReadWriteLock`` keeps it in a small SQLite file: SQLite's own file locking
+    (LockFileEx on Windows, POSIX locks elsewhere) does the work, the operating system
+    drops it when a process dies, and two locks in one process conflict like two
+    processes. The writer of an index holds ``<index_dir>/lock`` exclusively while its
+    engine is open and names its pid in ``lock.pid``, so a second writer gets a clear
+    IndexLockedError. A reader never creates anything where it cannot write: in a
+    read-only folder or file system (a container image, a shared mount) no writer can be at
+    work either, so it reads without a lock.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._handle: int | None = None
+        self._lock: Any = None
 
     def acquire(self, shared: bool = False, blocking: bool = False) -> None:
         """Take the lock (``shared`` for readers); without ``blocking``, a lock held by
         another process raises IndexLockedError naming it."""
-        import fcntl
+        from filelock import ReadWriteLock, Timeout
 
+        if shared and not writable(self.path.parent):
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+        lock = ReadWriteLock(self.path, is_singleton=False)
+        take = lock.acquire_read if shared else lock.acquire_write
         try:
-            fcntl.flock(handle, mode if blocking else mode | fcntl.LOCK_NB)
-        except OSError as exc:
-            holder = os.pread(handle, 64, 0).decode("ascii", "replace").strip() or "unknown"
-            os.close(handle)
-            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise IndexLockedError(
-                    f"index at {self.path.parent} is locked by pid {holder}"
-                    f"{'' if shared else ' (or by processes reading it)'}; close that engine "
-                    f"first or use a Chroma server (vector_store.url) to share an index") from None
-            raise
-        if not shared:
-            os.ftruncate(handle, 0)
-            os.pwrite(handle, str(os.getpid()).encode("ascii"), 0)
-        self._handle = handle
+            take(timeout=-1, blocking=blocking)
+        except Timeout:
+            lock.close()
+            holder = _read_holder(self._pid_file())
+            raise IndexLockedError(
+                f"index at {self.path.parent} is locked by pid {holder}"
+                f"{'' if shared else ' (or by processes reading it)'}; close that engine "
+                f"first or use a Chroma server (vector_store.url) to share an index") from None
+        if not (shared or blocking):  # who holds it matters to those it refuses
+            self._pid_file().write_text(str(os.getpid()), encoding="ascii")
+        self._lock = lock
 
     def release(self) -> None:
-        if self._handle is not None:
-            os.close(self._handle)  # closing drops the flock
-            self._handle = None
+        if self._lock is not None:
+            lock, self._lock = self._lock, None
+            lock.close()  # ends the SQLite transaction that holds the lock
 
     @contextmanager
     def held(self, shared: bool = False) -> Iterator[None]:
@@ -100,13 +105,34 @@ class ProcessLock:
         finally:
             self.release()
 
+    def _pid_file(self) -> Path:
+        return self.path.with_name(self.path.name + ".pid")
+
+
+def writable(folder: Path) -> bool:
+    """Whether files can be created in ``folder`` (not on a read-only file system, and
+    permitted; root is permitted everywhere but on a read-only mount)."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return False
+    except (AttributeError, OSError):  # no statvfs (Windows), or no folder yet
+        pass
+    return not folder.exists() or os.access(folder, os.W_OK)
+
+
+def _read_holder(pid_file: Path) -> str:
+    try:
+        return pid_file.read_text(encoding="ascii", errors="replace").strip() or "unknown"
+    except OSError:
+        return "unknown"
+
 
 class SnapshotLock:
     """Between processes: readers load the persisted index under a shared lock, the writer
     makes a write durable under an exclusive one, so a reader never loads half a write.
 
     Writer-preferring: the writer first takes ``intent.lock``, which new readers pass
-    through, so a stream of readers cannot keep it waiting forever (plain flock would).
+    through, so a stream of readers cannot keep it waiting forever.
     """
 
     def __init__(self, index_dir: Path) -> None:

@@ -9,7 +9,6 @@ non-empty folder without the marker is refused with an error naming it, so point
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from ragloom.errors import IndexNotFoundError, StoreError
@@ -18,31 +17,26 @@ INDEX_MARKER = ".ragloom-index"
 STORE_MARKER = ".ragloom-store"
 
 
-def claim_folder(folder: Path, marker: str, owner: str,
-                 recognizes: Callable[[Path], bool] = lambda folder: False,
-                 create: bool = True) -> None:
+def claim_folder(folder: Path, marker: str, owner: str, create: bool = True) -> None:
     """Make sure ``folder`` is ragloom's before anything is written or deleted in it.
 
     A missing or empty folder is created (when ``create``) with the marker; a folder with
-    the marker is ours; a folder holding files ``recognizes`` as an older ragloom index
-    (made before markers existed) is adopted; any other non-empty folder is refused.
+    the marker is ours; any other non-empty folder is refused, whatever files it holds (a
+    ``segments.json`` or ``embeddings.sqlite`` of the user's is not an old index to adopt).
     """
     marker_path = folder / marker
     if marker_path.is_file():
         return
     if folder.exists() and not folder.is_dir():
         raise StoreError(f"{owner} path {folder} is a file, not a folder")
-    occupied = folder.is_dir() and any(folder.iterdir())
-    if occupied and not recognizes(folder):
+    if folder.is_dir() and any(folder.iterdir()):
         raise StoreError(
             f"{owner} folder {folder} is not empty and was not created by ragloom (no "
             f"{marker} file in it); ragloom will not write or delete files there: point the "
             f"setting at an empty or new folder")
     if not create:
-        if not occupied:
-            raise IndexNotFoundError(f"no index at {folder}: build one with 'ragloom index' or "
-                                     f"RAGEngine(...).index_directory() (reading never creates one)")
-        return
+        raise IndexNotFoundError(f"no index at {folder}: build one with 'ragloom index' or "
+                                 f"RAGEngine(...).index_directory() (reading never creates one)")
     folder.mkdir(parents=True, exist_ok=True)
     marker_path.write_text(json.dumps({"created_by": "ragloom", "owner": owner}) + "\n",
                            encoding="utf-8")

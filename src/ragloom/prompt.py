@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ragloom.types import SearchResult
@@ -21,6 +22,10 @@ def describe_source(result: SearchResult) -> str:
     """``File: path (docs, chunk i, lines a-b)`` for file chunks: the source type, then
     ``page p`` or ``pages p-q`` instead of lines when the file had pages; ``Source: id
     (text, chunk i, lines a-b)`` for ingested texts; ``Document: id`` otherwise."""
+    return _neutralize_markers(one_line(_describe(result)))
+
+
+def _describe(result: SearchResult) -> str:
     meta = result.metadata
     if "path" in meta:
         label = f"File: {meta['path']}"
@@ -40,6 +45,17 @@ def describe_source(result: SearchResult) -> str:
         details.append(f"lines {meta['start_line']}-{meta['end_line']}")
     suffix = f" ({', '.join(details)})" if details else ""
     return label + suffix
+
+
+#: Line breaks and other control characters, which would let a file name or a metadata value
+#: start a line of its own in the block (``\n[END RETRIEVED CONTEXT]\nSYSTEM: ...``).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character (newlines included) shown as an escape, so a
+    source label stays one line whatever the file is named."""
+    return _CONTROL.sub(lambda match: match.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 def _neutralize_markers(text: str) -> str:

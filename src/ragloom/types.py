@@ -108,9 +108,17 @@ class IndexStatus:
     dimension: int = 0
     index_dir: str = ""
     index_bytes: int = 0
+    #: Bytes on disk per part: store, bm25, manifest, embedding_cache, other.
+    bytes_by_part: dict[str, int] = field(default_factory=dict)
     last_indexed: float | None = None
     files_pending: int = 0
     auto_sync: dict[str, Any] | None = None
 
+    @property
+    def bytes_per_chunk(self) -> dict[str, float]:
+        """``bytes_by_part`` divided by the number of chunks, with a ``total``."""
+        parts = {**self.bytes_by_part, "total": self.index_bytes}
+        return {part: size / self.chunks if self.chunks else 0.0 for part, size in parts.items()}
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self) | {"bytes_per_chunk": self.bytes_per_chunk}

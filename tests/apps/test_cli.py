@@ -192,3 +192,42 @@ def test_ingest_given_files_says_what_happened_to_each(project: Path, tmp_path_f
     assert str(outside / "paper.md") in found.stdout
     walked = ragloom(project, "index")  # a walk of the project keeps files ingested from elsewhere
     assert "0 removed" in walked.stdout.splitlines()[0]
+
+
+def test_paths_resolve_against_the_current_folder(project: Path) -> None:
+    """``cd proj/src && ragloom index lib`` indexes proj/src/lib (the config lives above)."""
+    write(project, "src/lib/engine.py", "def ignite():\n    return 'thrust'\n")
+    write(project, "lib/decoy.py", "def decoy():\n    return 'not this one'\n")
+    indexed = ragloom(project / "src", "index", "lib")
+    assert indexed.returncode == 0, indexed.stderr
+    assert "1 indexed" in indexed.stdout
+    status = ragloom(project, "search", "ignite thrust", "--json", "--top-k", "5")
+    assert [r["metadata"]["path"] for r in json.loads(status.stdout)] == ["src/lib/engine.py"]
+    ingested = ragloom(project / "src", "ingest", "../lib/decoy.py")
+    assert ingested.stdout.startswith("indexed ../lib/decoy.py:"), ingested.stdout
+    found = ragloom(project, "search", "decoy", "--json", "--top-k", "1")
+    assert json.loads(found.stdout)[0]["metadata"]["path"] == "lib/decoy.py"
+
+
+def test_indexing_a_missing_path_exits_2_and_creates_nothing(project: Path) -> None:
+    before = listing(project)
+    missing = ragloom(project, "index", "does-not-exist")
+    assert missing.returncode == 2 and "does-not-exist" in missing.stderr
+    assert listing(project) == before and not (project / ".ragloom").exists()
+    searched = ragloom(project, "search", "anything")
+    assert searched.returncode == 1 and "no index" in searched.stderr
+
+
+def test_status_shows_bytes_per_part_and_per_chunk(project: Path) -> None:
+    assert ragloom(project, "index").returncode == 0
+    payload = json.loads(ragloom(project, "status", "--json").stdout)
+    parts = payload["bytes_by_part"]
+    assert set(parts) == {"store", "bm25", "manifest", "embedding_cache", "other"}
+    assert all(parts[p] > 0 for p in ("store", "bm25", "manifest", "embedding_cache"))
+    assert sum(parts.values()) == payload["index_bytes"]
+    per_chunk = payload["bytes_per_chunk"]
+    assert per_chunk["total"] == pytest.approx(payload["index_bytes"] / payload["chunks"])
+    assert per_chunk["bm25"] == pytest.approx(parts["bm25"] / payload["chunks"])
+    text = ragloom(project, "status").stdout
+    assert f"({per_chunk['total']:,.0f} B/chunk)" in text
+    assert f"  embedding cache: {parts['embedding_cache'] / 1e6:.1f} MB" in text

@@ -74,7 +74,9 @@ async def exercise_read_only(client: Client) -> None:
                                ({"query": "  "}, "needs a non-empty 'query'"),
                                ({"top_k": 2}, "query"),
                                ({"query": "x", "filters": {"path": {"$regex": "."}}},
-                                "unknown operator '$regex'")]:
+                                "unknown operator '$regex'"),
+                               ({"query": "x", "filters": {"path": "[z-a]*"}},
+                                "glob '[z-a]*': the character range z-a is reversed")]:
         bad = await client.call_tool("rag_search", arguments)
         assert bad.is_error and message in text_of(bad), (arguments, text_of(bad))
     refused = await client.call_tool("rag_index", {})
@@ -154,5 +156,37 @@ def test_http_server_with_writes_indexes_inside_the_project_only(project: Path, 
             assert "ragloom://file/docs/new.md" in listed
             status = await client.call_tool("rag_status", {})
             assert status.structured_content["writes_allowed"] is True
+
+    asyncio.run(main())
+
+
+def test_the_server_answers_other_calls_while_a_search_is_in_flight(project: Path, tmp_path: Path) -> None:
+    """A search held in the embedder (as a long one would run) must not keep the server from
+    answering: rag_status and a second search are answered before it is released. The bound
+    of 120 s only turns a hang into a failure."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    config = (project / "ragloom.toml").read_text(encoding="utf-8")
+    (project / "ragloom.toml").write_text(config.replace(
+        'embedding_provider = "hash"', 'embedding_provider = "gated_embedder:factory"'), encoding="utf-8")
+    fakes = Path(__file__).resolve().parents[1] / "fakes"
+    parameters = stdio_server(project)
+    parameters.env = {**(parameters.env or {}), "RAGLOOM_TEST_GATE": str(gate),
+                      "PYTHONPATH": os.pathsep.join(filter(None, [str(fakes), os.environ.get("PYTHONPATH")]))}
+
+    async def main() -> None:
+        async with Client(parameters, read_timeout_seconds=120) as client:
+            held = asyncio.ensure_future(client.call_tool("rag_search", {"query": "hold rockets"}))
+            while not (gate / "started").exists():
+                assert not held.done(), held.result()
+                await asyncio.sleep(0.01)
+            status = await asyncio.wait_for(client.call_tool("rag_status", {}), 120)
+            other = await asyncio.wait_for(client.call_tool("rag_search", {"query": "parse config"}), 120)
+            assert not held.done()  # still held: the answers above came while it ran
+            assert status.structured_content["files"] == 2
+            assert [r["path"] for r in other.structured_content["results"]][:1] == ["src/parser.py"]
+            (gate / "release").touch()
+            found = await asyncio.wait_for(held, 120)
+            assert not found.is_error and found.structured_content["results"][0]["path"] == "docs/guide.md"
 
     asyncio.run(main())

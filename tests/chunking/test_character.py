@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from properties import check_chunks, stdlib_sources
 
 from ragloom.chunking import CharacterChunker, chunk_id
+from ragloom.chunking.measure import CharacterMeasure
 
 
 def test_empty_and_blank_text_give_no_chunks() -> None:
@@ -134,3 +135,43 @@ def test_whole_standard_library_in_whole_lines() -> None:
             repeated = max(0, before.metadata["end_char"] - after.metadata["start_char"])
             added = after.metadata["end_char"] - before.metadata["end_char"]
             assert repeated <= added, (path, after.metadata)
+
+
+class CountingMeasure(CharacterMeasure):
+    """Characters, counting how many characters ``fit`` was handed."""
+
+    def __init__(self) -> None:
+        self.looked_at = 0
+
+    def fit(self, text: str, budget: int) -> int:
+        self.looked_at += len(text)
+        return super().fit(text, budget)
+
+
+@pytest.mark.parametrize("separator", [" ", ";"])
+def test_one_long_line_is_chunked_in_linear_work(separator: str) -> None:
+    """A 50 MB single-line file took 519 s: each window measured the whole rest of the line.
+    The characters measured per character of the line must not grow with its length."""
+    ratios = []
+    for words in (20_000, 80_000):
+        line = separator.join(f"w{index % 997}x" for index in range(words))
+        measure = CountingMeasure()
+        chunks = CharacterChunker(1000, 200, measure=measure).chunk(line, "big.js")
+        assert "".join(c.text for c in chunks).replace(separator, "").startswith("w0xw1x")
+        ratios.append(measure.looked_at / len(line))
+    assert ratios[1] <= 1.1 * ratios[0] and ratios[1] <= 20, ratios
+
+
+def test_cutting_a_long_line_gives_the_same_chunks_as_measuring_the_whole_rest() -> None:
+    """Looking at a prefix changes no cut (the measure sees whole words in the first half)."""
+
+    class WholeRest(CharacterChunker):
+        def _fit(self, text: str, start: int, end: int, budget: int) -> int:
+            return self.measure.fit(text[start:end], budget)
+
+    line = " ".join(f"word{index % 89}" + ("." if index % 13 == 0 else "") for index in range(6000))
+    text = "head line\n" + line + "\ntail\n"
+    for size, overlap, sentences in ((300, 60, False), (1000, 200, True), (77, 0, True)):
+        fast = CharacterChunker(size, overlap, sentences).chunk(text, "a.txt")
+        slow = WholeRest(size, overlap, sentences).chunk(text, "a.txt")
+        assert [(c.text, c.metadata) for c in fast] == [(c.text, c.metadata) for c in slow]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from helpers import write
@@ -44,7 +45,7 @@ def test_indexed_text_has_the_header_but_stored_text_is_the_file_slice(make_engi
     # BM25 reads the header: the folder name finds the chunk although its text lacks it
     assert engine.sparse.search("geometry", 1)[0][0] == chunk.id
     engine.close()
-    for saved in engine.index_dir.rglob("bm25*.npz"):
-        saved.unlink()
+    for saved in engine.index_dir.glob("bm25*.segments"):
+        shutil.rmtree(saved)
     reopened = make_engine(**settings)  # BM25 rebuilt from the store, header included
     assert reopened.sparse.search("geometry", 1)[0][0] == chunk.id

@@ -174,3 +174,14 @@ def test_a_long_list_is_cut_between_items() -> None:
         (1, 8), (8, 13), (13, 18), (18, 22)]
     assert all(c.text.startswith("# List\n- item") for c in chunks[1:])
     check_chunks(chunks, text, 200, MARKDOWN_HEADING_LINE)
+
+
+def test_headings_that_leave_no_room_for_the_next_line_never_make_it_start_mid_line() -> None:
+    # Found in a package's README: two headings and a 270-character paragraph at 300 chars.
+    paragraph = " ".join(["Sentence number one is here."] * 9) + " Tail end words."
+    text = f"## Index\n\n### Construction\n\n{paragraph}\n\n### Query\n\nShort.\n"
+    chunks = MarkdownChunker(300, 60).chunk(text, "README.md")
+    check_chunks(chunks, text, 300, MARKDOWN_HEADING_LINE)
+    second = chunks[1]
+    assert second.metadata["start_line"] == 5
+    assert second.text == "### Construction\n" + paragraph + "\n"

@@ -49,3 +49,72 @@ def test_without_cache_everything_is_computed() -> None:
     provider = CountingProvider()
     result = CachedEmbedder(provider, None).embed(["a", "a", "b"])
     assert result.computed == 2 and result.vectors.shape == (3, 16)
+
+
+def test_a_garbage_cache_is_set_aside_and_a_new_one_started(tmp_path: Path) -> None:
+    """The cache is disposable: a damaged file never blocks a write; it is renamed beside
+    (never deleted) and the cache starts empty."""
+    path = tmp_path / "embeddings.sqlite"
+    garbage = b"this is not a database " * 500
+    path.write_bytes(garbage)
+    cache = EmbeddingCache(path)
+    embedder = CachedEmbedder(HashEmbeddingProvider(), cache)
+    assert embedder.embed(["hello"]).computed == 1
+    assert embedder.embed(["hello"]).computed == 0
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith("embeddings.sqlite.corrupt-")]
+    assert len(aside) == 1 and aside[0].read_bytes() == garbage
+    cache.close()
+
+
+def test_a_cache_damaged_while_open_is_set_aside_on_the_next_use(tmp_path: Path) -> None:
+    path = tmp_path / "embeddings.sqlite"
+    cache = EmbeddingCache(path)
+    embedder = CachedEmbedder(HashEmbeddingProvider(), cache)
+    embedder.embed([f"text {i}" for i in range(300)])
+    cache.close()
+    data = bytearray(path.read_bytes())
+    data[4096:] = b"\xff" * (len(data) - 4096)  # every page after the first
+    path.write_bytes(bytes(data))
+    cache = EmbeddingCache(path)
+    embedder = CachedEmbedder(HashEmbeddingProvider(), cache)
+    assert embedder.embed(["text 1", "new"]).computed == 2
+    assert embedder.embed(["text 1", "new"]).computed == 0
+    assert any(p.name.startswith("embeddings.sqlite.corrupt-") for p in tmp_path.iterdir())
+    cache.close()
+
+
+def test_a_cache_in_the_first_layout_is_migrated_and_shrinks(tmp_path: Path) -> None:
+    """The first layout (namespace text in every row of a WITHOUT ROWID table) is moved into
+    the compact one: every vector is still a hit, and the file takes under 2 KB a vector."""
+    import sqlite3
+
+    from ragloom.digests import content_hash
+
+    path = tmp_path / "embeddings.sqlite"
+    provider = CountingProvider(384)
+    texts = [f"text number {i}" for i in range(2000)]
+    vectors = provider.embed(texts)
+    namespace = CachedEmbedder(provider, None).namespace("document")
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE embeddings (namespace TEXT NOT NULL, text_hash TEXT NOT NULL, "
+                "vector BLOB NOT NULL, PRIMARY KEY (namespace, text_hash)) WITHOUT ROWID")
+    old.executemany("INSERT INTO embeddings VALUES (?, ?, ?)",
+                    [(namespace, content_hash(t), v.astype(np.float32).tobytes())
+                     for t, v in zip(texts, vectors)])
+    old.commit()
+    old.close()
+    counting = CountingProvider(384)
+    cache = EmbeddingCache(path)
+    again = CachedEmbedder(counting, cache).embed(texts)
+    assert again.computed == 0 and counting.texts_embedded == 0
+    assert np.array_equal(again.vectors, vectors)
+    cache.close()
+    assert path.stat().st_size / len(texts) < 1800
+
+
+def test_vectors_are_stored_compactly(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "c.sqlite")
+    CachedEmbedder(CountingProvider(384), cache).embed([f"chunk {i}" for i in range(3000)])
+    cache.close()
+    with_wal = sum(f.stat().st_size for f in tmp_path.iterdir())
+    assert with_wal / 3000 < 1800

@@ -92,3 +92,19 @@ class TestTorchBackendConformance(EmbedderConformance):
     @pytest.fixture
     def provider(self) -> LocalEmbeddingProvider:
         return LocalEmbeddingProvider(backend="torch")
+
+
+def test_every_setting_that_changes_the_vectors_is_in_the_cache_key() -> None:
+    """Truncation and backend change the vectors, so each has its own cache entries; neither
+    changes the index identity (provider, model, dimension)."""
+    from ragloom.embeddings.cache import CachedEmbedder
+
+    base = LocalEmbeddingProvider(backend="torch")
+    variants = [LocalEmbeddingProvider(backend="torch", max_seq_length=32)]
+    text = "word " * 200
+    namespaces = {CachedEmbedder(p, None).namespace("document") for p in [base, *variants]}
+    assert len(namespaces) == 2
+    for variant in variants:
+        assert not np.allclose(variant.embed([text])[0], base.embed([text])[0], atol=1e-3)
+        assert (variant.provider_name, variant.model_name, variant.dimension) == (
+            base.provider_name, base.model_name, base.dimension)

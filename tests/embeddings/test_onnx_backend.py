@@ -1,6 +1,6 @@
 """The ONNX Runtime backends of the local provider: vectors close to torch's, the exported
 model cached and rebuilt when corrupt, two processes building it at once, and switching
-backend re-embeds like switching model."""
+backend keeps the index (one vector space) while the cache keeps each backend's vectors."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def test_vectors_stay_close_to_torch(onnx_cache: Path) -> None:
     reference = LocalEmbeddingProvider(backend="torch").embed(TEXTS)
     for backend, mean_floor, min_floor in (("onnx", 0.9999, 0.9999), ("onnx-int8", 0.995, 0.985)):
         provider = LocalEmbeddingProvider(backend=backend)
-        assert provider.model_name == f"all-MiniLM-L6-v2+{backend}"
+        assert provider.model_name == "all-MiniLM-L6-v2"  # one vector space, whatever the backend
+        assert f"backend={backend};" in provider.vector_settings()
         cosines = np.sum(reference * provider.embed(TEXTS), axis=1)
         assert cosines.mean() >= mean_floor and cosines.min() >= min_floor, (backend, cosines)
         query = np.dot(LocalEmbeddingProvider(backend="torch").embed_query(TEXTS[3]),
@@ -84,13 +85,20 @@ def test_two_processes_building_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_switching_backend_re_embeds(onnx_cache: Path, tmp_path: Path) -> None:
+def test_switching_backend_keeps_the_index_and_caches_each_backend_apart(
+        onnx_cache: Path, tmp_path: Path) -> None:
+    """The backend is not the index's identity (``auto`` resolves to what each machine has
+    installed, and int8 vectors live in torch's space): a switch keeps the index; a changed
+    file is embedded by the new backend, whose vectors the cache keeps apart."""
     for index in range(3):
         write(tmp_path, f"notes/n{index}.md", f"# Note {index}\nwing number {index} and its lift\n")
-    # (backend, files indexed, chunks embedded): a switch rebuilds the index; vectors a
-    # backend made before come from the cache, which keeps each backend's apart.
-    for backend, indexed, embedded in (("torch", 3, 3), ("onnx-int8", 3, 3), ("onnx-int8", 0, 0),
-                                       ("torch", 3, 0)):
+    # (backend, file rewritten first, files indexed, chunks embedded)
+    for backend, rewrite, indexed, embedded in (
+            ("torch", None, 3, 3), ("onnx-int8", None, 0, 0), ("onnx-int8", 1, 1, 1),
+            ("torch", 2, 1, 1), ("onnx-int8", 2, 1, 1)):
+        if rewrite is not None:
+            path = tmp_path / f"notes/n{rewrite}.md"
+            path.write_text(path.read_text(encoding="utf-8") + f"drag under {backend}\n", encoding="utf-8")
         config = RAGConfig(embedding_provider="local", embedding_backend=backend,
                            vector_store={"provider": "turboquant"})
         with RAGEngine(config, tmp_path) as engine:
@@ -118,3 +126,19 @@ class TestOnnxInt8Conformance(EmbedderConformance):
     @pytest.fixture
     def provider(self, onnx_cache: Path) -> LocalEmbeddingProvider:
         return LocalEmbeddingProvider(backend="onnx-int8")
+
+
+def test_the_export_cache_key_names_the_packages_the_export_goes_through(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new torch, transformers, sentence-transformers or onnx may export another graph:
+    the cached model of the old release is not reused."""
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    before = cache_folder("all-MiniLM-L6-v2", "onnx-int8")
+    for package in ("torch", "transformers", "sentence-transformers", "onnx"):
+        monkeypatch.setattr(importlib.metadata, "version",
+                            lambda name, package=package: "99.0" if name == package else real(name))
+        assert cache_folder("all-MiniLM-L6-v2", "onnx-int8") != before, package
+    monkeypatch.setattr(importlib.metadata, "version", real)
+    assert cache_folder("all-MiniLM-L6-v2", "onnx-int8") == before

@@ -385,3 +385,50 @@ def test_after_a_window_fails_the_windows_behind_it_are_not_embedded(make_engine
         engine.index_directory()
     assert calls == [2, 4]  # the third window was queued, never embedded
     assert engine.count() == 2 and engine.get_all_indexed_paths() == ["n00.md", "n01.md"]
+
+
+@pytest.mark.parametrize("failing", ["chunker", "reader"])
+def test_one_files_failing_chunker_or_reader_never_aborts_the_run(
+        make_engine, project: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
+    """A chunker or reader that raises on one file (a parser bug, a CPython bug such as
+    gh-106905 under threads) skips that file with the reason; the rest is indexed."""
+    from ragloom.chunking.registry import FileChunker
+    from ragloom.readers.registry import FileReaders
+
+    for index in range(12):
+        write(project, f"src/module_{index}.py", f"def function_{index}():\n    return {index}\n")
+    if failing == "chunker":
+        real = FileChunker.chunk
+
+        def chunk(self, text, path, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if path.endswith("module_7.py"):
+                raise SystemError("AST constructor recursion depth mismatch")
+            return real(self, text, path, *args, **kwargs)
+
+        monkeypatch.setattr(FileChunker, "chunk", chunk)
+    else:
+        real_for_path = FileReaders.for_path
+
+        def for_path(self, relative):  # type: ignore[no-untyped-def]
+            reader = real_for_path(self, relative)
+            if not relative.endswith("module_7.py"):
+                return reader
+
+            class Broken:
+                def read(self, relative, data):  # type: ignore[no-untyped-def]
+                    raise MemoryError("reader blew up")
+
+            return Broken()
+
+        monkeypatch.setattr(FileReaders, "for_path", for_path)
+    engine = make_engine()
+    report = engine.index_directory()
+    assert report.files_indexed == 11
+    assert [s.path for s in report.skipped] == ["src/module_7.py"]
+    reason = report.skipped[0].reason
+    assert ("SystemError: AST constructor recursion depth mismatch" in reason if failing == "chunker"
+            else "MemoryError: reader blew up" in reason), reason
+    assert engine.search("function_3", top_k=1)[0].metadata["path"] == "src/module_3.py"
+    monkeypatch.undo()
+    again = engine.index_directory()  # fixed: the skipped file is indexed next time
+    assert (again.files_indexed, again.files_skipped) == (1, 0)

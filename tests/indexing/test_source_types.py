@@ -73,3 +73,4 @@ def test_chunks_carry_it_filters_select_by_it_and_a_change_rechunks_only(tmp_pat
         assert engine.verify().ok
     assert (report.files_indexed, report.chunks_embedded) == (3, 0)
     assert found["tests/test_lift.py"] == "spec"
+

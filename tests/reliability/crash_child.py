@@ -1,5 +1,5 @@
 """Run by test_crash.py in a child process: index a folder; RAGLOOM_CRASH_AT (set by the
-test) makes the process SIGKILL itself at a named crash point."""
+test) makes the process die (os._exit, as after kill -9) at a named crash point."""
 
 import json
 import sys

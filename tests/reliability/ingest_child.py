@@ -1,6 +1,6 @@
 """Run by test_crash.py in a child process: ingest one text (argv: base dir, tests dir,
-store, source id, file holding the text); RAGLOOM_CRASH_AT makes the process SIGKILL
-itself at a named crash point."""
+store, source id, file holding the text); RAGLOOM_CRASH_AT makes the process die
+(os._exit, as after kill -9) at a named crash point."""
 
 import sys
 from pathlib import Path

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from ragloom.chunking.measure import CHARACTERS
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddingCache
 from ragloom.embeddings.hashing import HashEmbeddingProvider
-from ragloom.faults import CRASH_POINTS, ENVIRONMENT_VARIABLE
+from ragloom.faults import CRASH_EXIT_STATUS, CRASH_POINTS, ENVIRONMENT_VARIABLE
 
 TESTS = Path(__file__).resolve().parents[1]
 CHILD = Path(__file__).resolve().parent / "crash_child.py"
@@ -81,7 +80,7 @@ def test_kill_at_every_crash_point(tmp_path: Path, store: str) -> None:
         environment = {**os.environ, ENVIRONMENT_VARIABLE: f"{point}:{hit}"}
         child = subprocess.run([sys.executable, str(CHILD), str(root), "40", str(TESTS), store],
                                env=environment, capture_output=True, text=True, timeout=300)
-        assert child.returncode == -signal.SIGKILL, (point, hit, child.returncode, child.stderr[-2000:])
+        assert child.returncode == CRASH_EXIT_STATUS, (point, hit, child.returncode, child.stderr[-2000:])
         visited.append(f"{point}:{hit}")
         uncached = uncached_chunks(root, config)
         with RAGEngine(config, root) as engine:
@@ -97,7 +96,8 @@ def test_kill_at_every_crash_point(tmp_path: Path, store: str) -> None:
 
 
 INGEST_CHILD = Path(__file__).resolve().parent / "ingest_child.py"
-INGEST_POINTS = ("batch-cached", "embedded", "journaled", "store-written", "segment-written",
+INGEST_POINTS = ("batch-cached", "embedded", "journaled", "store-written", "bm25-segment-written",
+                 "segment-written",
                  "store-persisted", "manifest-written")
 
 
@@ -126,7 +126,7 @@ def test_kill_while_ingesting_a_text(tmp_path: Path) -> None:
         child = subprocess.run([sys.executable, str(INGEST_CHILD), str(root), str(TESTS), "turboquant",
                                 "ticket", str(text_file)], env=environment, capture_output=True,
                                text=True, timeout=300)
-        assert child.returncode == -signal.SIGKILL, (point, child.returncode, child.stderr[-2000:])
+        assert child.returncode == CRASH_EXIT_STATUS, (point, child.returncode, child.stderr[-2000:])
         new_chunks = _chunks_of(config, tmp_path, new_text)
         with RAGEngine(config, root) as engine:
             assert engine.verify().ok, (point, engine.verify().problems[:5])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import hash_config, write
-from ragloom import IndexNotFoundError, RAGEngine, StoreError
+from ragloom import IndexMismatchError, IndexNotFoundError, RAGEngine, StoreError
 
 PERSISTENT_STORES = ["turboquant", "chroma"]
 
@@ -43,6 +43,35 @@ def test_a_folder_ragloom_did_not_create_is_refused_untouched(tmp_path: Path, st
     assert (shared / "important.txt").read_text() == "keep me\n"
 
 
+@pytest.mark.parametrize("setting", ["vector_store.path", "index_dir"])
+@pytest.mark.parametrize("read_only", [False, True])
+def test_files_named_like_an_old_index_do_not_make_a_folder_ragloom_s(
+        tmp_path: Path, store: str, setting: str, read_only: bool) -> None:
+    """A user's own ``segments.json`` and ``00000001.npz``, or a ``lock`` and an
+    ``embeddings.sqlite``, used to be adopted as an index made before markers existed (and
+    replaced). Without the marker the folder is refused, whatever it holds."""
+    shared = tmp_path / "shared"
+    own = {"segments.json": b'{"mine": true}', "00000001.npz": b"my archive",
+           "lock": b"my lock", "embeddings.sqlite": b"my database", "chroma.sqlite3": b"mine",
+           "manifest_turboquant_ragloom.sqlite": b"mine too"}
+    for name, data in own.items():
+        (shared / name).parent.mkdir(parents=True, exist_ok=True)
+        (shared / name).write_bytes(data)
+    write(tmp_path, "a.py", "def alpha():\n    return 1\n")
+    vector_store: dict[str, object] = {"provider": store}
+    overrides: dict[str, object] = {"vector_store": vector_store}
+    if setting == "index_dir":
+        overrides["index_dir"] = str(shared)
+    else:
+        vector_store["path"] = str(shared)
+    refused = f"folder {shared} is not empty and was not created by ragloom"
+    if read_only and setting == "vector_store.path":
+        refused = "no index at"  # a reader finds no index_dir before it looks at the store
+    with pytest.raises(StoreError, match=refused):
+        RAGEngine(hash_config(**overrides), tmp_path, read_only=read_only)
+    assert {p.name: p.read_bytes() for p in shared.iterdir()} == own
+
+
 def test_user_files_survive_dimension_change_reset_and_rebuild(tmp_path: Path, store: str) -> None:
     project = tmp_path / "project"
     write(project, "a.py", "def alpha():\n    return 1\n")
@@ -54,13 +83,16 @@ def test_user_files_survive_dimension_change_reset_and_rebuild(tmp_path: Path, s
     write(store_dir, "important.txt", "keep me\n")
     write(index_dir, "important.txt", "keep me too\n")
     changed = hash_config(embedding_dim=256, vector_store={"provider": store, "path": str(store_dir)})
-    with RAGEngine(changed, project) as engine:  # dimension change: the store is rebuilt
+    with pytest.raises(IndexMismatchError):  # another dimension: refused, nothing deleted
+        RAGEngine(changed, project)
+    assert (store_dir / "important.txt").is_file() and (index_dir / "important.txt").is_file()
+    with RAGEngine(changed, project, rebuild=True) as engine:  # rebuilt on purpose
         engine.index_directory()
         assert engine.count() == 1
         engine.store.reset()
         engine.reindex()
         assert engine.count() == 1
-    with RAGEngine(config, project) as engine:  # and back
+    with RAGEngine(config, project, rebuild=True) as engine:  # and back
         engine.index_directory()
         assert engine.count() == 1
     assert (store_dir / "important.txt").read_text() == "keep me\n"

@@ -93,3 +93,73 @@ def test_a_reader_cannot_write(tmp_path: Path) -> None:
             reader.index_directory()
         with pytest.raises(ReadOnlyError):
             reader.delete_documents_by_path("a.py")
+
+
+def _listing(folder: Path) -> list[tuple[str, int]]:
+    return sorted((str(p.relative_to(folder)), p.stat().st_size) for p in folder.rglob("*"))
+
+
+def test_a_reader_where_the_lock_files_cannot_be_created_reads_and_creates_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only folder or file system (a container image, a shared mount): the lock
+    files cannot be created there (as root a chmod is ignored, so the folder is reported
+    read-only where the lock asks, and creating a lock fails as it would)."""
+    import sqlite3
+
+    import filelock
+
+    from ragloom import locking
+
+    write(tmp_path, "a.py", "def alpha():\n    return 'rockets'\n")
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+    index = tmp_path / ".ragloom"
+    for lock in [p for p in index.iterdir() if ".lock" in p.name or p.name.startswith("lock")]:
+        lock.unlink()  # as if the index was copied without its lock files
+    before = _listing(tmp_path)
+
+    def no_lock(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(locking, "writable", lambda folder: folder != index)
+    monkeypatch.setattr(filelock, "ReadWriteLock", no_lock)
+    with RAGEngine(config, tmp_path, read_only=True) as reader:
+        assert reader.search("rockets alpha")[0].metadata["path"] == "a.py"
+    created = {name for name, _ in _listing(tmp_path)} - {name for name, _ in before}
+    assert not {name for name in created if not name.endswith(("-shm", "-wal"))}  # SQLite's own
+
+
+def test_a_reader_on_a_read_only_mount_searches_and_creates_nothing(tmp_path: Path) -> None:
+    """The real thing where the machine allows it: the index bind-mounted read-only in a
+    private mount namespace (root with ``unshare``), searched by a child process."""
+    import shutil
+
+    if shutil.which("unshare") is None or sys.platform != "linux":
+        pytest.skip("needs Linux with unshare")
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a mount namespace here: {probe.stderr.decode().strip()}")
+    source, mount = tmp_path / "project", tmp_path / "mnt"
+    write(source, "a.py", "def alpha():\n    return 'rockets'\n")
+    mount.mkdir()
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, source) as engine:
+        engine.index_directory()
+    for lock in [p for p in (source / ".ragloom").iterdir() if ".lock" in p.name or p.name.startswith("lock")]:
+        lock.unlink()
+    before = _listing(source)
+    search = ("import sys; sys.path.insert(0, sys.argv[2]); from helpers import hash_config; "
+              "from ragloom import RAGEngine; "
+              "engine = RAGEngine(hash_config(vector_store={'provider': 'turboquant'}), sys.argv[1], read_only=True); "
+              "print(engine.search('rockets alpha')[0].metadata['path']); engine.close()")
+    script = (f"mount --bind {source} {mount} && mount -o remount,bind,ro {mount} && "
+              f"touch {mount}/probe 2>/dev/null && echo WRITABLE; "
+              f"{sys.executable} -c \"{search}\" {mount} {TESTS}")
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    if "mount:" in done.stderr and "a.py" not in done.stdout:
+        pytest.skip(f"cannot mount here: {done.stderr.strip()}")
+    assert "WRITABLE" not in done.stdout
+    assert done.stdout.strip().splitlines()[-1:] == ["a.py"], done.stderr
+    assert _listing(source) == before

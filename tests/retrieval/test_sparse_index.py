@@ -4,6 +4,7 @@ re-tokenizing, rebuilt when it disagrees with the store."""
 from __future__ import annotations
 
 import logging
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -24,14 +25,14 @@ def make_project(root: Path) -> None:
 
 
 def bm25_file(project: Path) -> Path:
-    return project / ".ragloom" / "bm25_chroma_ragloom.npz"
+    return project / ".ragloom" / "bm25_chroma_ragloom.segments"
 
 
 def test_reopen_loads_without_retokenizing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make_project(tmp_path)
     with RAGEngine(CONFIG, tmp_path) as engine:
         engine.index_directory()
-    assert bm25_file(tmp_path).is_file()
+    assert (bm25_file(tmp_path) / "segments.json").is_file()
     calls: list[str] = []
     original = sparse_module.SparseIndex.add
     monkeypatch.setattr(sparse_module.SparseIndex, "add",
@@ -48,7 +49,7 @@ def test_missing_or_stale_bm25_file_is_rebuilt(tmp_path: Path, caplog: pytest.Lo
     with RAGEngine(CONFIG, tmp_path) as engine:
         engine.index_directory()
         count = engine.count()
-    bm25_file(tmp_path).unlink()
+    shutil.rmtree(bm25_file(tmp_path))
     with caplog.at_level(logging.INFO, logger="ragloom"), RAGEngine(CONFIG, tmp_path) as engine:
         assert len(engine.sparse) == count
         assert "rebuilding" in caplog.text
@@ -66,3 +67,60 @@ def test_tokenizer_change_rebuilds(tmp_path: Path) -> None:
     with RAGEngine(unstemmed, tmp_path) as engine:
         assert engine.sparse.search("satellites", 5)
         assert engine.sparse.index.tokenizer == engine.sparse.tokenizer.signature
+
+
+def test_names_and_copies_are_found_from_the_saved_lookups(tmp_path: Path) -> None:
+    """Exact-name lookup and content-hash copies answer as a table built from every
+    chunk's metadata does, before and after reopening (no metadata scan at open)."""
+    from ragloom.retrieval.sparse import SparseIndex
+    from ragloom.retrieval.symbols import SymbolTable
+
+    chunks = {
+        "c1": {"symbol": "Parser.parse", "content_hash": "aa"},
+        "c2": {"symbols": "parse, tokenize", "content_hash": "bb"},
+        "c3": {"symbol": "Lexer.tokenize", "part": 1, "content_hash": "aa"},
+        "c4": {"symbol": "render", "content_hash": "cc"},
+        "c5": {"symbol": "a.render", "content_hash": "aa"},
+        "c6": {"symbol": "b.render"},
+        "c7": {"symbol": "c.render"},
+    }
+    index = SparseIndex(tmp_path / "bm25")
+    index.add(list(chunks)[:4], ["parse text"] * 4, list(chunks.values())[:4])
+    index.persist()
+    index.add(list(chunks)[4:], ["render text"] * 3, list(chunks.values())[4:])
+    index.remove(["c2"])
+    live = {doc: meta for doc, meta in chunks.items() if doc != "c2"}
+    table = SymbolTable(live.items())
+    queries = ["Parser.parse", "parse", "tokenize", "render", "a.render()", "Lexer.tokenize"]
+    for reopened in (False, True):
+        if reopened:
+            index.persist()
+            index = SparseIndex(tmp_path / "bm25")
+        assert [index.defining(q) for q in queries] == [table.lookup(q) for q in queries]
+        assert [doc for doc, _ in index.chunks_with("content_hash", "aa")] == ["c1", "c3", "c5"]
+        assert index.chunks_with("content_hash", "bb") == []
+
+
+def test_a_store_may_supply_its_own_keyword_index(tmp_path: Path) -> None:
+    """A store defining ``sparse_index`` (a database with a text index) gets it searched and
+    updated instead of a BM25 folder beside it."""
+    from ragloom.retrieval.sparse import SparseIndex
+    from ragloom.stores.mock import MockVectorStore
+
+    class OwnIndex(SparseIndex):
+        calls: list[str] = []
+
+        def add(self, ids, texts, metadatas):  # type: ignore[no-untyped-def]
+            self.calls.append("add")
+            super().add(ids, texts, metadatas)
+
+    class StoreWithIndex(MockVectorStore):
+        def sparse_index(self, read_only: bool) -> SparseIndex:
+            return OwnIndex()
+
+    make_project(tmp_path)
+    with RAGEngine(hash_config(), tmp_path, vector_store=StoreWithIndex()) as engine:
+        engine.index_directory()
+        assert isinstance(engine.sparse, OwnIndex) and OwnIndex.calls
+        assert engine.search("frobnicate", mode="sparse")[0].metadata["path"] == "a.py"
+    assert not list(tmp_path.rglob("bm25*"))

@@ -19,6 +19,7 @@ from chroma_server import ChromaServer  # noqa: E402
 
 from helpers import hash_config, write  # noqa: E402
 from ragloom import RAGEngine, StoreError  # noqa: E402
+from ragloom.errors import IndexMismatchError  # noqa: E402
 from ragloom.stores.base import EmbeddingSpec  # noqa: E402
 from ragloom.stores.chroma import ChromaVectorStore  # noqa: E402
 from ragloom.testing.stores import DIM, StoreConformance, sample_rows  # noqa: E402
@@ -72,33 +73,46 @@ def test_wrong_dimension_upsert_is_rejected(tmp_path: Path) -> None:
         store.upsert(["a"], np.ones((1, 8)), ["t"], [{"path": "a"}])
 
 
-def test_model_change_rebuilds_the_collection(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_another_model_is_refused_naming_both_and_never_dropped(tmp_path: Path) -> None:
+    """A collection may be shared (a Chroma server above all): built for another model it is
+    an error naming both identities and the rebuild; only a rebuild on purpose drops it."""
     ids, vectors, texts, metadatas = sample_rows()
     ChromaVectorStore.open_local(tmp_path / "db", "coll", SPEC).upsert(ids, vectors, texts, metadatas)
+    for read_only in (False, True):
+        with pytest.raises(IndexMismatchError, match=r"built with hash/feature-hash-v1 \(16-d\), "
+                           r"not local/x \(16-d\).*ragloom index --rebuild") as refused:
+            ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM),
+                                         read_only=read_only)
+        assert (refused.value.discard is None) is read_only
     assert ChromaVectorStore.open_local(tmp_path / "db", "coll", SPEC).count() == 4
-    with caplog.at_level(logging.WARNING, logger="ragloom"):
-        other = ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM))
-    assert other.count() == 0
-    assert "was built with hash/feature-hash-v1 (16-d)" in caplog.text
-    assert "rebuilding" in caplog.text
+    assert refused.value.discard is None
+    with pytest.raises(IndexMismatchError) as refused:
+        ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM))
+    assert refused.value.discard is not None
+    refused.value.discard()
+    assert ChromaVectorStore.open_local(tmp_path / "db", "coll", EmbeddingSpec("local/x", DIM)).count() == 0
 
 
-def test_engine_survives_384_768_384_switches(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_engine_refuses_another_dimension_and_rebuilds_only_on_purpose(tmp_path: Path) -> None:
+    """384 -> 768 -> 384: each switch is refused naming both identities (never dropped
+    implicitly) until asked with rebuild=True; the cache keeps each model's vectors."""
     project = tmp_path / "project"
     write(project, "a.txt", "rockets launch satellites into orbit\n")
     write(project, "b.md", "# Fruit\napples and pears\n")
     store = {"provider": "chroma"}
     for dimension, expected_embedded in ((384, 2), (768, 2), (384, 0)):
         config = hash_config(embedding_dim=dimension, vector_store=store)
-        with caplog.at_level(logging.WARNING, logger="ragloom"):
-            with RAGEngine(config, project) as engine:
-                report = engine.index_directory()
-                assert report.files_indexed == 2
-                assert report.chunks_embedded == expected_embedded, dimension
-                assert engine.count() == 2
-                top = engine.search("rockets orbit", top_k=1)[0]
-                assert top.metadata["path"] == "a.txt"
-    assert caplog.text.count("rebuilding") == 2
+        if dimension != 384 or expected_embedded == 0:
+            with pytest.raises(IndexMismatchError, match=r"built with .*not hash/feature-hash-v1 "
+                               rf"\({dimension}-d\).*ragloom index --rebuild"):
+                RAGEngine(config, project)
+        with RAGEngine(config, project, rebuild=expected_embedded == 0 or dimension == 768) as engine:
+            report = engine.index_directory()
+            assert report.files_indexed == 2
+            assert report.chunks_embedded == expected_embedded, dimension
+            assert engine.count() == 2
+            top = engine.search("rockets orbit", top_k=1)[0]
+            assert top.metadata["path"] == "a.txt"
 
 
 def test_engine_reopen_keeps_index_and_skips_unchanged(tmp_path: Path) -> None:
@@ -182,3 +196,41 @@ def test_api_key_is_sent_as_bearer_token_and_never_shown() -> None:
         server.shutdown()
     assert seen and seen[0] == "Bearer chroma-secret-token"
     assert "chroma-secret-token" not in str(info.value)
+
+
+def test_embedded_store_keeps_texts_beside_the_database(tmp_path: Path) -> None:
+    """Texts live in ragloom_texts.sqlite, not in Chroma's database (whose document string
+    index and full-text index cost 9 KB a chunk): Chroma holds no document, reads give
+    every text back, deletes and resets remove them."""
+    import sqlite3
+
+    store = ChromaVectorStore.open_local(tmp_path / "db", "texts", SPEC)
+    ids, vectors, texts, metadatas = sample_rows()
+    store.upsert(ids, vectors, texts, metadatas)
+    assert [c.text for c in store.get(ids)] == texts
+    assert {r.id: r.text for r in store.query(vectors[0], 10)} == dict(zip(ids, texts))
+    store.delete(ids[:1])
+    store.close()
+    database = sqlite3.connect(tmp_path / "db" / "chroma.sqlite3")
+    documents = "SELECT COUNT(*) FROM embedding_metadata WHERE key = 'chroma:document'"
+    assert database.execute(documents).fetchone() == (0,)
+    database.close()
+    kept = sqlite3.connect(tmp_path / "db" / "ragloom_texts.sqlite")
+    assert sorted(r[0] for r in kept.execute("SELECT id FROM texts")) == sorted(ids[1:])
+    kept.close()
+    reader = ChromaVectorStore.open_local(tmp_path / "db", "texts", SPEC, read_only=True)
+    assert [c.text for c in reader.get(ids)] == texts[1:]
+    reader.close()
+
+
+def test_a_collection_with_documents_inside_chroma_still_reads(tmp_path: Path) -> None:
+    """A collection written before texts moved out keeps answering with its documents."""
+    store = ChromaVectorStore.open_local(tmp_path / "db", "older", SPEC)
+    ids, vectors, texts, metadatas = sample_rows()
+    store._texts = None  # write as earlier versions did: documents inside Chroma
+    store.upsert(ids, vectors, texts, metadatas)
+    store.close()
+    reopened = ChromaVectorStore.open_local(tmp_path / "db", "older", SPEC)
+    assert [c.text for c in reopened.get(ids)] == texts
+    assert {r.id: r.text for r in reopened.query(vectors[0], 10)} == dict(zip(ids, texts))
+    reopened.close()

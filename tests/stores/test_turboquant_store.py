@@ -1,9 +1,11 @@
-"""The TurboQuant store: shared conformance suite, segments, compaction, rebuild."""
+"""The TurboQuant store: shared conformance suite, segments, compaction, refusing another
+identity or a damaged file with what to do."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +13,7 @@ import pytest
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
+from ragloom.errors import CorruptIndexError, IndexMismatchError
 from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.turboquant import SEGMENT_LIST, TurboQuantStore
 from ragloom.testing.stores import DIM, StoreConformance, sample_rows
@@ -52,12 +55,12 @@ def test_appends_write_new_segments_only(tmp_path: Path) -> None:
     store = TurboQuantStore(tmp_path / "tq", spec)
     fill(store, 0, 100, 64)
     store.persist()
-    first = sorted((tmp_path / "tq").glob("*.npz"))
+    first = sorted((tmp_path / "tq").glob("*.seg"))
     stamp = first[0].stat().st_mtime_ns
     fill(store, 100, 50, 64)
     store.delete(["v3"])
     store.persist()
-    segments = sorted((tmp_path / "tq").glob("*.npz"))
+    segments = sorted((tmp_path / "tq").glob("*.seg"))
     assert len(segments) == 2 and segments[0].stat().st_mtime_ns == stamp
     reopened = TurboQuantStore(tmp_path / "tq", spec)
     assert reopened.count() == 149 and reopened.get(["v3"]) == []
@@ -73,7 +76,7 @@ def test_many_deletes_compact_to_one_segment(tmp_path: Path) -> None:
     store.persist()
     listing = json.loads((tmp_path / "tq" / SEGMENT_LIST).read_text())
     assert len(listing["segments"]) == 1
-    assert len(list((tmp_path / "tq").glob("*.npz"))) == 1
+    assert len(list((tmp_path / "tq").glob("*.seg"))) == 1
     assert TurboQuantStore(tmp_path / "tq", spec).count() == 100
 
 
@@ -105,18 +108,62 @@ def test_leftover_temp_files_are_ignored(tmp_path: Path) -> None:
     store = TurboQuantStore(tmp_path / "tq", spec)
     fill(store, 0, 10, 32)
     store.persist()
-    (tmp_path / "tq" / ".00000002.npz.999.tmp").write_bytes(b"half written")
-    (tmp_path / "tq" / "00000002.npz").write_bytes(b"never listed")
+    (tmp_path / "tq" / ".00000002.seg.999.tmp").write_bytes(b"half written")
+    (tmp_path / "tq" / "00000002.seg").write_bytes(b"never listed")
     assert TurboQuantStore(tmp_path / "tq", spec).count() == 10
 
 
-def test_settings_change_rebuilds(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_another_model_or_quantizer_is_refused_naming_both_never_dropped(tmp_path: Path) -> None:
+    """Other processes may share the folder: a store built for another identity is an error
+    that says how to rebuild on purpose; only that rebuild deletes, and only its own files."""
     store = TurboQuantStore(tmp_path / "tq", EmbeddingSpec("x", 32))
     fill(store, 0, 10, 32)
     store.persist()
-    with caplog.at_level(logging.WARNING, logger="ragloom"):
-        other = TurboQuantStore(tmp_path / "tq", EmbeddingSpec("y", 48))
-    assert other.count() == 0 and "rebuilding" in caplog.text
+    write(tmp_path / "tq", "notes.txt", "mine\n")
+    before = sorted(p.name for p in (tmp_path / "tq").iterdir())
+    for spec, bits in ((EmbeddingSpec("y", 48), 4), (EmbeddingSpec("x", 32), 2)):
+        with pytest.raises(IndexMismatchError, match=r"built with x \(32-d\), quantizer .*"
+                           r"not (y \(48-d\)|x \(32-d\)).*ragloom index --rebuild") as refused:
+            TurboQuantStore(tmp_path / "tq", spec, bits=bits)
+        assert sorted(p.name for p in (tmp_path / "tq").iterdir()) == before
+    assert TurboQuantStore(tmp_path / "tq", EmbeddingSpec("x", 32)).count() == 10
+    assert refused.value.discard is not None
+    refused.value.discard()
+    assert sorted(p.name for p in (tmp_path / "tq").iterdir()) == [".ragloom-store", "notes.txt"]
+    assert TurboQuantStore(tmp_path / "tq", EmbeddingSpec("x", 32), bits=2).count() == 0
+
+
+@pytest.mark.parametrize("damage", ["flipped-segment", "truncated-segment", "garbage-list",
+                                    "truncated-list", "missing-segment"])
+def test_a_damaged_file_is_named_with_what_to_do(tmp_path: Path, damage: str) -> None:
+    spec = EmbeddingSpec("x", 32)
+    store = TurboQuantStore(tmp_path / "tq", spec)
+    fill(store, 0, 10, 32)
+    store.persist()
+    fill(store, 10, 20, 32)
+    store.persist()
+    folder = tmp_path / "tq"
+    segment, listing = folder / "00000002.seg", folder / SEGMENT_LIST
+    if damage == "flipped-segment":  # in its header (array bytes carry no checksum)
+        data = bytearray(segment.read_bytes())
+        for offset in range(18, 26):
+            data[offset] ^= 0xFF
+        segment.write_bytes(bytes(data))
+    elif damage == "truncated-segment":
+        segment.write_bytes(segment.read_bytes()[: segment.stat().st_size // 2])
+    elif damage == "garbage-list":
+        listing.write_bytes(b"{settings: oops")
+    elif damage == "truncated-list":
+        listing.write_bytes(listing.read_bytes()[:20])
+    else:
+        segment.unlink()
+    named = listing if "list" in damage else segment
+    with pytest.raises(CorruptIndexError, match=rf"{re.escape(str(named))} is damaged .*ragloom index --rebuild") as refused:
+        TurboQuantStore(folder, spec)
+    assert refused.value.discard is not None
+    refused.value.discard()  # what a rebuild does: only the store's own files go
+    assert sorted(p.name for p in folder.iterdir()) == [".ragloom-store"]
+    assert TurboQuantStore(folder, spec).count() == 0
 
 
 def clustered_unit(count: int, dim: int, clusters: int, seed: int) -> np.ndarray:
@@ -156,3 +203,21 @@ def test_engine_with_turboquant(tmp_path: Path) -> None:
         assert engine.count() == 2
         assert engine.index_directory().chunks_embedded == 0
         assert engine.search("rockets orbit", top_k=1)[0].metadata["path"] == "a.txt"
+
+
+def test_a_reader_finds_replaced_and_deleted_ids_by_hash(tmp_path: Path) -> None:
+    """A read-only store finds rows by the ids' hashes: a replaced id gives its new row, a
+    deleted one nothing (get) or a KeyError naming it (get_vectors)."""
+    spec = EmbeddingSpec("x", 32)
+    store = TurboQuantStore(tmp_path / "tq", spec)
+    fill(store, 0, 50, 32)
+    store.persist()
+    store.upsert(["v7"], random_unit(1, 32, 99), ["seven again"], [{"path": "new.txt"}])
+    store.delete(["v8"])
+    store.persist()
+    reader = TurboQuantStore(tmp_path / "tq", spec, read_only=True)
+    assert [(c.id, c.text, c.metadata) for c in reader.get(["v8", "v7", "v9"])] == [
+        ("v7", "seven again", {"path": "new.txt"}), ("v9", "text v9", {"path": "f2.txt"})]
+    assert np.allclose(reader.get_vectors(["v7"]), store.get_vectors(["v7"]))
+    with pytest.raises(KeyError, match="v8"):
+        reader.get_vectors(["v7", "v8"])

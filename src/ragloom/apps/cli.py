@@ -22,13 +22,16 @@ from ragloom.apps.eval import MODES
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
 from ragloom.indexing.progress import IndexProgress
-from ragloom.types import IndexReport
+from ragloom.types import IndexReport, IndexStatus
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
     from ragloom.retrieval.searcher import SearchResponse
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
+                "with another embedding model or one that cannot be read (deletes only what "
+                "ragloom wrote; embeddings still come from the cache)")
 PROGRESS_LINE_SECONDS = 5.0
 
 
@@ -130,11 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     index = commands.add_parser("index", help="index new and changed files")
     index.add_argument("path", nargs="?", help="folder or file (default: base_dir)")
+    index.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     ingest = commands.add_parser("ingest", help="index the given files (any supported type), "
                                  "wherever they are, without walking a folder")
     ingest.add_argument("files", nargs="+", metavar="FILE")
     reindex = commands.add_parser("reindex", help="re-chunk every file, even unchanged ones")
     reindex.add_argument("path", nargs="?")
+    reindex.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
     search.add_argument("query")
     search.add_argument("--top-k", type=_positive_int)
@@ -194,8 +199,12 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         return EXIT_OK
     reading = args.command in ("search", "context", "status") or (
         args.command == "mcp" and not args.allow_writes)
+    target = from_current_folder(getattr(args, "path", None))
+    if target is not None and not target.exists():  # before the engine creates its folder
+        raise UsageError(f"no such file or folder: {args.path}")
     try:
-        engine = RAGEngine(config, base_dir, read_only=reading)
+        engine = RAGEngine(config, base_dir, read_only=reading,
+                           rebuild=bool(getattr(args, "rebuild", False)))
     except IndexNotFoundError:
         print(f"ragloom: no index in {base_dir / config.index_dir}; run 'ragloom index' "
               f"in {base_dir} to build one", file=sys.stderr)
@@ -203,7 +212,6 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     with engine:
         if args.command in ("index", "reindex"):
             method = engine.index_directory if args.command == "index" else engine.reindex
-            target = Path(args.path) if args.path else None
             if target is not None and target.is_file() and args.command == "index":
                 report = engine.index_file(target)
             else:
@@ -215,7 +223,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             serve(engine, http=args.http, host=args.host, port=args.port,
                   allow_writes=args.allow_writes)
         elif args.command == "ingest":
-            return _ingest(engine, [Path(name) for name in args.files], out)
+            return _ingest(engine, [Path(name) for name in args.files], out)  # from the current folder
         elif args.command == "search":
             response = engine.search_detailed(args.query, top_k=args.top_k)
             results = response.results
@@ -246,12 +254,29 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                       f"({status.dimension}-d)\nindex: {status.index_dir} "
                       f"({status.index_bytes / 1e6:.1f} MB)\nlast indexed: {when}\n"
                       f"files pending: {status.files_pending}", file=out)
+                print(_size_rows(status), file=out)
                 if check is not None:
                     print("check: ok" if check.ok else "check: FAILED\n" + "\n".join(
                         f"  {problem}" for problem in check.problems), file=out)
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK
+
+
+def _size_rows(status: IndexStatus) -> str:
+    """Bytes on disk per part, in total and per chunk (what ``status`` prints)."""
+    per_chunk = status.bytes_per_chunk
+    rows = [f"  {part.replace('_', ' ')}: {size / 1e6:.1f} MB ({per_chunk[part]:,.0f} B/chunk)"
+            for part, size in status.bytes_by_part.items()]
+    return "\n".join([f"size: {status.index_bytes / 1e6:.1f} MB ({per_chunk['total']:,.0f} B/chunk)", *rows])
+
+
+def from_current_folder(path: str | None) -> Path | None:
+    """A path given on the command line, resolved against the current folder (as every
+    command-line tool does), not the config's folder; ``..`` is folded, symlinks kept."""
+    if not path:
+        return None
+    return Path(os.path.normpath(Path.cwd() / Path(path).expanduser()))
 
 
 def _ingest(engine: RAGEngine, files: list[Path], out) -> int:  # type: ignore[no-untyped-def]

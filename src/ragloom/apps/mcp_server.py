@@ -3,7 +3,8 @@
 Tools: ``rag_search(query, top_k?, filters?)`` (text blocks in the format of the Gemini
 tool plus structured results), ``rag_status()``, and ``rag_index(path?)``, which is off
 unless the server was started with writes allowed. Resources: each indexed file as
-``ragloom://file/{path}``, read-only and inside base_dir. Bad arguments come back as tool
+``ragloom://file/{path}``, read-only and inside base_dir, secrets redacted as search
+redacts them. ``rag_index`` refuses what the directory walk excludes. Bad arguments come back as tool
 errors the model can read. Built on the official ``mcp`` SDK (extra ``ragloom[mcp]``).
 """
 
@@ -16,6 +17,7 @@ from urllib.parse import quote
 from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
 from ragloom.integrations.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
+from ragloom.security import redact_secrets
 from ragloom.types import SearchResult
 
 if TYPE_CHECKING:
@@ -47,10 +49,11 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
         SERVER_NAME, instructions="Search this project's indexed files and documents with "
         "rag_search; each result names its file and lines.", log_level="WARNING")
 
-    # async: runs on the server's loop, without a hop to a worker thread per call (a search
-    # takes milliseconds; bench/mcp_latency.py).
+    # A plain function: the SDK runs it on a worker thread, so a slow search (a long query
+    # through a large index, a remote embedder) never keeps the server from answering other
+    # calls, which the SDK handles concurrently.
     @server.tool(name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"])
-    async def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
+    def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
         if not query.strip():
             raise tool_error("rag_search needs a non-empty 'query'")
         if not 1 <= top_k <= MAX_TOOL_TOP_K:
@@ -80,6 +83,10 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
             raise tool_error("rag_index is off: this server is read-only (start it with "
                              "'ragloom mcp --allow-writes' to let clients index)")
         target = inside_base_dir(engine, path or ".")
+        refusal = engine.excluded_reason(target)
+        if refusal is not None:
+            raise tool_error(f"rag_index refused {path!r}: {refusal}; the directory walk never "
+                             "indexes it (name it in [rag] include to index it on purpose)")
         try:
             report = engine.index_file(target) if target.is_file() else engine.index_directory(target)
         except (OSError, ValueError, RagloomError) as exc:
@@ -137,9 +144,10 @@ def read_indexed_file(engine: RAGEngine, relative: str) -> str:
     if engine.base_dir.resolve() not in target.parents:
         raise refused(f"{relative!r} is outside the project folder")
     try:
-        return read_file(target, relative, engine.config.max_file_bytes, FileReaders(engine.config)).text
+        text = read_file(target, relative, engine.config.max_file_bytes, FileReaders(engine.config)).text
     except SkipFile as skip:
         raise refused(f"{relative!r} cannot be read: {skip}") from None
+    return redact_secrets(text).text if engine.config.redact_secrets else text  # as search shows it
 
 
 def serve(engine: RAGEngine, http: bool = False, host: str = "127.0.0.1", port: int = 8765,

@@ -32,7 +32,9 @@ class EmbeddingProvider(ABC):
     max_texts_per_call: ClassVar[int] = 10_000
     #: Batches embedded at once (remote APIs); the model's own threads do the rest locally.
     max_concurrency: int = 1
-    #: The model the vectors come from (part of the embedding cache key); set by __init__.
+    #: The model the vectors come from: with ``provider_name`` and ``dimension`` the identity
+    #: of the vector space an index is built in (a store built in another is refused); set by
+    #: __init__.
     model_name: str
     #: Length of every vector this provider returns; set by __init__.
     dimension: int
@@ -86,6 +88,12 @@ class EmbeddingProvider(ABC):
                     future.cancel()
                 raise
         return vectors
+
+    def vector_settings(self) -> str:
+        """Every other setting that changes the vectors (how the model runs, truncation,
+        normalization), for the embedding cache key; not part of the index identity, since
+        vectors of one model under other settings still live in one space."""
+        return ""
 
     def token_measure(self) -> TokenMeasure | None:
         """Counts texts in this model's tokens, with the model's window, when the tokenizer

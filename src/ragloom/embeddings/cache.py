@@ -1,11 +1,20 @@
 """An on-disk embedding cache so the same text is never embedded twice by the same model.
 
-Keyed by (provider, model, dimension, task, sha256 of text) in a SQLite file beside the
-index. SQLite's WAL mode and busy timeout make it safe for several threads and processes.
+Keyed by (provider, model, dimension, every other setting that changes the vectors, task,
+sha256 of text) in a SQLite file beside the index. SQLite's WAL mode and busy timeout make it
+safe for several threads and processes. The cache is disposable: a damaged file is set aside
+(renamed, never deleted) with a warning and a new one started, so it never blocks a write.
+Layout: the namespace (provider|model|dimension|task) is a small integer, the text hash 32
+raw bytes and the vector a float32 blob, in a rowid table with a unique index on the key
+and 8 KB pages (about 1.7 KB per 384-d vector; the first layout, a WITHOUT ROWID table
+repeating the namespace string in every row, took 4.5 KB: it is moved into a new file of
+this layout when the cache is opened).
 """
 
 from __future__ import annotations
 
+import os
+import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,9 +25,69 @@ import numpy as np
 from ragloom.digests import content_hash
 from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
 from ragloom.faults import crash_point
-from ragloom.sqlite_db import connect, transaction
+from ragloom.sqlite_db import connect, is_damaged, set_aside, transaction
 
 _SQLITE_MAX_PARAMETERS = 900
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS namespaces (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+    "CREATE TABLE IF NOT EXISTS vectors (namespace INTEGER NOT NULL, text_hash BLOB NOT NULL, "
+    "vector BLOB NOT NULL)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_key ON vectors (namespace, text_hash)",
+)
+
+
+def _prepare_file(path: Path) -> None:
+    """Create a new cache file with 8 KB pages (five vectors a page, none overflowing), or
+    move a cache in the first layout (table ``embeddings``) into a new file of this one."""
+    if not path.exists():
+        _create(path)
+        return
+    probe = sqlite3.connect(path)
+    try:
+        first_layout = probe.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                     "AND name = 'embeddings'").fetchone() is not None
+    finally:
+        probe.close()
+    if not first_layout:
+        return
+    fresh = path.with_name(path.name + ".migrating")
+    fresh.unlink(missing_ok=True)
+    _create(fresh)
+    db = sqlite3.connect(fresh, isolation_level=None)
+    try:
+        db.create_function("ragloom_unhex", 1, _unhex, deterministic=True)
+        db.execute("ATTACH DATABASE ? AS old", (str(path),))
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("INSERT OR IGNORE INTO namespaces (name) SELECT DISTINCT namespace FROM old.embeddings")
+        db.execute("INSERT OR IGNORE INTO vectors (namespace, text_hash, vector) SELECT n.id, "
+                   "ragloom_unhex(e.text_hash), e.vector FROM old.embeddings e JOIN namespaces n "
+                   "ON n.name = e.namespace WHERE ragloom_unhex(e.text_hash) IS NOT NULL")
+        db.execute("COMMIT")
+        db.execute("DETACH DATABASE old")
+    finally:
+        db.close()
+    os.replace(fresh, path)
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+
+def _create(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA page_size = 8192")  # before the first table: fixed from then on
+        for statement in _SCHEMA:
+            db.execute(statement)
+        db.commit()
+    finally:
+        db.close()
+
+
+def _unhex(text: str) -> bytes | None:
+    try:
+        return bytes.fromhex(text)
+    except (TypeError, ValueError):
+        return None
 
 
 class EmbeddingCache:
@@ -27,41 +96,96 @@ class EmbeddingCache:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = None if path is None else Path(path)
         self._lock = threading.Lock()
-        self._connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
-        self._connection.execute(
-            "CREATE TABLE IF NOT EXISTS embeddings (namespace TEXT NOT NULL, "
-            "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
-            "PRIMARY KEY (namespace, text_hash)) WITHOUT ROWID"
-        )
+        self._namespaces: dict[str, int] = {}
+        try:
+            self._connection = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            self._connection = self._start_afresh(None)
+
+    def _open(self) -> sqlite3.Connection:
+        if self.path is not None:
+            _prepare_file(self.path)
+        connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
+        try:
+            for statement in _SCHEMA:
+                connection.execute(statement)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _start_afresh(self, damaged: sqlite3.Connection | None) -> sqlite3.Connection:
+        """Set the damaged file aside and open a new, empty cache in its place."""
+        if damaged is not None:
+            damaged.close()
+        self._namespaces = {}
+        if self.path is not None:
+            set_aside(self.path)
+        return self._open()
+
+    def _namespace_id(self, namespace: str, create: bool) -> int | None:
+        """The integer standing for ``namespace`` (made when ``create``)."""
+        if namespace not in self._namespaces:
+            if create:
+                self._connection.execute("INSERT OR IGNORE INTO namespaces (name) VALUES (?)",
+                                         (namespace,))
+            row = self._connection.execute("SELECT id FROM namespaces WHERE name = ?",
+                                           (namespace,)).fetchone()
+            if row is None:
+                return None
+            self._namespaces[namespace] = int(row[0])
+        return self._namespaces[namespace]
 
     def get_many(self, namespace: str, hashes: Sequence[str], dimension: int) -> dict[str, np.ndarray]:
         """The cached vectors among ``hashes`` (missing ones are simply absent)."""
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(hashes))
         with self._lock:
-            for start in range(0, len(unique), _SQLITE_MAX_PARAMETERS):
-                part = unique[start:start + _SQLITE_MAX_PARAMETERS]
-                rows = self._connection.execute(
-                    "SELECT text_hash, vector FROM embeddings WHERE namespace = ? "
-                    f"AND text_hash IN ({','.join('?' * len(part))})",
-                    [namespace, *part],
-                ).fetchall()
-                for text_hash, blob in rows:
-                    vector = np.frombuffer(blob, dtype=np.float32)
-                    if vector.shape == (dimension,):
-                        found[text_hash] = vector
+            try:
+                number = self._namespace_id(namespace, create=False)
+                if number is None:
+                    return found
+                for start in range(0, len(unique), _SQLITE_MAX_PARAMETERS):
+                    part = unique[start:start + _SQLITE_MAX_PARAMETERS]
+                    rows = self._connection.execute(
+                        "SELECT text_hash, vector FROM vectors WHERE namespace = ? "
+                        f"AND text_hash IN ({','.join('?' * len(part))})",
+                        [number, *map(bytes.fromhex, part)],
+                    ).fetchall()
+                    for text_hash, blob in rows:
+                        vector = np.frombuffer(blob, dtype=np.float32)
+                        if vector.shape == (dimension,):
+                            found[text_hash.hex()] = vector
+            except sqlite3.DatabaseError as exc:
+                if not is_damaged(exc):
+                    raise
+                self._connection = self._start_afresh(self._connection)
+                return {}
         return found
 
     def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
         """Store vectors by text hash in one transaction."""
-        rows = [(namespace, text_hash, np.asarray(vector, dtype=np.float32).tobytes())
-                for text_hash, vector in vectors.items()]
+        try:
+            self._insert(namespace, vectors)
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            with self._lock:
+                self._connection = self._start_afresh(self._connection)
+            self._insert(namespace, vectors)
+
+    def _insert(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
         with transaction(self._connection, self._lock) as db:
-            db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
+            number = self._namespace_id(namespace, create=True)
+            db.executemany("INSERT OR REPLACE INTO vectors (namespace, text_hash, vector) VALUES (?, ?, ?)",
+                           [(number, bytes.fromhex(text_hash), np.asarray(vector, dtype=np.float32).tobytes())
+                            for text_hash, vector in vectors.items()])
 
     def count(self) -> int:
         with self._lock:
-            return int(self._connection.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+            return int(self._connection.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
 
     def close(self) -> None:
         with self._lock:
@@ -85,7 +209,9 @@ class CachedEmbedder:
 
     def namespace(self, task: EmbeddingTask) -> str:
         provider = self.provider
-        return f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|{task}"
+        settings = provider.vector_settings()
+        return (f"{provider.provider_name}|{provider.model_name}|{provider.dimension}|"
+                + (f"{settings}|" if settings else "") + task)
 
     def embed(self, texts: Sequence[str], task: EmbeddingTask = "document",
               on_embedded: Callable[[int], None] | None = None) -> EmbeddedTexts:

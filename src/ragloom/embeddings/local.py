@@ -117,8 +117,12 @@ class LocalEmbeddingProvider(EmbeddingProvider):
             with self._lock:
                 model_file = cached_model_file(self._model, model_name, backend)
             self._onnx = OnnxEncoder(model_file, self._model.tokenizer, self.max_seq_length)
-            # Vectors of two backends never mix: the model's identity names the backend.
-            self.model_name = f"{model_name}+{backend}"
+
+    def vector_settings(self) -> str:
+        """The backend (int8 vectors differ from torch's by a cosine of ~0.003: one space, so
+        not the index identity, which ``embedding_backend = "auto"`` would make differ from
+        machine to machine, but not one cache entry), and truncation."""
+        return f"backend={self.backend};max_seq_length={self.max_seq_length}"
 
     def token_measure(self) -> TokenMeasure | None:
         """The model's own tokenizer; the window is ``max_seq_length`` minus the special

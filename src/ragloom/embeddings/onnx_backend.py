@@ -6,7 +6,9 @@ The export uses the transformer's plain ("eager") attention, whose graph ONNX Ru
 into its own kernels. int8 scales most matrices' activations per token (``onnx_int8``).
 
 The exported model is built once, offline, from the loaded torch model and cached in a
-user folder keyed by model, backend and ragloom version (``$RAGLOOM_CACHE_DIR``, else
+user folder keyed by model, backend, ragloom version and the installed versions of the
+packages the export goes through (torch, transformers, sentence-transformers, onnx), since
+another release of any of them may export another graph (``$RAGLOOM_CACHE_DIR``, else
 ``~/.cache/ragloom``). The build happens under a file lock (two processes building at
 once wait for each other) into a temporary folder that replaces the old one only when
 complete; a cache whose files do not match the checksums it recorded is rebuilt.
@@ -38,6 +40,8 @@ BACKENDS = ("torch", "onnx", "onnx-int8")
 MANIFEST = "ragloom-onnx.json"
 MODEL_FILES = {"onnx": "model.onnx", "onnx-int8": "model_int8.onnx"}
 _VERSION = "0.4.0"  # of this file's export recipe; part of the cache key with ragloom's
+#: Packages whose release changes the exported graph: their versions are in the cache key.
+EXPORT_PACKAGES = ("torch", "transformers", "sentence-transformers", "onnx")
 
 
 def resolve_backend(backend: str) -> str:
@@ -79,7 +83,20 @@ def cache_folder(model_name: str, backend: str) -> Path:
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
         ragloom_version = "source"
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("_")
-    return cache_root() / "onnx" / f"{safe}-{backend}-{ragloom_version}-{_VERSION}"
+    return cache_root() / "onnx" / f"{safe}-{backend}-{ragloom_version}-{_VERSION}-{export_stack()}"
+
+
+def export_stack() -> str:
+    """A short digest of the installed versions of ``EXPORT_PACKAGES`` (missing: "-")."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = []
+    for package in EXPORT_PACKAGES:
+        try:
+            versions.append(f"{package}={version(package)}")
+        except PackageNotFoundError:
+            versions.append(f"{package}=-")
+    return hashlib.sha256(";".join(versions).encode("utf-8")).hexdigest()[:12]
 
 
 def cached_model_file(st_model: Any, model_name: str, backend: str) -> Path:

@@ -3,12 +3,11 @@ and retrievers together; the algorithms live in those parts."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
@@ -21,21 +20,22 @@ from ragloom.embeddings.registry import create_embedding_provider
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config
 from ragloom.engine.opening import IndexOpener, IndexParts
+from ragloom.engine.preloading import PreloadMethods
+from ragloom.engine.syncing import SyncMethods
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, verify_index
 from ragloom.indexing.discovery import relative_posix
+from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
-from ragloom.indexing.state import IndexLock
 from ragloom.locking import ReadWriteLock, SnapshotLock
-from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
-from ragloom.readers.base import SkipFile
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
+from ragloom.stores.registry import store_path
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -43,7 +43,7 @@ logger = logging.getLogger("ragloom")
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine(AsyncMethods):
+class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
@@ -54,7 +54,12 @@ class RAGEngine(AsyncMethods):
 
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
                  embedding_provider: EmbeddingProvider | None = None,
-                 vector_store: VectorStore | None = None, read_only: bool = False) -> None:
+                 vector_store: VectorStore | None = None, read_only: bool = False,
+                 rebuild: bool = False) -> None:
+        """``rebuild=True`` empties the index on purpose first (what ragloom wrote: the
+        store's data, BM25, the file records; a damaged manifest is set aside), for an index
+        built with another embedding model or one that cannot be read; the next
+        ``index_directory`` indexes the source files again (embeddings from the cache)."""
         self.config = config if config is not None else RAGConfig()
         self.base_dir = Path(base_dir).resolve()
         self.index_dir = self.base_dir / self.config.index_dir
@@ -62,28 +67,28 @@ class RAGEngine(AsyncMethods):
         self._write_lock = threading.RLock()
         self._readers_writer = ReadWriteLock()
         self._closed = False
-        self._process_lock: IndexLock | None = None
-        self._owns_state = False
+        self._closing = ExitStack()
+        self._owns_state = False  # the store keeps manifest, BM25, cache and lock itself
         self._snapshot_lock = SnapshotLock(self.index_dir)
         self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
             return
         check_config(self.config)
         self.provider = embedding_provider or create_embedding_provider(self.config)
-        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider, vector_store)
+        if read_only and rebuild:
+            raise ValueError("rebuild=True writes: it cannot be combined with read_only=True")
+        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider,
+                             vector_store, rebuild)
         parts = (opener.for_reading(self._snapshot_lock) if read_only
                  else opener.for_writing(self._readers_writer))
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
                                                                  parts.manifest, parts.cache)
-        self._sizing, self._process_lock = parts.sizing, parts.process_lock
+        self._sizing, self._closing = parts.sizing, parts.closing
         self._owns_state = parts.owns_state
         try:
             self._indexer, self._searcher = self._wire(parts)
         except BaseException:
-            if read_only:
-                self.store.close()
-            if self._process_lock is not None:
-                self._process_lock.release()
+            self._closing.close()
             raise
         if self.config.auto_sync_interval_seconds and not read_only:
             self.start_auto_sync(self.config.auto_sync_interval_seconds)
@@ -137,6 +142,13 @@ class RAGEngine(AsyncMethods):
         """Index one file, replacing its previous chunks if it changed."""
         with self._writing():
             return self._indexer.index_file(self._resolve(path))
+
+    def excluded_reason(self, path: PathLike) -> str | None:
+        """Why indexing would pass over ``path`` (a file or a folder of the project: a
+        secret file, an excluded or gitignored one, a symlink to one), or None."""
+        target = self._resolve(path)
+        rules = self._indexer.rules()
+        return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> None:
@@ -226,65 +238,19 @@ class RAGEngine(AsyncMethods):
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
-        size = sum(f.stat().st_size for f in self.index_dir.rglob("*") if f.is_file()) \
-            if self.index_dir.is_dir() else 0
+        parts = disk_usage(self.index_dir, store_path(self.config, self.base_dir)
+                           if self.store.persistent else None)
+        size = sum(parts.values())
         return IndexStatus(
             enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
             embedding_provider=self.provider.provider_name,
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
-            index_dir=str(self.index_dir), index_bytes=size,
+            index_dir=str(self.index_dir), index_bytes=size, bytes_by_part=parts,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
             files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
                               if root.is_dir()) if count_pending else 0,
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
         )
-
-    def start_auto_sync(self, interval_s: float | None = None) -> None:
-        """Re-index the indexed folders every ``interval_s`` seconds (default: the config's
-        ``auto_sync_interval_seconds``, else 30) on a background thread."""
-        self._require_enabled()
-        if self._auto_sync is not None and self._auto_sync.state.running:
-            raise RagloomError("auto-sync is already running; call stop_auto_sync() first")
-        interval = interval_s or self.config.auto_sync_interval_seconds or 30.0
-        self._auto_sync = AutoSync(self.sync, interval)
-        self._auto_sync.start()
-
-    def stop_auto_sync(self) -> None:
-        """Stop the background sync, waiting for a sync in progress to finish."""
-        if self._auto_sync is not None:
-            self._auto_sync.stop()
-
-    def sync(self) -> IndexReport:
-        """Bring every folder indexed so far up to date (what auto-sync runs each interval)."""
-        total = IndexReport()
-        for root in self._roots():
-            if root.is_dir():
-                total.merge(self.index_directory(root))
-        return total
-
-    def corpus_tokens(self) -> int:
-        """The indexed files' size in tokens, estimated from the manifest (bytes / 4), for
-        deciding whether the whole corpus fits a prompt (``strategy = "auto"``)."""
-        if not self.config.enabled:
-            return 0
-        return sum(max(record.size, 0) for record in self._manifest.records().values()) // CHARS_PER_TOKEN
-
-    def preload_results(self, budget_tokens: int | None) -> list[SearchResult]:
-        """Whole indexed files (as indexing reads them: their readers, secrets redacted), in
-        path order, one result each, leaving out files that no longer fit ``budget_tokens``."""
-        results: list[SearchResult] = []
-        used = 0
-        for path in self.get_all_indexed_paths():
-            try:
-                text, metadata = self._indexer.read_whole(path)
-            except SkipFile:
-                continue
-            cost = estimate_tokens(f"File: {path} (preloaded)\n{text}\n\n")
-            if budget_tokens is not None and used + cost > budget_tokens:
-                continue
-            used += cost
-            results.append(SearchResult(path, text, metadata, 1.0, 0.0))
-        return results
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""
@@ -302,23 +268,21 @@ class RAGEngine(AsyncMethods):
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Persist and release the store, cache and manifest; safe to call twice."""
-        if self._closed or not self.config.enabled:
-            self._closed = True
-            return
-        self.stop_auto_sync()
+        """Persist, then release the store, cache, manifest and index lock: each is released
+        even when persisting or another part's close fails (the error is raised after all
+        ran). Safe to call twice: a second call releases whatever a failed one left."""
+        first = not self._closed
         self._closed = True
-        with self._write_lock:
-            try:
-                if not self.read_only:
+        if not self.config.enabled:
+            return
+        try:
+            if first:
+                self.stop_auto_sync()  # before the write lock: a sync in progress holds it
+        finally:
+            # every release runs, even if persisting or one of them fails
+            with self._write_lock, self._closing:
+                if first and not self.read_only:
                     self._persist()
-                self.store.close()
-                self._manifest.close()
-                if self._cache is not None:
-                    self._cache.close()
-            finally:
-                if self._process_lock is not None:
-                    self._process_lock.release()
 
     def __enter__(self) -> RAGEngine:
         return self
@@ -362,16 +326,6 @@ class RAGEngine(AsyncMethods):
         with self._snapshot_lock.writing():
             self.sparse.persist()
             self.store.persist()
-
-    def _roots(self) -> list[Path]:
-        saved = json.loads(self._manifest.get_setting("roots") or "[]")
-        return [self.base_dir / root for root in saved] or [self.base_dir]
-
-    def _remember_root(self, root: Path) -> None:
-        relative = relative_posix(root, self.base_dir)
-        saved: list[str] = json.loads(self._manifest.get_setting("roots") or "[]")
-        if relative not in saved:
-            self._manifest.set_setting("roots", json.dumps(sorted([*saved, relative])))
 
     def _require_enabled(self) -> None:
         if not self.config.enabled:

@@ -1,30 +1,35 @@
 """Opening an index: the writer's process lock, every part on disk, recovery of an
 interrupted write, and reconciling the index with the settings it was built with.
 
-A writer takes the lock before the store opens (the store may rebuild files another
+A writer takes the lock before the store opens (a rebuild may delete files another
 process owns); a reader writes nothing and refuses a store that cannot be read beside
-its writer."""
+its writer. An index built with another embedding model, or a part that cannot be read, is
+an error saying how to rebuild on purpose (``rebuild=True``), never dropped implicitly.
+Whatever was opened before a failure is closed again (an ExitStack), so nothing leaks."""
 
 from __future__ import annotations
 
 import json
 import logging
-from contextlib import nullcontext
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import ExitStack, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from ragloom.chunking.context import IndexedText, text_to_index
 from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import EmbeddingCache
-from ragloom.errors import IndexLockedError, StoreError
+from ragloom.errors import REBUILD_HINT, IndexLockedError, IndexMismatchError, RebuildNeededError
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest
-from ragloom.indexing.state import IndexLock, owned_state
+from ragloom.indexing.state import owned_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import (
@@ -39,18 +44,21 @@ CHUNK_METADATA_VERSION = 2
 
 logger = logging.getLogger("ragloom")
 
+Part = TypeVar("Part")
+
 
 @dataclass
 class IndexParts:
-    """What an open index is made of; ``process_lock`` is held until the engine closes."""
+    """What an open index is made of. ``closing`` releases all of it (the process lock
+    last); the engine closes it once, even when persisting or one part's close fails."""
 
     store: VectorStore
     cache: EmbeddingCache | None
     manifest: Manifest
-    sparse: SparseIndex
+    sparse: SparseBackend
     sizing: ChunkSizing
     text_of: IndexedText
-    process_lock: IndexLock | None = None
+    closing: ExitStack = field(default_factory=ExitStack)
     #: The store keeps manifest, BM25 index, cache and lock itself: no files, no file locks.
     owns_state: bool = False
 
@@ -59,35 +67,36 @@ class IndexOpener:
     """Opens the index of one engine (config, folder, embedder) for writing or reading."""
 
     def __init__(self, config: RAGConfig, base_dir: Path, index_dir: Path,
-                 provider: EmbeddingProvider, vector_store: VectorStore | None) -> None:
+                 provider: EmbeddingProvider, vector_store: VectorStore | None,
+                 rebuild: bool = False) -> None:
         self.config = config
         self.base_dir = base_dir
         self.index_dir = index_dir
         self.provider = provider
         self.vector_store = vector_store
+        #: Empty the index on purpose and start afresh: what ragloom wrote is discarded
+        #: (an unreadable manifest is set aside), the source files are indexed again.
+        self.rebuild = rebuild
 
     def for_writing(self, readers_writer: ReadWriteLock) -> IndexParts:
         """Take the index lock, open every part, finish an interrupted write, adopt new
-        settings (``readers_writer`` is held while a changed model empties the store)."""
-        lock: IndexLock | None = None
-        if self._persistent() and not self._owns_state():  # else the store holds its lock
-            claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files)
-            lock = ProcessLock(self.index_dir / "lock")
-            lock.acquire()
-        parts: IndexParts | None = None
-        try:
-            parts = self._open_parts(read_only=False)
-            lock = parts.process_lock = parts.process_lock or lock
-            self._reconcile_signature(parts, readers_writer)
+        chunking settings (``readers_writer`` is held while a rebuild empties the store)."""
+        owns_state = self._owns_state()  # then the store holds its own lock, no folder
+        with ExitStack() as closing:
+            if (self._persistent() or self.config.embedding_cache) and not owns_state:
+                claim_folder(self.index_dir, INDEX_MARKER, "index_dir")  # both write there
+            if self._persistent() and not owns_state:
+                lock = ProcessLock(self.index_dir / "lock")
+                lock.acquire()
+                closing.callback(lock.release)
+            parts = self._open_parts(closing, read_only=False)
+            if self.rebuild:
+                self._empty(parts, readers_writer)
+            self._reconcile_signature(parts)
             recover_interrupted(parts.store, parts.sparse, parts.manifest)
             if not searches_text(parts.store):  # a remote index keeps its own BM25
                 parts.sparse.sync_with(parts.store)
-        except BaseException:
-            if parts is not None and self._owns_state():
-                parts.store.close()
-            if lock is not None:
-                lock.release()
-            raise
+            parts.closing = closing.pop_all()
         return parts
 
     def for_reading(self, snapshot_lock: SnapshotLock) -> IndexParts:
@@ -96,44 +105,37 @@ class IndexOpener:
         (embedded Chroma) is refused while one has it open. A store that keeps its own index
         state serves readers beside its writer by itself (no folder, no lock)."""
         if self._owns_state():
-            parts = self._open_parts(read_only=True)
-            try:
+            with ExitStack() as closing:
+                parts = self._open_parts(closing, read_only=True)
                 self._check_signature(parts)
                 parts.sparse.sync_with(parts.store)
-            except BaseException:
-                parts.store.close()
-                raise
+                parts.closing = closing.pop_all()
             return parts
         if self._persistent():
-            claim_folder(self.index_dir, INDEX_MARKER, "index_dir", _holds_index_files, create=False)
-        probe = ProcessLock(self.index_dir / "lock")
-        writer_active = False
-        if self.index_dir.is_dir():
-            try:
-                probe.acquire(shared=True)
-            except IndexLockedError:
-                writer_active = True
-        parts: IndexParts | None = None
-        try:
+            claim_folder(self.index_dir, INDEX_MARKER, "index_dir", create=False)
+        with ExitStack() as closing:
+            probe = ProcessLock(self.index_dir / "lock")
+            writer_active = False
+            if self.index_dir.is_dir():
+                try:
+                    probe.acquire(shared=True)
+                    closing.callback(probe.release)
+                except IndexLockedError:
+                    writer_active = True
             with snapshot_lock.reading() if self.index_dir.is_dir() else nullcontext():
-                parts = self._open_parts(read_only=True)
+                parts = self._open_parts(closing, read_only=True)
             if not parts.store.concurrent_readers:
                 if writer_active:
                     raise IndexLockedError(
                         f"index at {self.index_dir} is open for writing by another process, and "
                         f"a {parts.store.name} store cannot be read beside its writer; close that "
                         f"engine first or use a Chroma server (vector_store.url)")
-                parts.process_lock = probe  # held shared: no writer opens while we read
             else:
-                probe.release()
+                probe.release()  # held shared only while no writer may open beside us
             self._check_signature(parts)
             if not searches_text(parts.store):  # a remote index keeps its own BM25
                 parts.sparse.sync_with(parts.store)
-        except BaseException:
-            if parts is not None:
-                parts.store.close()  # a reader wrote nothing; let Chroma drop its handles
-            probe.release()
-            raise
+            parts.closing = closing.pop_all()
         return parts
 
     def _owns_state(self) -> bool:
@@ -149,28 +151,58 @@ class IndexOpener:
             return self.vector_store.persistent
         return store_is_persistent(self.config)
 
-    def _open_parts(self, read_only: bool) -> IndexParts:
-        """Store, cache, manifest and BM25 index."""
+    def _open_parts(self, closing: ExitStack, read_only: bool) -> IndexParts:
+        """Store, cache, manifest and BM25 index, each closed by ``closing``."""
         config, provider = self.config, self.provider
         sizing = resolve_chunk_sizing(config, provider.token_measure())
-        store = self.vector_store or create_vector_store(
+        store = self.vector_store or self._rebuilding(lambda: create_vector_store(
             config, self.base_dir,
             EmbeddingSpec(f"{provider.provider_name}/{provider.model_name}", provider.dimension),
-            read_only)
+            read_only))
+        closing.callback(store.close)
         retrieval = config.retrieval
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
         tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
-        use_cache = config.embedding_cache and not read_only
         state = owned_state(store, tokenizer, text_of, read_only)
         if state is not None:  # the store keeps them (e.g. in its database)
-            if state.cache is not None and not use_cache:
-                state.cache.close()
+            for part in (state.cache, state.lock):
+                if part is not None:
+                    closing.callback(part.close if part is state.cache else part.release)
+            use_cache = config.embedding_cache and not read_only
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
-                              state.sparse, sizing, text_of, state.lock, owns_state=True)
-        cache = EmbeddingCache(self.index_dir / "embeddings.sqlite") if use_cache else None
-        manifest = Manifest(self.beside_store(store, "manifest", "sqlite"), read_only)
-        sparse = SparseIndex(self.beside_store(store, "bm25", "npz"), tokenizer, read_only, text_of)
+                              state.sparse, sizing, text_of, owns_state=True)
+        cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
+                 if config.embedding_cache and not read_only else None)
+        if cache is not None:
+            closing.callback(cache.close)
+        manifest_path = self.beside_store(store, "manifest", "sqlite")
+        manifest = self._rebuilding(lambda: Manifest(manifest_path, read_only))
+        closing.callback(manifest.close)
+        own_sparse = getattr(store, "sparse_index", None)  # a store keeping its own text index
+        sparse: SparseBackend = own_sparse(read_only) if callable(own_sparse) else SparseIndex(
+            self.beside_store(store, "bm25", "segments"), tokenizer, read_only, text_of)
         return IndexParts(store, cache, manifest, sparse, sizing, text_of)
+
+    def _rebuilding(self, open_part: Callable[[], Part]) -> Part:
+        """``open_part()``; when rebuilding on purpose, a part that says it cannot be used
+        as it is (another model, a damaged file) is discarded and opened afresh."""
+        try:
+            return open_part()
+        except RebuildNeededError as exc:
+            if not self.rebuild or exc.discard is None:
+                raise
+            logger.warning("rebuilding on purpose: %s", exc)
+            exc.discard()
+        return open_part()
+
+    def _empty(self, parts: IndexParts, readers_writer: ReadWriteLock) -> None:
+        """For a rebuild on purpose: drop every chunk, BM25 entry and file record."""
+        logger.warning("rebuilding the index at %s from the source files", self.index_dir)
+        with readers_writer.writing():
+            parts.store.reset()
+            parts.sparse.clear()
+        parts.manifest.clear()
+        parts.manifest.set_setting("embedding", self.embedding_signature())
 
     def beside_store(self, store: VectorStore, kind: str, suffix: str) -> Path | None:
         """``<index_dir>/<kind>_<store>_<collection>.<suffix>`` for a persistent store."""
@@ -184,43 +216,31 @@ class IndexOpener:
                            self.provider.dimension])
 
     def _check_signature(self, parts: IndexParts) -> None:
-        """For reading: the index must have been built by this embedding model (only a
-        write rebuilds it)."""
+        """The index must have been built by this embedding model: a store other processes
+        or machines may share is never emptied implicitly (only ``rebuild``)."""
         built = parts.manifest.get_setting("embedding")
         if built is not None and built != self.embedding_signature():
             provider, model, dimension = json.loads(built)
-            raise StoreError(
+            reading = " (reading never rebuilds)" if parts.manifest.read_only else ""
+            raise IndexMismatchError(
                 f"the index at {self.index_dir} was built with {provider}/{model} ({dimension}-d), "
                 f"not {self.provider.provider_name}/{self.provider.model_name} "
-                f"({self.provider.dimension}-d); run 'ragloom index' to rebuild it")
+                f"({self.provider.dimension}-d){reading}; {REBUILD_HINT}")
 
-    def _reconcile_signature(self, parts: IndexParts, readers_writer: ReadWriteLock) -> None:
-        """Start afresh when the embedding model changed; re-chunk when chunking changed."""
+    def _reconcile_signature(self, parts: IndexParts) -> None:
+        """Refuse another embedding model; re-chunk when chunking settings changed."""
         manifest = parts.manifest
-        embedding = self.embedding_signature()
+        self._check_signature(parts)
         chunking = json.dumps([parts.sizing.signature(),
                                self.config.chunking.model_dump(mode="json"),
                                self.config.redact_secrets, self.config.source_types,
                                CHUNK_METADATA_VERSION], sort_keys=True)
-        old_embedding = manifest.get_setting("embedding")
-        if old_embedding is not None and old_embedding != embedding:
-            logger.warning("embedding model changed from %s to %s: the index is rebuilt",
-                           old_embedding, embedding)
-            with readers_writer.writing():
-                parts.store.reset()
-                parts.sparse.clear()
-            manifest.clear()
-        elif len(manifest) and parts.store.count() == 0:
+        if len(manifest) and parts.store.count() == 0:
             logger.warning("the store is empty but the manifest lists files: re-indexing them")
             manifest.clear()
         old_chunking = manifest.get_setting("chunking")
         if old_chunking is not None and old_chunking != chunking:
             logger.info("chunking settings changed: every file will be re-chunked")
             manifest.forget_versions()
-        manifest.set_setting("embedding", embedding)
+        manifest.set_setting("embedding", self.embedding_signature())
         manifest.set_setting("chunking", chunking)
-
-
-def _holds_index_files(folder: Path) -> bool:
-    """An index folder written before ownership markers existed."""
-    return any(folder.glob("manifest_*.sqlite")) or (folder / "embeddings.sqlite").is_file()

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragloom.indexing.manifest import Manifest, source_key
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 
 logger = logging.getLogger("ragloom")
@@ -36,7 +36,7 @@ class VerifyReport:
         return {**asdict(self), "ok": self.ok}
 
 
-def recover_interrupted(store: VectorStore, sparse: SparseIndex, manifest: Manifest) -> list[str]:
+def recover_interrupted(store: VectorStore, sparse: SparseBackend, manifest: Manifest) -> list[str]:
     """Undo half-written files left in the journal; returns their paths."""
     pending = manifest.pending()
     if not pending:
@@ -56,7 +56,7 @@ def recover_interrupted(store: VectorStore, sparse: SparseIndex, manifest: Manif
     return sorted(pending)
 
 
-def verify_index(store: VectorStore, sparse: SparseIndex, manifest: Manifest) -> VerifyReport:
+def verify_index(store: VectorStore, sparse: SparseBackend, manifest: Manifest) -> VerifyReport:
     """Every stored file chunk belongs to a known file version, no orphans or duplicates,
     manifest ids all stored, BM25 index holding exactly the stored ids."""
     records = manifest.records()

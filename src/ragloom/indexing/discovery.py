@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragloom.filters import glob_regex
+from ragloom.globs import compile_glob
 from ragloom.indexing.ignore import GitIgnore
 from ragloom.types import SkippedFile
 
@@ -32,7 +32,7 @@ def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
     name = relative_path.rsplit("/", 1)[-1]
     for pattern in patterns:
         target = relative_path if "/" in pattern.rstrip("/") else name
-        if glob_regex(pattern.rstrip("/")).fullmatch(target):
+        if compile_glob(pattern.rstrip("/")).matches(target):
             return True
     return False
 
@@ -53,18 +53,110 @@ class Discovery:
     skipped: list[SkippedFile] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Rules:
+    """What the walk excludes, for checking one path outside a walk (a file named to
+    ``index_file``/``rag_index``, the target of a symlink) by the walk's own rules."""
+
+    base_dir: Path
+    include: Sequence[str] = ()
+    exclude: Sequence[str] = ()
+    index_dir: Path | None = None
+    respect_gitignore: bool = True
+    config_files: Collection[str] = ()
+
+    def excluded(self, path: Path) -> str | None:
+        """Why the walk would not index the file at ``path``, or None when it would. Every
+        folder on the way down from base_dir is checked as the walk checks it; a symlink
+        is judged by its own path and by its target's."""
+        relative = self._relative(path)
+        if relative is None:
+            return "outside base_dir"
+        reason, gitignore = self._folders_excluded(relative[:-1])
+        reason = reason or self.file_excluded("/".join(relative), gitignore)
+        real = Path(os.path.realpath(path))
+        if reason is None and real != Path(os.path.abspath(path)):
+            target = self._relative(real)
+            if target is None:
+                return "symlink points outside base_dir"
+            reason, gitignore = self._folders_excluded(target[:-1])
+            reason = reason or self.file_excluded("/".join(target), gitignore)
+            if reason is not None:
+                return f"symlink to {'/'.join(target)}: {reason}"
+        return reason
+
+    def folder_excluded(self, folder: Path) -> str | None:
+        """Why the walk would not enter ``folder`` (or a folder above it), or None."""
+        relative = self._relative(folder)
+        return "outside base_dir" if relative is None else self._folders_excluded(relative)[0]
+
+    def inside(self, path: Path) -> bool:
+        """Whether ``path`` is base_dir or below it (after resolving, if need be)."""
+        return self._relative(path) is not None
+
+    def _relative(self, path: Path) -> tuple[str, ...] | None:
+        base = self.base_dir.resolve()
+        absolute = Path(os.path.abspath(path))
+        if not absolute.is_relative_to(base):
+            absolute = absolute.resolve()
+        return absolute.relative_to(base).parts if absolute.is_relative_to(base) else None
+
+    def _folders_excluded(self, parts: tuple[str, ...]) -> tuple[str | None, GitIgnore | None]:
+        """The first of these nested folders the walk would not enter, with why; and the
+        .gitignore rules that apply below the last one."""
+        gitignore = GitIgnore() if self.respect_gitignore else None
+        folder = self.base_dir.resolve()
+        for depth, name in enumerate(parts):
+            if gitignore is not None:
+                gitignore.load(folder, "/".join(parts[:depth]))
+            folder = folder / name
+            relative = "/".join(parts[:depth + 1])
+            if name in DEFAULT_EXCLUDED_DIRS or name.endswith(".egg-info"):
+                return f"inside {relative}/ (excluded by default)", gitignore
+            if matches_any(relative, self.exclude):
+                return f"inside {relative}/ (matches exclude)", gitignore
+            if gitignore is not None and gitignore.ignored(relative, True):
+                return f"inside {relative}/ (ignored by .gitignore)", gitignore
+            if self.index_dir is not None and folder.resolve() == self.index_dir.resolve():
+                return f"inside {relative}/ (the index folder)", gitignore
+        if gitignore is not None:
+            gitignore.load(folder, "/".join(parts))
+        return None, gitignore
+
+    def file_excluded(self, relative: str, gitignore: GitIgnore | None) -> str | None:
+        """The walk's rules for a file whose folders it entered."""
+        if self.include and not matches_any(relative, self.include):
+            return "not matched by include"
+        if gitignore is not None and gitignore.ignored(relative, False):
+            return "ignored by .gitignore"
+        if matches_any(relative, self.exclude):
+            return "matches exclude"
+        named = [p for p in self.include if not _is_catch_all(p)]
+        if is_secret_file(relative) and not matches_any(relative, named):
+            return "secret file (excluded by default)"
+        if relative in self.config_files and not matches_any(relative, named):
+            return "the ragloom config file (may hold keys; excluded by default)"
+        return None
+
+
 def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                    exclude: Sequence[str] = (), index_dir: Path | None = None,
                    respect_gitignore: bool = True, config_files: Collection[str] = ()) -> Discovery:
-    """Walk ``root`` without recursion (any depth) and without following folder symlinks;
-    file symlinks are kept only when they resolve inside base_dir. Paths are matched
-    relative to ``base_dir``; .gitignore files from base_dir down are honoured. Secret
-    files and ``config_files`` (relative paths of the config the engine was loaded from,
-    which may hold API keys) are skipped unless an include pattern names them."""
+    """Walk ``root`` without recursion (any depth) and without following folder symlinks.
+    Paths are matched relative to ``base_dir``; .gitignore files from base_dir down are
+    honoured. Secret files and ``config_files`` (relative paths of the config the engine
+    was loaded from, which may hold API keys) are skipped unless an include pattern names
+    them. A file symlink is kept only when its target resolves inside base_dir to a file
+    these same rules would index (``src/settings.txt -> ../.env`` is not)."""
     result = Discovery()
+    rules = Rules(base_dir, include, exclude, index_dir, respect_gitignore, config_files)
     named_secrets = [p for p in include if not _is_catch_all(p)]
     resolved_base = base_dir.resolve()
     resolved_index = index_dir.resolve() if index_dir is not None else None
+    reason = rules.folder_excluded(root)  # rag_index {"path": ".git"} walks nothing
+    if reason is not None and reason != "outside base_dir":  # other roots are walked as given
+        result.skipped.append(SkippedFile(_printable(relative_posix(root, base_dir)), reason))
+        return result
     gitignore = GitIgnore() if respect_gitignore else None
     if gitignore is not None:
         for ancestor in reversed(root.resolve().parents):
@@ -112,7 +204,7 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                     relative, "the ragloom config file (may hold keys; excluded by default)"))
                 continue
             if entry.is_symlink():
-                reason = _symlink_problem(path, resolved_base)
+                reason = _symlink_problem(path, resolved_base, rules)
                 if reason:
                     result.skipped.append(SkippedFile(relative, reason))
                     continue
@@ -123,7 +215,8 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
     return result
 
 
-def _symlink_problem(path: Path, resolved_base: Path) -> str | None:
+def _symlink_problem(path: Path, resolved_base: Path, rules: Rules) -> str | None:
+    """Why a file symlink is not indexed: its target is judged by its own path."""
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError):
@@ -132,7 +225,7 @@ def _symlink_problem(path: Path, resolved_base: Path) -> str | None:
         return "symlink points outside base_dir"
     if not target.is_file():
         return "symlink to a folder (not followed)"
-    return None
+    return rules.excluded(path)
 
 
 def _folder_key(folder: Path, base_dir: Path) -> str:

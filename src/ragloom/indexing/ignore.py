@@ -4,22 +4,26 @@ start or inside a pattern anchors it to the .gitignore's folder."""
 
 from __future__ import annotations
 
-import re
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragloom.filters import glob_regex
+from ragloom.globs import Glob, GlobError, compile_glob
+
+logger = logging.getLogger("ragloom")
 
 
 @dataclass(frozen=True)
 class IgnoreRule:
     folder: str  # POSIX path of the .gitignore's folder relative to the walk's base ("" = base)
-    pattern: re.Pattern[str]
+    pattern: Glob
     negate: bool
     folders_only: bool
 
 
 def parse_gitignore(text: str, folder: str) -> list[IgnoreRule]:
+    """The rules of one .gitignore; a line that is not a valid glob is left out (as git
+    does), with a warning naming it."""
     rules = []
     for raw in text.splitlines():
         line = raw.rstrip()
@@ -36,10 +40,12 @@ def parse_gitignore(text: str, folder: str) -> list[IgnoreRule]:
             continue
         anchored = "/" in line
         line = line.lstrip("/")
-        regex = glob_regex(line).pattern
-        if not anchored:
-            regex = f"(?:.*/)?{regex}"
-        rules.append(IgnoreRule(folder, re.compile(regex, re.DOTALL), negate, folders_only))
+        try:
+            pattern = compile_glob(line if anchored else f"**/{line}")
+        except GlobError as exc:
+            logger.warning("%s/.gitignore: rule %r left out: %s", folder or ".", raw, exc)
+            continue
+        rules.append(IgnoreRule(folder, pattern, negate, folders_only))
     return rules
 
 
@@ -69,6 +75,6 @@ class GitIgnore:
                 inside = relative_path[len(rule.folder) + 1:]
             else:
                 inside = relative_path
-            if rule.pattern.fullmatch(inside):
+            if rule.pattern.matches(inside):
                 verdict = not rule.negate
         return verdict

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
@@ -21,9 +22,10 @@ from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
 from ragloom.indexing.added_texts import checked_documents, checked_source
-from ragloom.indexing.discovery import discover_files, relative_posix
+from ragloom.indexing.discovery import Rules, discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
-from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord, Manifest, source_key
+from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest, source_key
+from ragloom.indexing.pending import count_pending, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file
@@ -31,10 +33,12 @@ from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
+
+logger = logging.getLogger("ragloom")
 
 #: Chunks gathered before one embedding call and one store write: windows start at
 #: FIRST_WINDOW_CHUNKS (the model starts early) and double up to EMBED_WINDOW_CHUNKS.
@@ -68,7 +72,7 @@ class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
     def __init__(self, base_dir: Path, readers: FileReaders, chunker: FileChunker,
-                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseIndex,
+                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseBackend,
                  manifest: Manifest, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None, respect_gitignore: bool = True,
@@ -116,7 +120,7 @@ class Indexer:
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         self._index_files(found.files, report, progress)
-        self._remove_vanished(root, report)
+        self.writer.remove_files(vanished_files(root, self.base_dir, self.manifest), report)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -124,17 +128,7 @@ class Indexer:
         """Files under ``root`` that the next indexing run would (re)index or remove."""
         found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
                                self.respect_gitignore, self.config_files)
-        records = self.manifest.records()
-        pending = 0
-        for path in found.files:
-            record = records.get(relative_posix(path, self.base_dir))
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            if record is None or (record.size, record.mtime_ns) != (stat.st_size, stat.st_mtime_ns):
-                pending += 1
-        return pending + len(self._vanished(root))
+        return count_pending(found.files, root, self.base_dir, self.manifest)
 
     def index_file(self, path: Path) -> IndexReport:
         """Index one file (re-indexing it if it changed)."""
@@ -142,9 +136,21 @@ class Indexer:
         if not path.is_file():
             raise FileNotFoundError(f"not a file: {path}")
         report = IndexReport()
+        rules = self.rules()
+        reason = rules.excluded(path) if rules.inside(path) else None
+        if reason is not None:  # the walk's rules hold for a file named on its own too
+            report.skipped.append(SkippedFile(relative_posix(path, self.base_dir), reason))
+            report.files_skipped += 1
+            report.seconds = time.perf_counter() - started
+            return report
         self._index_files([path], report, None)
         report.seconds = time.perf_counter() - started
         return report
+
+    def rules(self) -> Rules:
+        """The rules that decide which files are indexed (those of the walk)."""
+        return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
+                     self.respect_gitignore, self.config_files)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
@@ -187,9 +193,7 @@ class Indexer:
         return self.remove_path(source_key(source_id))
 
     def delete_documents(self, ids: Sequence[str]) -> None:
-        with self.commit():
-            self.store.delete(ids)
-            self.sparse.remove(ids)
+        self.writer.delete_ids(ids)
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
                       metadatas: Sequence[Metadata] | None = None) -> int:
@@ -221,7 +225,7 @@ class Indexer:
             except OSError as exc:
                 self._skip(report, relative, f"cannot stat: {exc.strerror or exc}", previous)
                 continue
-            if previous and (previous.size, previous.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            if previous and previous.unchanged(stat.st_size, stat.st_mtime_ns):
                 report.files_unchanged += 1
             else:
                 to_read.append(_ToRead(path, relative, previous, stat.st_size))
@@ -259,10 +263,16 @@ class Indexer:
             self.manifest.write(unchanged_versions)
 
     def _prepare_or_skip(self, item: _ToRead) -> _Prepared | SkipFile:
+        """The file read and chunked, or why it is skipped: a reader or chunker failing on
+        one file (a parser bug, a CPython bug under threads) must not abort the run."""
         try:
             return self._prepare(item)
         except SkipFile as skip:
             return skip
+        except Exception as exc:
+            logger.warning("%s: chunking failed (%s: %s); skipped", item.relative,
+                           type(exc).__name__, exc)
+            return SkipFile(f"chunking failed: {type(exc).__name__}: {exc}")
 
     def read_whole(self, relative: str) -> tuple[str, Metadata]:
         """A file's whole text as indexing reads it (its reader, secrets redacted) and the
@@ -345,24 +355,4 @@ class Indexer:
               previous: FileRecord | None) -> None:
         report.skipped.append(SkippedFile(relative, reason))
         report.files_skipped += 1
-        if previous is not None:
-            report.chunks_removed += self.remove_path(relative)
-            report.files_removed += 1
-
-    def _remove_vanished(self, root: Path, report: IndexReport) -> None:
-        """Drop manifest files under ``root`` that no longer exist on disk."""
-        for relative in self._vanished(root):
-            report.chunks_removed += self.remove_path(relative)
-            report.files_removed += 1
-
-    def _vanished(self, root: Path) -> list[str]:
-        prefix = relative_posix(root, self.base_dir)
-        gone = []
-        for relative in self.manifest.records():
-            if relative.startswith(SOURCE_KEY_PREFIX):
-                continue  # an ingested text, not a file
-            inside = prefix == "." or relative == prefix or relative.startswith(prefix + "/")
-            absolute = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
-            if inside and not absolute.is_file():
-                gone.append(relative)
-        return gone
+        self.writer.remove_files([relative] if previous is not None else [], report)

@@ -15,8 +15,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragloom.errors import IndexNotFoundError
-from ragloom.sqlite_db import connect, transaction
+from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexNotFoundError
+from ragloom.sqlite_db import connect, is_damaged, set_aside, transaction
 
 #: Size and mtime of a record that must be re-chunked even if its content is unchanged.
 RECHUNK = -1
@@ -30,6 +30,11 @@ def source_key(source_id: str) -> str:
     return SOURCE_KEY_PREFIX + source_id
 
 
+#: Nanoseconds within which two writes of a file may get the same mtime: file systems keep
+#: from 1 ns (ext4, APFS) to 2 s (FAT), and the kernel stamps with a coarse clock.
+MTIME_GRANULARITY_NS = 2_000_000_000
+
+
 @dataclass(frozen=True)
 class FileRecord:
     """One indexed file version."""
@@ -41,19 +46,42 @@ class FileRecord:
     chunk_ids: tuple[str, ...]
     indexed_at: float
 
+    def unchanged(self, size: int, mtime_ns: int) -> bool:
+        """Whether a file with this size and mtime can be taken as this version unread.
+        Not when its mtime is within the mtime granularity of the indexing ("racy git"): a
+        rewrite of the same size just after it was read may have kept the same mtime, so
+        such a file is read and hashed again (and recorded anew, after which it is not)."""
+        return ((self.size, self.mtime_ns) == (size, mtime_ns)
+                and mtime_ns + MTIME_GRANULARITY_NS < int(self.indexed_at * 1e9))
+
 
 class Manifest:
     """File records plus a few key/value settings (e.g. the index signature)."""
 
     def __init__(self, path: Path | None = None, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         self._lock = threading.Lock()
-        if read_only:
-            if path is None or not path.is_file():
-                raise IndexNotFoundError(f"no index manifest at {path}")
-            self._db = connect(path, read_only=True)
-            return
-        self._db = connect(path)  # synchronous=FULL: the journal must survive a crash
+        if read_only and (path is None or not path.is_file()):
+            raise IndexNotFoundError(f"no index manifest at {path}")
+        try:
+            self._db = connect(path, read_only=read_only)  # synchronous=FULL: the journal must survive a crash
+            if not read_only:
+                self._create_tables()
+            # a damaged page shows here rather than half-way through a run
+            verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError("database disk image is malformed: " + " ".join(str(verdict).split()))
+        except sqlite3.DatabaseError as exc:
+            if hasattr(self, "_db"):
+                self._db.close()
+            if not is_damaged(exc):
+                raise
+            raise CorruptIndexError(
+                f"index manifest {path} is damaged ({exc}); {REBUILD_HINT}",
+                None if read_only or path is None else lambda: set_aside(path)) from None
+
+    def _create_tables(self) -> None:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, "
             "mtime_ns INTEGER, sha256 TEXT, chunk_ids TEXT, indexed_at REAL)"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ragloom.readers.base import SkipFile, TextSpan
 from ragloom.readers.registry import FileReaders
+from ragloom.security import redact_secrets
 
 __all__ = ["FileContent", "SkipFile", "read_file"]
 
@@ -46,7 +47,10 @@ def read_file(path: Path, relative: str, max_bytes: int, readers: FileReaders) -
     except SkipFile:
         raise
     except Exception as exc:  # a reader's failure on one file must not stop the run
-        raise SkipFile(f"{type(reader).__name__} failed: {type(exc).__name__}: {exc}") from None
+        # a parser's message may quote the file (a YAML line with a password): redacted
+        message = redact_secrets(f"{type(exc).__name__}: {exc}").text
+        raise SkipFile(f"{type(reader).__name__} failed: {message}") from None
+    warning = redact_secrets(read.warning).text if read.warning else read.warning
     return FileContent(text=read.text, size=len(data), mtime_ns=stat.st_mtime_ns,
-                       sha256=hashlib.sha256(data).hexdigest(), warning=read.warning,
+                       sha256=hashlib.sha256(data).hexdigest(), warning=warning,
                        spans=read.spans, language=read.language)

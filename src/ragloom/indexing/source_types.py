@@ -10,10 +10,9 @@ The first matching pattern wins: the project's own ``[rag.source_types]`` patter
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
-from ragloom.filters import glob_regex
+from ragloom.globs import Glob, compile_glob
 
 DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
     "test": ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**",
@@ -42,15 +41,15 @@ class SourceTypes:
     """Classifies paths; see the module docstring."""
 
     def __init__(self, patterns: Mapping[str, Sequence[str]] | None = None) -> None:
-        ordered: list[tuple[str, re.Pattern[str]]] = []
+        ordered: list[tuple[str, Glob]] = []
         for table in (patterns or {}, DEFAULT_SOURCE_TYPES):
             for name, globs in table.items():
-                ordered += [(name, glob_regex(glob)) for glob in globs]
+                ordered += [(name, compile_glob(glob)) for glob in globs]
         self._patterns = ordered
 
     def of(self, path: str, language: str) -> str:
         """The source type of ``path`` (relative, ``/``-separated) in ``language``."""
         for name, pattern in self._patterns:
-            if pattern.fullmatch(path):
+            if pattern.matches(path):
                 return name
         return "text" if language in NOT_CODE else "code"

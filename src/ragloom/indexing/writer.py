@@ -5,7 +5,7 @@ together. Each write is journaled first, so a crash at any point leaves a state 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
@@ -14,7 +14,7 @@ from ragloom.faults import crash_point
 from ragloom.indexing.manifest import FileRecord, Manifest
 from ragloom.indexing.progress import ProgressTracker
 from ragloom.indexing.reading import FileContent
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport
 
@@ -47,7 +47,7 @@ class Window:
 class JournaledWriter:
     """Writes embedded windows and removals to store, BM25 index and manifest."""
 
-    def __init__(self, store: VectorStore, sparse: SparseIndex, manifest: Manifest,
+    def __init__(self, store: VectorStore, sparse: SparseBackend, manifest: Manifest,
                  commit: Callable[[], AbstractContextManager[object]],
                  persist: Callable[[], None]) -> None:
         self.store = store
@@ -105,6 +105,18 @@ class JournaledWriter:
         crash_point("removal-persisted")
         self.manifest.write(removed=[relative])
         return len(removed)
+
+    def delete_ids(self, ids: Sequence[str]) -> None:
+        """Delete chunks by id from store and BM25 index (chunks no manifest record lists)."""
+        with self.commit():
+            self.store.delete(ids)
+            self.sparse.remove(ids)
+
+    def remove_files(self, relatives: Iterable[str], report: IndexReport) -> None:
+        """Remove these indexed files, counting them in ``report``."""
+        for relative in relatives:
+            report.chunks_removed += self.remove(relative)
+            report.files_removed += 1
 
 
 def file_record(relative: str, content: FileContent, chunk_ids: Iterable[str]) -> FileRecord:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ragloom.prompt import one_line
 from ragloom.types import SearchResult
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def format_tool_results(query: str, results: list[SearchResult]) -> str:
         source = str(meta.get("path") or meta.get("source_id") or result.id)
         if "start_line" in meta and "end_line" in meta:
             source += f":{meta['start_line']}-{meta['end_line']}"
-        blocks.append(f"--- Result {number} (score: {result.score:.3f}, source: {source}) ---\n"
+        blocks.append(f"--- Result {number} (score: {result.score:.3f}, source: {one_line(source)}) ---\n"
                       f"{result.text.rstrip()}")
     return "\n\n".join(blocks)
 

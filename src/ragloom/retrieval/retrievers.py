@@ -14,7 +14,7 @@ import numpy as np
 
 from ragloom.config import RetrievalConfig
 from ragloom.filters import MATCHES_NOTHING, Condition, Filters
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 from ragloom.types import RetrieverHit, SearchResult
 
@@ -68,7 +68,7 @@ class SparseRetriever:
 
     name = "sparse"
 
-    def __init__(self, sparse: SparseIndex, settings: RetrievalConfig) -> None:
+    def __init__(self, sparse: SparseBackend, settings: RetrievalConfig) -> None:
         self.sparse = sparse
         self.settings = settings
 

@@ -25,7 +25,7 @@ from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
-from ragloom.retrieval.sparse import SparseIndex
+from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
@@ -72,7 +72,7 @@ def min_max(scores: list[float]) -> np.ndarray:
 class Searcher:
     """Runs one search over a store and (for hybrid) its BM25 index."""
 
-    def __init__(self, provider: EmbeddingProvider, store: VectorStore, sparse: SparseIndex,
+    def __init__(self, provider: EmbeddingProvider, store: VectorStore, sparse: SparseBackend,
                  config: RAGConfig) -> None:
         self.provider = provider
         self.store = store

@@ -1,18 +1,22 @@
-"""The sparse (BM25) side of the index: tokenizes chunks, persists beside the vector store,
-and rebuilds itself from the store when the two disagree (e.g. after a crash)."""
+"""The sparse (BM25) side of the index: tokenizes chunks, persists beside the vector store
+as a folder of segments, and rebuilds itself from the store when the two disagree (e.g.
+after a crash). Opening reads no postings: ids, metadata and postings are read when used."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from ragloom.chunking.context import IndexedText, plain_text
+from ragloom.errors import StoreError
 from ragloom.filters import Condition, matches_all
 from ragloom.retrieval.bm25 import BM25Index
+from ragloom.retrieval.bm25_files import SEGMENT_LIST, load_index, save_index
 from ragloom.retrieval.feedback import expand_query
-from ragloom.retrieval.symbols import SymbolTable
+from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.stores.base import VectorStore
 from ragloom.types import Metadata, MetadataValue
@@ -22,7 +26,8 @@ _REBUILD_PAGE = 2000
 
 
 class SparseIndex:
-    """BM25 over the stored chunks; ``path=None`` keeps it in memory only."""
+    """BM25 over the stored chunks, in a folder of segments (``path=None``: in memory); the
+    default ``SparseBackend``."""
 
     def __init__(self, path: Path | None = None, tokenizer: Tokenizer = tokenize,
                  read_only: bool = False, text_of: IndexedText = plain_text) -> None:
@@ -33,14 +38,13 @@ class SparseIndex:
         self._lock = threading.RLock()
         self._dirty = False
         self._stale = False
-        self._symbols: SymbolTable | None = None  # built on first use, dropped on change
-        self._values: dict[str, list[MetadataValue]] = {}  # distinct values by key, likewise
+        self._values: dict[str, list[MetadataValue]] = {}  # distinct values by key, dropped on change
         self._holders: dict[str, dict[MetadataValue, list[str]]] = {}  # key -> value -> ids
         self.index = BM25Index(tokenizer=tokenizer.signature)
-        if path is not None and path.is_file():
+        if path is not None and (path / SEGMENT_LIST).is_file():
             try:
-                loaded = BM25Index.load(path)
-            except (OSError, ValueError, KeyError) as exc:
+                loaded = load_index(path)
+            except (OSError, ValueError, KeyError, StoreError) as exc:
                 logger.warning("BM25 index %s is unreadable (%s); it will be rebuilt", path, exc)
                 self._stale = True
             else:
@@ -74,13 +78,15 @@ class SparseIndex:
 
     def _changed(self) -> None:
         self._dirty = True
-        self._symbols = None
         self._values = {}
         self._holders = {}
 
     def chunks_with(self, key: str, value: MetadataValue) -> list[tuple[str, Metadata]]:
         """(id, metadata) of every chunk whose metadata ``key`` equals ``value``."""
         with self._lock:
+            if key == "content_hash":  # a lookup the segments keep: no scan
+                return [(doc_id, meta) for doc_id, meta in
+                        self.index.rows_with("content_hash", json.dumps(value)) if meta.get(key) == value]
             if key not in self._holders:
                 holders: dict[MetadataValue, list[str]] = {}
                 for doc_id in self.index.ids():
@@ -103,10 +109,12 @@ class SparseIndex:
     def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
         """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
         with self._lock:
-            if self._symbols is None:
-                self._symbols = SymbolTable(
-                    (doc_id, self.index.metadata(doc_id) or {}) for doc_id in self.index.ids())
-            found = self._symbols.lookup(query)
+            found: list[str] = []
+            for name in query_names(query):  # as SymbolTable.lookup, from the segments' lookup
+                places = list(dict.fromkeys(doc_id for doc_id, meta in self.index.rows_with("symbols", name)
+                                            if name in defined_names(meta)))
+                if len(places) <= MAX_DEFINITIONS:
+                    found.extend(place for place in places if place not in found)
             if conditions:
                 found = [doc_id for doc_id in found
                          if matches_all(self.index.metadata(doc_id) or {}, conditions)]
@@ -132,7 +140,7 @@ class SparseIndex:
         """Rebuild from the store's texts when the ids differ; True when it rebuilt."""
         with self._lock:
             if not self._stale and len(self.index) == store.count() and (
-                    len(self.index) == 0 or set(self.index.ids()) == set(store.ids())):
+                    len(self.index) == 0 or self._same_ids(store)):
                 return False
             logger.info("BM25 index out of step with the vector store: rebuilding it")
             self.index = BM25Index(tokenizer=self.tokenizer.signature)
@@ -146,9 +154,24 @@ class SparseIndex:
             self.persist()
             return True
 
+    def _same_ids(self, store: VectorStore) -> bool:
+        """Whether the index holds the store's ids: compares digests when the store keeps
+        one (no id is read), else the id sets."""
+        digest = getattr(store, "id_digest", None)
+        if digest is not None:
+            return bool(self.index.id_digest() == digest())
+        return set(self.index.ids()) == set(store.ids())
+
     def persist(self) -> None:
         """Write to disk if anything changed since the last write."""
         with self._lock:
             if self.path is not None and self._dirty and not self.read_only:
-                self.index.save(self.path)
+                self.path.with_suffix(".npz").unlink(missing_ok=True)  # an older version's file
+                save_index(self.index, self.path)
             self._dirty = False
+
+    def disk_bytes(self) -> int:
+        """Bytes the index takes on disk."""
+        if self.path is None or not self.path.is_dir():
+            return 0
+        return sum(file.stat().st_size for file in self.path.iterdir() if file.is_file())

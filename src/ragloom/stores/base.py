@@ -28,6 +28,10 @@ class VectorStore(Protocol):
 
     ``query`` returns results best first with ``score`` = cosine similarity and
     ``distance`` = 1 - score. Upserting an existing id replaces it entirely.
+
+    A store that keeps its own keyword index (a database with a text index, say) may
+    define ``sparse_index(read_only: bool) -> SparseBackend`` (``retrieval.sparse_base``):
+    the engine then searches and updates that instead of a BM25 folder beside the store.
     """
 
     name: str

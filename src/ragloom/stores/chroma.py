@@ -1,8 +1,9 @@
 """Chroma as the vector store: embedded (PersistentClient) or a server (HttpClient).
 
 The collection records the embedding model and dimension it was built with; opened for
-another model or dimension it is dropped and rebuilt (with a warning) instead of failing at
-search time or mixing vectors. Writes are serialized and split under the client's maximum
+another model or dimension it is refused with an error naming both (never dropped
+implicitly: other processes, other machines through a server, may share it; a rebuild on
+purpose drops it). Writes are serialized and split under the client's maximum
 batch size. Filters become Chroma ``where`` clauses; Chroma has no glob operator, so the searcher
 turns ``$glob`` into ``$in`` of the matching values it knows (``glob_filters = False``).
 """
@@ -10,8 +11,9 @@ turns ``$glob`` into ``$in`` of the matching values it knows (``glob_filters = F
 from __future__ import annotations
 
 import logging
+import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -20,10 +22,17 @@ import numpy as np
 
 from ragloom._optional import import_optional
 from ragloom.embeddings.base import l2_normalize
-from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
+from ragloom.errors import (
+    REBUILD_HINT,
+    IndexMismatchError,
+    IndexNotFoundError,
+    ReadOnlyError,
+    StoreError,
+)
 from ragloom.filters import Condition, Filters, compile_filters
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.chroma_texts import ChromaTexts
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -49,13 +58,16 @@ def persistent_client(path: Path, read_only: bool = False) -> Any:
     """An embedded client on ``path``, a folder ragloom created (see ``ragloom.ownership``);
     for reading, a missing database is IndexNotFoundError and nothing is created."""
     chromadb = _chromadb()
-    claim_folder(path, STORE_MARKER, "Chroma store", _holds_chroma_database, create=not read_only)
-    if read_only and not _holds_chroma_database(path):
+    claim_folder(path, STORE_MARKER, "Chroma store", create=not read_only)
+    if read_only and not (path / "chroma.sqlite3").is_file():
         raise IndexNotFoundError(f"no Chroma database at {path}")
     try:
         return chromadb.PersistentClient(path=str(path), settings=_settings(chromadb))
     except Exception as exc:
-        raise StoreError(f"cannot open Chroma database at {path}: {exc}") from exc
+        hint = ("; embedded Chroma writes to its database even to read it: on a read-only "
+                "folder use the turboquant store or a Chroma server (vector_store.url)"
+                if read_only and not os.access(path, os.W_OK) or "readonly" in str(exc) else "")
+        raise StoreError(f"cannot open Chroma database at {path}: {exc}{hint}") from exc
 
 
 def http_client(url: str, api_key: str | None = None) -> Any:
@@ -86,28 +98,40 @@ class ChromaVectorStore:
     glob_filters = False  # Chroma's where clauses have no glob operator
 
     def __init__(self, client: Any, collection_name: str, embedding: EmbeddingSpec,
-                 location: str, remote: bool = False, read_only: bool = False) -> None:
+                 location: str, remote: bool = False, read_only: bool = False,
+                 texts: ChromaTexts | None = None,
+                 reconnect: Callable[[], Any] | None = None) -> None:
+        """Takes ownership of ``client`` and ``texts`` (closed by ``close`` or when opening
+        fails). ``texts``: where an embedded store keeps chunk texts (not in Chroma's
+        database); ``reconnect`` makes another client, for dropping the collection on purpose."""
         self._client = client
+        self._texts = texts
         self._collection_name = collection_name
         self._embedding = embedding
         self.location = location
         self.concurrent_readers = remote
         self.read_only = read_only
+        self._reconnect = reconnect
         self._lock = threading.RLock()
-        self._max_batch = int(client.get_max_batch_size())
-        self._collection = self._open_collection()
+        try:
+            self._max_batch = int(client.get_max_batch_size())
+            self._collection = self._open_collection()
+        except BaseException:
+            self.close()
+            raise
 
     @classmethod
     def open_local(cls, path: Path, collection_name: str, embedding: EmbeddingSpec,
                    read_only: bool = False) -> ChromaVectorStore:
-        return cls(persistent_client(path, read_only), collection_name, embedding, str(path),
-                   read_only=read_only)
+        client = persistent_client(path, read_only)
+        return cls(client, collection_name, embedding, str(path), read_only=read_only,
+                   texts=ChromaTexts(path, read_only), reconnect=lambda: persistent_client(path))
 
     @classmethod
     def open_remote(cls, url: str, collection_name: str, embedding: EmbeddingSpec,
                     api_key: str | None = None, read_only: bool = False) -> ChromaVectorStore:
         return cls(http_client(url, api_key), collection_name, embedding, url, remote=True,
-                   read_only=read_only)
+                   read_only=read_only, reconnect=lambda: http_client(url, api_key))
 
     def _open_collection(self) -> Any:
         expected = {MODEL_KEY: self._embedding.model, DIMENSION_KEY: self._embedding.dimension,
@@ -123,17 +147,7 @@ class ChromaVectorStore:
                     f"Chroma collection {self._collection_name!r} at {self.location} was not "
                     f"created by ragloom; ragloom will not change or drop it: choose another "
                     f"vector_store.collection_name")
-            if (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY)) != (
-                    self._embedding.model, self._embedding.dimension):
-                logger.warning(
-                    "Chroma collection %r at %s was built with %s (%s-d) but the embedding is now "
-                    "%s (%s-d): dropping it and rebuilding the index",
-                    self._collection_name, self.location, recorded.get(MODEL_KEY),
-                    recorded.get(DIMENSION_KEY), self._embedding.model, self._embedding.dimension)
-                del collection
-                self._client.delete_collection(self._collection_name)
-                collection = self._client.create_collection(
-                    self._collection_name, metadata=expected, embedding_function=None)
+            self._check_identity(recorded)
             return collection
         except StoreError:
             raise
@@ -148,20 +162,39 @@ class ChromaVectorStore:
         except Exception:
             raise IndexNotFoundError(f"no Chroma collection {self._collection_name!r} at "
                                      f"{self.location}") from None
-        recorded = collection.metadata or {}
-        built = (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY))
-        if built != (self._embedding.model, self._embedding.dimension):
-            raise StoreError(
-                f"Chroma collection {self._collection_name!r} at {self.location} was built with "
-                f"{built[0]} ({built[1]}-d), not {self._embedding.model} "
-                f"({self._embedding.dimension}-d); run 'ragloom index' to rebuild it "
-                f"(reading never does)")
+        self._check_identity(collection.metadata or {})
         return collection
+
+    def _check_identity(self, recorded: dict[str, Any]) -> None:
+        """The collection must hold vectors of this model and dimension."""
+        built = (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY))
+        if built == (self._embedding.model, self._embedding.dimension):
+            return
+        reading = " (reading never rebuilds)" if self.read_only else ""
+        raise IndexMismatchError(
+            f"Chroma collection {self._collection_name!r} at {self.location} was built with "
+            f"{built[0]} ({built[1]}-d), not {self._embedding.model} "
+            f"({self._embedding.dimension}-d): ragloom does not drop it implicitly, other "
+            f"processes may share it{reading}; {REBUILD_HINT}",
+            None if self.read_only or self._reconnect is None else self._drop_collection)
+
+    def _drop_collection(self) -> None:
+        """For a rebuild on purpose: drop this ragloom collection (nothing else), through a
+        client of its own (the store that refused it has closed its client)."""
+        assert self._reconnect is not None
+        client = self._reconnect()
+        try:
+            client.delete_collection(self._collection_name)
+        finally:
+            if hasattr(client, "close"):
+                client.close()
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
         matrix = check_upsert_arguments(ids, vectors, texts, metadatas, self._embedding.dimension)
         with self._lock:
+            if self._texts is not None:  # before the vectors: no chunk is ever without its text
+                self._texts.put(ids, texts)
             for start in range(0, len(ids), self._max_batch):
                 stop = start + self._max_batch
                 # Chroma's upsert merges metadata into the old record; delete the ids that
@@ -170,7 +203,7 @@ class ChromaVectorStore:
                 if existing:
                     self._call("delete", ids=list(existing))
                 self._call("add", ids=list(ids[start:stop]), embeddings=matrix[start:stop],
-                           documents=list(texts[start:stop]),
+                           documents=None if self._texts is not None else list(texts[start:stop]),
                            metadatas=[dict(m) or None for m in metadatas[start:stop]])
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -178,6 +211,8 @@ class ChromaVectorStore:
         with self._lock:
             for start in range(0, len(ids), self._max_batch):
                 self._call("delete", ids=ids[start:start + self._max_batch])
+            if self._texts is not None:  # after the vectors (see ``chroma_texts``)
+                self._texts.delete(ids)
 
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]:
@@ -188,9 +223,9 @@ class ChromaVectorStore:
                             n_results=top_k, where=where,
                             include=["documents", "metadatas", "distances"])
         results = []
+        documents = self._with_texts(result["ids"][0], result["documents"][0])
         for chunk_id, text, metadata, distance in zip(
-                result["ids"][0], result["documents"][0], result["metadatas"][0],
-                result["distances"][0]):
+                result["ids"][0], documents, result["metadatas"][0], result["distances"][0]):
             results.append(SearchResult(id=chunk_id, text=text or "", metadata=dict(metadata or {}),
                                         score=float(1.0 - distance), distance=float(distance)))
         return results
@@ -199,9 +234,17 @@ class ChromaVectorStore:
         if not ids:
             return []
         found = self._call("get", ids=list(ids), include=["documents", "metadatas"])
+        documents = self._with_texts(found["ids"], found["documents"])
         by_id = {cid: Chunk(cid, text or "", dict(meta or {}))
-                 for cid, text, meta in zip(found["ids"], found["documents"], found["metadatas"])}
+                 for cid, text, meta in zip(found["ids"], documents, found["metadatas"])}
         return [by_id[cid] for cid in ids if cid in by_id]
+
+    def _with_texts(self, ids: list[str], documents: list[str | None]) -> list[str | None]:
+        """Chroma's documents with the texts kept beside the database filled in."""
+        if self._texts is None:
+            return documents
+        kept = self._texts.get(ids)
+        return [kept.get(chunk_id, document) for chunk_id, document in zip(ids, documents)]
 
     def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
         if not ids:
@@ -228,6 +271,8 @@ class ChromaVectorStore:
         with self._lock:
             self._client.delete_collection(self._collection_name)
             self._collection = self._open_collection()
+            if self._texts is not None:
+                self._texts.clear()
 
     def persist(self) -> None:
         """Chroma writes through to disk; nothing to flush."""
@@ -237,6 +282,8 @@ class ChromaVectorStore:
         index in memory, so an embedded store reopened later must not reuse a stale one."""
         with self._lock:
             self._collection = None
+            if self._texts is not None:
+                self._texts.close()
             client, self._client = self._client, None
             if client is not None and hasattr(client, "close"):  # chromadb >= 1.1
                 client.close()
@@ -272,8 +319,3 @@ class ChromaVectorStore:
 
 _WRITES = frozenset({"add", "delete", "upsert", "update"})
 
-
-def _holds_chroma_database(folder: Path) -> bool:
-    """A Chroma folder made before ownership markers existed (ragloom only ever touches its
-    own collection in it, recognised by its metadata)."""
-    return (folder / "chroma.sqlite3").is_file()

@@ -7,9 +7,10 @@ packed words) and keeps ``first_pass`` rows; a two-plane sketch (sign and large-
 bits) keeps a quarter of those, which are scored from their codes with the query (lookup
 of centroids), and with a refine tier the best ``second_pass`` of those are
 re-scored from the finer codes. Writes go to memory; ``persist`` appends one segment file
-(new rows plus the ids deleted since the last segment) and then atomically swaps the
+(new rows plus the rows deleted since the last segment) and then atomically swaps the
 segment list, so an append never rewrites older data and a crash leaves the previous state
-readable.
+readable. Opening maps the segment files (``arrayfile``) and copies only the codes: ids,
+texts and metadata are decoded when a row is read.
 """
 
 from __future__ import annotations
@@ -23,23 +24,28 @@ from pathlib import Path
 
 import numpy as np
 
+from ragloom.arrayfile import ArrayFile, write_arrays
 from ragloom.atomic import atomic_write
+from ragloom.digests import key_hash
 from ragloom.embeddings.base import l2_normalize
-from ragloom.errors import ReadOnlyError, StoreError
+from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexMismatchError, ReadOnlyError
 from ragloom.faults import crash_point
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.bits import sign_sketch_scores, sign_words, two_plane_sketch_scores
 from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
+from ragloom.segments import remove_unlisted
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
+from ragloom.stores.columns import HashIndex, RowColumns
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
 
 SEGMENT_LIST = "segments.json"
+SEGMENT_FORMAT = 3  # 3: mapped array files; 2 (npz with a JSON header) is rebuilt
 _MAX_SEGMENTS = 64
 #: The files this store writes (and so the only ones it ever deletes).
-_OWN_FILE = re.compile(r"^(segments\.json|\d{8}\.npz|\.(segments\.json|\d{8}\.npz)\.\d+\.tmp)$")
+_OWN_FILE = re.compile(r"^(segments\.json|\d{8}\.(npz|seg)|\.(segments\.json|\d{8}\.(npz|seg))\.\d+\.tmp)$")
 
 
 class TurboQuantStore:
@@ -65,23 +71,35 @@ class TurboQuantStore:
         self.quantizer = TurboQuantizer(embedding.dimension, bits, seed, residual, "dense", refine_bits,
                                         keep_norms=False)
         self._reset_memory()
+        self.bytes_written = 0
         if path is not None:
-            claim_folder(path, STORE_MARKER, "TurboQuant store", _holds_segments, create=not read_only)
+            claim_folder(path, STORE_MARKER, "TurboQuant store", create=not read_only)
             self._open(path)
 
     # -- state -----------------------------------------------------------------------------
 
     def _reset_memory(self) -> None:
-        self._ids: list[str] = []
-        self._row_of: dict[str, int] = {}
-        self._texts: list[str] = []
-        self._metadatas: list[Metadata] = []
+        self._columns = RowColumns()
+        columns = self._columns
+        self._ids, self._texts, self._metadatas = columns.ids, columns.texts, columns.metadatas
+        self._row_of_map: dict[str, int] | None = None  # id -> row, built for the first write
+        self._hash_order: HashIndex | None = None  # for readers' lookups
         self._alive_buffer = np.zeros(0, dtype=bool)
+        self._hash_buffer = np.zeros(0, dtype=np.uint64)
+        self._live = 0
         self._buffer = self.quantizer.compress(np.zeros((0, self.quantizer.dim), np.float32))
         self._saved_rows = 0  # rows before this one are in the segment files
-        self._deleted_since_save: set[str] = set()  # ids of saved rows deleted since
+        self._deleted_since_save: set[int] = set()  # saved rows deleted since
         self._segments: list[str] = []
         self._words: np.ndarray | None = None
+
+    @property
+    def _row_of(self) -> dict[str, int]:
+        """Id -> row of every live row (decoded from the segments on first need)."""
+        if self._row_of_map is None:
+            rows = np.flatnonzero(self._alive).tolist()
+            self._row_of_map = dict(zip(self._ids.take(rows), rows))
+        return self._row_of_map
 
     @property
     def _data(self) -> CompressedVectors:
@@ -95,56 +113,105 @@ class TurboQuantStore:
 
     def _settings(self) -> dict[str, object]:
         return {"quantizer": self.quantizer.describe(), "embedding_model": self.embedding.model,
-                "dimension": self.embedding.dimension}
+                "dimension": self.embedding.dimension, "segment_format": SEGMENT_FORMAT}
 
     def _open(self, path: Path) -> None:
+        """Load the segments listed in segments.json. Built for another model or quantizer,
+        or unreadable, the store is refused, never dropped: other processes may share it
+        (only an older segment format of the same identity is rebuilt by a writer)."""
         listing = path / SEGMENT_LIST
         if not listing.is_file():
             return
-        saved = json.loads(listing.read_text(encoding="utf-8"))
-        if saved.get("settings") != self._settings():
-            if self.read_only:
-                raise StoreError(f"TurboQuant store at {path} was built with "
-                                 f"{_describe(saved.get('settings') or {})}, not "
-                                 f"{_describe(self._settings())}; run 'ragloom index' to rebuild "
-                                 f"it (reading never does)")
-            logger.warning("TurboQuant store at %s was built with %s; now %s: dropping it and "
-                           "rebuilding the index", path, saved.get("settings"), self._settings())
+        try:
+            saved = json.loads(listing.read_bytes().decode("utf-8"))
+            settings, segments = saved["settings"], [str(name) for name in saved["segments"]]
+            if not isinstance(settings, dict):
+                raise TypeError("settings is not a table")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise self._corrupt(listing, exc) from None
+        if settings != self._settings():
+            identity = {key: value for key, value in self._settings().items() if key != "segment_format"}
+            if self.read_only or {key: settings.get(key) for key in identity} != identity:
+                reading = " (reading never rebuilds)" if self.read_only else ""
+                raise IndexMismatchError(
+                    f"TurboQuant store at {path} was built with {_describe(settings)}, not "
+                    f"{_describe(self._settings())}: its vectors cannot be searched with this "
+                    f"model{reading}; {REBUILD_HINT}", None if self.read_only else self._discard)
+            logger.warning("TurboQuant store at %s has segment format %s; now %s: rebuilding it",
+                           path, settings.get("segment_format"), SEGMENT_FORMAT)
             self._drop_files()
             return
-        for name in saved["segments"]:
-            self._replay(path / name)
-        self._segments = list(saved["segments"])
+        files = []
+        for name in segments:
+            try:
+                files.append(ArrayFile(path / name))
+                int(files[-1].meta["rows"])
+            except Exception as exc:  # a listed file missing, foreign or damaged
+                raise self._corrupt(path / name, exc) from None
+        self._reserve(sum(int(file.meta["rows"]) for file in files))
+        for name, file in zip(segments, files):
+            try:
+                self._replay(file)
+            except Exception as exc:  # anything failing here means the file is damaged
+                raise self._corrupt(path / name, exc) from None
+        self._segments = segments
         self._mark_saved()
 
-    def _replay(self, segment: Path) -> None:
-        with np.load(segment, allow_pickle=False) as arrays:
-            header = json.loads(arrays["header"].tobytes().decode("utf-8"))
-            compressed = CompressedVectors.from_arrays(arrays)
-        self._delete_rows(header["deleted"])
-        self._append(header["ids"], header["texts"], header["metadatas"], compressed)
+    def _corrupt(self, file: Path, cause: BaseException) -> CorruptIndexError:
+        return CorruptIndexError(
+            f"TurboQuant store file {file} is damaged ({type(cause).__name__}: {cause}); "
+            f"{REBUILD_HINT}", None if self.read_only else self._discard)
 
-    def _append(self, ids: list[str], texts: list[str], metadatas: list[Metadata],
-                compressed: CompressedVectors) -> None:
-        start, end = len(self._ids), len(self._ids) + len(ids)
-        if end > len(self._buffer):  # grow geometrically: appends cost O(1) per row overall
+    def _discard(self) -> None:
+        """For a rebuild on purpose: delete the files this store wrote, nothing else."""
+        self._reset_memory()
+        if self.path is not None:
+            self._drop_files()
+
+    def _replay(self, file: ArrayFile) -> None:
+        """Append a segment's rows: codes copied, ids, texts and metadata mapped."""
+        start = len(self._ids)
+        compressed = CompressedVectors.from_arrays({name: file[name] for name in file.names()})
+        self._fill(start, compressed, file["id_hash"])
+        self._columns.add_file(file)
+        dead = np.asarray(file["dead"], dtype=np.int64)
+        self._live -= int(self._alive_buffer[np.unique(dead)].sum())
+        self._alive_buffer[dead] = False
+
+    def _reserve(self, end: int) -> None:
+        """Room for ``end`` rows (grown geometrically: appends cost O(1) per row overall)."""
+        if end > len(self._buffer):
             capacity = max(end, 2 * len(self._buffer), 1024)
+            start = len(self._ids)
             self._buffer = self._buffer.with_capacity(capacity)
             self._alive_buffer = np.concatenate([self._alive_buffer[:start],
                                                  np.zeros(capacity - start, dtype=bool)])
+            self._hash_buffer = np.concatenate([self._hash_buffer[:start],
+                                                np.zeros(capacity - start, dtype=np.uint64)])
+
+    def _fill(self, start: int, compressed: CompressedVectors, hashes: np.ndarray) -> None:
+        end = start + len(compressed)
+        self._reserve(end)
         self._buffer.write(start, compressed)
         self._alive_buffer[start:end] = True
-        self._ids.extend(ids)
-        self._texts.extend(texts)
-        self._metadatas.extend(metadatas)
-        self._row_of.update(zip(ids, range(start, end)))
+        self._hash_buffer[start:end] = hashes
+        self._live += end - start
         self._words = None
+        self._hash_order = None
+
+    def _append(self, ids: list[str], texts: list[str], metadatas: list[Metadata],
+                compressed: CompressedVectors) -> None:
+        start = len(self._ids)
+        self._fill(start, compressed, np.fromiter(map(key_hash, ids), dtype=np.uint64, count=len(ids)))
+        self._columns.extend(ids, texts, metadatas)
+        self._row_of.update(zip(ids, range(start, start + len(ids))))
 
     def _delete_rows(self, ids: Iterable[str]) -> None:
         rows = np.array([row for doc_id in ids if (row := self._row_of.pop(doc_id, None)) is not None],
                         dtype=np.int64)
         self._alive[rows] = False
-        self._deleted_since_save.update(self._ids[row] for row in rows[rows < self._saved_rows])
+        self._live -= len(rows)
+        self._deleted_since_save.update(rows[rows < self._saved_rows].tolist())
 
     def _mark_saved(self) -> None:
         self._saved_rows = len(self._ids)
@@ -189,7 +256,7 @@ class TurboQuantStore:
     def query(self, vector: np.ndarray, top_k: int, filters: Filters | None = None) -> list[SearchResult]:
         conditions = compile_filters(filters)
         with self._lock:
-            everything = len(self._row_of) == len(self._ids) and not conditions
+            everything = self._live == len(self._ids) and not conditions
             rows = np.arange(len(self._ids)) if everything else np.flatnonzero(self._alive)
             if conditions:
                 rows = np.array([r for r in rows if matches_all(self._metadatas[r], conditions)],
@@ -251,14 +318,24 @@ class TurboQuantStore:
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         with self._lock:
             return [Chunk(doc_id, self._texts[row], dict(self._metadatas[row]))
-                    for doc_id in ids if (row := self._row_of.get(doc_id)) is not None]
+                    for doc_id, row in zip(ids, self._find_rows(ids)) if row is not None]
 
     def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
         """Unit vectors reconstructed from the codes (refined when the tier exists)."""
         with self._lock:
-            require_stored(ids, self._row_of)
-            rows = np.array([self._row_of[doc_id] for doc_id in ids], dtype=np.int64)
+            found = self._find_rows(ids)
+            require_stored(ids, {doc_id for doc_id, row in zip(ids, found) if row is not None})
+            rows = np.array(found, dtype=np.int64)
             return l2_normalize(self.quantizer.decompress(self._data.take(rows)))
+
+    def _find_rows(self, ids: Sequence[str]) -> list[int | None]:
+        """The live row of each id (None: not stored): from the id map a writer keeps, or
+        for a reader by the ids' hashes (sorted once), without decoding every id."""
+        if self._row_of_map is not None:
+            return [self._row_of_map.get(doc_id) for doc_id in ids]
+        if self._hash_order is None:
+            self._hash_order = HashIndex(self._hash_buffer[:len(self._ids)])
+        return self._hash_order.rows(ids, self._alive, self._ids)
 
     def ids(self) -> list[str]:
         with self._lock:
@@ -266,7 +343,12 @@ class TurboQuantStore:
 
     def count(self) -> int:
         with self._lock:
-            return len(self._row_of)
+            return self._live
+
+    def id_digest(self) -> int:
+        """Sum of the live ids' 64-bit hashes (the BM25 index compares it: no id is read)."""
+        with self._lock:
+            return int(np.sum(self._hash_buffer[:len(self._ids)][self._alive], dtype=np.uint64))
 
     def bytes_per_vector(self) -> float:
         return self._data.nbytes_per_vector()
@@ -283,44 +365,42 @@ class TurboQuantStore:
             if not len(new_rows) and not self._deleted_since_save:
                 return
             self.path.mkdir(parents=True, exist_ok=True)
-            dead = len(self._ids) - len(self._row_of)
+            dead = len(self._ids) - self._live
             compact = len(self._segments) >= _MAX_SEGMENTS or dead > 0.3 * max(len(self._ids), 1)
             if compact:  # one segment with every live row; memory is compacted only once it is saved
                 new_rows, deleted = np.flatnonzero(self._alive), []
-            else:
-                deleted = sorted(self._deleted_since_save)
+            else:  # every row since the last save (rows are numbered across segments)
+                new_rows = np.arange(self._saved_rows, len(self._ids))
+                deleted = sorted(self._deleted_since_save) + (self._saved_rows + np.flatnonzero(
+                    ~self._alive[self._saved_rows:])).tolist()
             number = 1 + max((int(name.split(".")[0]) for name in self._segments), default=0)
-            name = f"{number:08d}.npz"
+            name = f"{number:08d}.seg"
             self._write_segment(self.path / name, new_rows, deleted)
             crash_point("segment-written")
             segments = [name] if compact else [*self._segments, name]
             with atomic_write(self.path / SEGMENT_LIST) as handle:
                 handle.write(json.dumps({"settings": self._settings(), "segments": segments}).encode("utf-8"))
-            for old in set(self._segments) - set(segments):
-                (self.path / old).unlink(missing_ok=True)
+            remove_unlisted(self.path, _OWN_FILE, {*segments, SEGMENT_LIST})
             if compact:
-                self._compact_memory()
+                self._compact_memory(name)
+            else:  # the rows just saved are read from their file from now on, not memory
+                self._columns.map_file(ArrayFile(self.path / name))
             self._segments = segments
             self._mark_saved()
 
-    def _write_segment(self, path: Path, rows: np.ndarray, deleted: list[str]) -> None:
-        part = self._data.take(rows)
-        header = {"ids": [self._ids[r] for r in rows], "deleted": deleted,
-                  "texts": [self._texts[r] for r in rows], "metadatas": [self._metadatas[r] for r in rows]}
-        with atomic_write(path) as handle:
-            np.savez(handle, header=np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8),
-                     **part.arrays())
+    def _write_segment(self, path: Path, rows: np.ndarray, deleted: list[int]) -> None:
+        arrays = {**self._data.take(rows).arrays(), **self._columns.pack(rows)}
+        arrays["id_hash"] = self._hash_buffer[rows]
+        arrays["dead"] = np.asarray(deleted, dtype=np.int64)
+        self.bytes_written += write_arrays(path, arrays, {"rows": len(rows)})
 
-    def _compact_memory(self) -> None:
-        rows = np.flatnonzero(self._alive)
-        ids = [self._ids[r] for r in rows]
-        texts = [self._texts[r] for r in rows]
-        metadatas = [self._metadatas[r] for r in rows]
-        data = self._data.take(rows)
-        segments = self._segments
+    def _compact_memory(self, name: str) -> None:
+        """Renumber rows as the compacted segment holds them, mapping it (no copy of texts)."""
+        assert self.path is not None
         self._reset_memory()
-        self._segments = segments
-        self._append(ids, texts, metadatas, data)
+        file = ArrayFile(self.path / name)
+        self._reserve(int(file.meta["rows"]))
+        self._replay(file)
 
     def close(self) -> None:
         self.persist()
@@ -331,7 +411,3 @@ def _describe(settings: dict[str, object]) -> str:
     return (f"{settings.get('embedding_model')} ({settings.get('dimension')}-d), quantizer "
             f"{settings.get('quantizer')}")
 
-
-def _holds_segments(folder: Path) -> bool:
-    """A store folder written before ownership markers existed."""
-    return (folder / SEGMENT_LIST).is_file()

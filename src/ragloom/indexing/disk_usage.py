@@ -1,0 +1,39 @@
+"""Where an index's bytes go: the store, the BM25 index, the manifest, the embedding cache
+and anything else in the index folder (locks, markers), for ``ragloom status``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PARTS = ("store", "bm25", "manifest", "embedding_cache", "other")
+
+
+def disk_usage(index_dir: Path, store_dir: Path | None) -> dict[str, int]:
+    """Bytes on disk per part (``PARTS``); the store's folder may lie outside ``index_dir``."""
+    usage = dict.fromkeys(PARTS, 0)
+    folders = [index_dir] + ([store_dir] if store_dir is not None and not _inside(store_dir, index_dir)
+                             else [])
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for file in folder.rglob("*"):
+            if file.is_file():
+                usage[_part(file, index_dir, store_dir)] += file.stat().st_size
+    return usage
+
+
+def _part(file: Path, index_dir: Path, store_dir: Path | None) -> str:
+    if store_dir is not None and _inside(file, store_dir):
+        return "store"
+    top = file.relative_to(index_dir).parts[0]
+    if top.startswith("bm25_"):
+        return "bm25"
+    if top.startswith("manifest_"):
+        return "manifest"
+    if top.startswith("embeddings.sqlite"):
+        return "embedding_cache"
+    return "other"
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents

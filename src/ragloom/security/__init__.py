@@ -1,0 +1,51 @@
+"""Secret detection and redaction: indexed text never carries API keys, tokens or passwords.
+
+Text is redacted before it is chunked, so the embedder (possibly a cloud API), the BM25
+index, the store and every prompt see ``[REDACTED:<kind>]`` instead of the value. Lines
+are never joined or split, so line numbers of chunks stay those of the file.
+
+Two families of rules, chosen by measurement (``bench/secret_detection.py``, docs/benchmarks.md):
+provider token formats recognisable by their shape (``formats``), and secrets recognised
+by where they stand: URL credentials, ``Authorization`` headers, values under secret-named
+keys in any config or code syntax, Kubernetes Secret data (``structure``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ragloom.security.formats import FORMATS, KEY_FORMATS
+from ragloom.security.structure import redact_structure
+from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
+
+__all__ = ["KEY_FORMATS", "Redaction", "looks_like_password", "looks_random", "redact_secrets",
+           "shannon_entropy"]
+
+
+@dataclass
+class Redaction:
+    """Redacted text and what was taken out of it (kinds only, never values)."""
+
+    text: str
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def count(self) -> int:
+        return sum(self.kinds.values())
+
+
+def redact_secrets(text: str) -> Redaction:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]`` (newlines kept)."""
+    kinds: Counter[str] = Counter()
+
+    def placeholder(kind: str, secret: str) -> str:
+        kinds[kind] += 1
+        return f"[REDACTED:{kind}]" + "\n" * secret.count("\n")
+
+    for kind, pattern, needles in FORMATS:
+        if any(needle in text for needle in needles):
+            text = pattern.sub(lambda match, kind=kind: placeholder(kind, match.group(0)), text)
+    text = redact_structure(text, placeholder)
+    return Redaction(text, kinds)
+

@@ -1,0 +1,77 @@
+"""Whether a value found where secrets live (under a secret name, in a URL's password, after
+``Authorization: Bearer``) is a real credential or a placeholder, a reference or code.
+
+The bar depends on the name: a password is often a short human one (``hunter2``), so under
+password-like names any literal with two character classes counts; tokens and keys are
+machine-made, so under other secret names the value must also look random (Shannon entropy).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+#: A value under a token/key name must carry at least this many bits per character
+#: (English words and identifiers score lower) ...
+MIN_ENTROPY_BITS = 3.0
+#: ... and mix at least two of lower case, upper case, digits and symbols.
+MIN_CHARACTER_CLASSES = 2
+#: Shortest literal taken for a password (shorter ones are test fixtures, not credentials).
+MIN_PASSWORD_LENGTH = 6
+MIN_TOKEN_LENGTH = 8
+
+#: Letters-only words joined by separators: names (``database_password``), not secrets.
+_WORDS = re.compile(r"[_.:/\\-]*[A-Za-z]+(?:[_.:/\\-]+[A-Za-z]+)*[_.:/\\-]*")
+#: ``self._manager._authkey``, ``tokenize_module._tokenize``: code, not a value.
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+#: Values that stand for a secret without being one.
+_PLACEHOLDER = re.compile(
+    r"(?i)(?:x{3,}|\*{3,}|\.{3}|#{3,}|<[^>]*>|your[_-]|my[_-]?(?:secret|password|token|key)|"
+    r"example|placeholder|changeme|change[_-]me|redacted|dummy|sample|replace[_-]?me|"
+    r"_here\b|\btodo\b|\bfixme\b|^(?:none|null|nil|true|false|yes|no|on|off|required|optional|"
+    r"default|empty|string|str|bytes|text|secret|password|passwd|pass|pwd|token|key|"
+    r"foo|bar|baz|admin|root|user|guest|unknown|undefined)\d*$|^test)")
+#: References and templates: an environment or shell variable, a path, a format field.
+_REFERENCE = re.compile(r"^\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
+#: Outside quotes, also code: a call, an index, a dict, a decorator or an operator.
+_CODE = re.compile(r"^[%&@!{]|[()\[\]\\]")
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value``'s own character distribution."""
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def character_classes(value: str) -> int:
+    """How many of lower case, upper case, digits and symbols ``value`` mixes."""
+    return sum((any(c.islower() for c in value), any(c.isupper() for c in value),
+                any(c.isdigit() for c in value), any(not c.isalnum() for c in value)))
+
+
+def is_placeholder(value: str, quoted: bool = False) -> bool:
+    """A reference, template, piece of code (unless ``quoted``), identifier or stand-in
+    rather than a literal."""
+    return bool(_REFERENCE.search(value) or (not quoted and _CODE.search(value))
+                or _PLACEHOLDER.search(value) or _WORDS.fullmatch(value)
+                or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value)
+
+
+#: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference.
+_SNAKE_NAME = re.compile(r"[A-Za-z_]\w*_\w*")
+
+
+def looks_random(value: str, quoted: bool = False) -> bool:
+    """Whether a value is random-looking enough to be a machine-made credential."""
+    return (len(value) >= MIN_TOKEN_LENGTH and not is_placeholder(value, quoted)
+            and (quoted or not _SNAKE_NAME.fullmatch(value))
+            and character_classes(value) >= MIN_CHARACTER_CLASSES
+            and shannon_entropy(value) >= MIN_ENTROPY_BITS)
+
+
+def looks_like_password(value: str, quoted: bool = False) -> bool:
+    """Whether a literal under a password name is a real password (``hunter2``, ``S3cr3t!``):
+    long enough, not a placeholder, two character classes, not a bare number."""
+    return (len(value) >= MIN_PASSWORD_LENGTH and not is_placeholder(value, quoted)
+            and character_classes(value) >= MIN_CHARACTER_CLASSES and not value.isdigit())
