@@ -38,9 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from code_search import as_dataset  # noqa: E402
 from code_sets import CACHE, LANGUAGES, code_sets  # noqa: E402
-from ragloom.eval import evaluate  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
+from ragloom.apps.eval import evaluate  # noqa: E402
 from ragloom.chunking.base import LineIndex, assemble_chunks, piece_from_span  # noqa: E402
 from ragloom.chunking.registry import character_chunker, chunkers, language_for_path  # noqa: E402
 from ragloom.errors import ConfigError  # noqa: E402
