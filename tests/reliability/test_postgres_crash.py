@@ -1,4 +1,4 @@
-"""kill -9 at every crash point of the write path with the Postgres store: the index in the
+"""Dying (as after kill -9) at every crash point of the write path with the Postgres store: the index in the
 database reopens consistent (a window is one transaction: the server rolled back the dead
 writer's), its writer lock went with the dead session, and finishing the work gives exactly
 what a clean run gives without embedding any text twice."""
@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,9 +24,10 @@ from ragloom.chunking.measure import CHARACTERS
 from ragloom.chunking.registry import FileChunker
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.hashing import HashEmbeddingProvider
-from ragloom.faults import CRASH_POINTS, ENVIRONMENT_VARIABLE
+from ragloom.faults import CRASH_EXIT_STATUS, CRASH_POINTS, ENVIRONMENT_VARIABLE
 
-POINTS = [p for p in CRASH_POINTS if p != "segment-written"]  # a TurboQuant-only point
+#: Points of files the Postgres store does not write (TurboQuant segments, local BM25 segments).
+POINTS = [p for p in CRASH_POINTS if p not in ("segment-written", "bm25-segment-written")]
 
 
 def store_settings(server: Any, schema: str) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def test_kill_at_every_crash_point_with_postgres(tmp_path: Path, postgres_server
         child = subprocess.run([sys.executable, str(CHILD), str(root), "40", str(TESTS),
                                 json.dumps(store)], env=environment, capture_output=True,
                                text=True, timeout=300)
-        assert child.returncode == -signal.SIGKILL, (point, child.returncode, child.stderr[-2000:])
+        assert child.returncode == CRASH_EXIT_STATUS, (point, child.returncode, child.stderr[-2000:])
         visited.append(point)
         uncached = uncached_chunks(root, config, postgres_server, postgres_schema)
         with RAGEngine(config, root) as engine:
