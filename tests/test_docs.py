@@ -15,12 +15,13 @@ from ragloom.config import (
     VectorStoreConfig,
 )
 from ragloom.stores.mcp_bridge import McpBridgeSettings
+from ragloom.stores.postgres import PostgresSettings
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 TABLES: dict[str, type[BaseModel]] = {
     "[rag]": RAGConfig, "[rag.chunking]": ChunkingConfig, "[rag.retrieval]": RetrievalConfig,
     "[rag.vector_store]": VectorStoreConfig, "[rag.vector_store.turboquant]": TurboQuantSettings,
-    "[rag.vector_store.mcp]": McpBridgeSettings,
+    "[rag.vector_store.mcp]": McpBridgeSettings, "[rag.vector_store.postgres]": PostgresSettings,
 }
 #: Sub-tables, documented as tables of their own rather than as keys.
 NESTED = {RAGConfig: {"chunking", "retrieval", "vector_store"},
@@ -44,5 +45,6 @@ def test_every_config_key_is_documented_and_vice_versa() -> None:
     documented = documented_keys()
     assert set(documented) == set(TABLES)
     for table, model in TABLES.items():
-        fields = set(model.model_fields) - NESTED.get(model, set())
+        fields = {field.alias or name for name, field in model.model_fields.items()
+                  if name not in NESTED.get(model, set())}
         assert documented[table] == fields, table

@@ -56,7 +56,7 @@ class VectorStoreConfig(StrictModel):
     ``settings_model`` attribute of its factory.
     """
 
-    #: A built-in ("chroma", "turboquant", "mock", "mcp"), an installed plugin, or
+    #: A built-in ("chroma", "turboquant", "postgres", "mock", "mcp"), an installed plugin, or
     #: "module:factory" (checked against the store registry when the engine is built).
     provider: str = Field("chroma", min_length=1)
     # Chroma's rule, applied to every store so a name works everywhere.

@@ -104,8 +104,7 @@ def test_switching_backend_keeps_the_index_and_caches_each_backend_apart(
         with RAGEngine(config, tmp_path) as engine:
             report = engine.index_directory()
             assert (report.files_indexed, report.chunks_embedded) == (indexed, embedded), backend
-            assert engine.verify().ok
-            assert engine.search("wing number 2", top_k=1)[0].path == "notes/n2.md"
+            assert engine.verify().ok and engine.count() == 3
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """Run by test_readers.py: search an index read-only, reopening it each time, until told to
 stop; report the number of searches done in ``count_file``, problems on stderr (exit 1)."""
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,9 @@ from ragloom import RAGEngine  # noqa: E402
 
 root, count_file, stop_file, slot = sys.argv[1], Path(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5])
 config = tree_config()
+if len(sys.argv) > 6:  # another store, e.g. {"provider": "postgres", "url": ...}
+    config = config.model_copy(update={"vector_store": type(config.vector_store).model_validate(
+        json.loads(sys.argv[6]))})
 searches = 0
 while not stop_file.exists():
     with RAGEngine(config, root, read_only=True) as engine:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -25,15 +26,27 @@ def searches_done(count_files: list[Path]) -> list[int]:
 
 
 @pytest.mark.slow
-def test_four_readers_search_while_a_fifth_process_indexes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store", ["turboquant", "postgres"])
+def test_four_readers_search_while_a_fifth_process_indexes(tmp_path: Path, store: str,
+                                                           request: pytest.FixtureRequest) -> None:
     root = tmp_path / "project"
     rng, versions = initial_tree(root, seed=3)
     stop_file = tmp_path / "stop"
     count_files = [tmp_path / f"count{i}" for i in range(READERS)]
-    with RAGEngine(tree_config(), root) as writer:  # held open by this process the whole time
+    config, extra, reader_root = tree_config(), [], root
+    if store == "postgres":  # readers on folders of their own: the index lives in the database
+        server = request.getfixturevalue("postgres_server")
+        settings = {"provider": "postgres", "url": server.url,
+                    "postgres": {"schema": request.getfixturevalue("postgres_schema")}}
+        config = config.model_copy(update={"vector_store": type(config.vector_store).model_validate(
+            settings)})
+        extra, reader_root = [json.dumps(settings)], tmp_path / "elsewhere"
+        reader_root.mkdir()
+    with RAGEngine(config, root) as writer:  # held open by this process the whole time
         writer.index_directory()
-        readers = [subprocess.Popen([sys.executable, str(CHILD), str(root), str(TESTS), str(count_files[i]),
-                                     str(stop_file), str(i)], stderr=subprocess.PIPE, text=True)
+        readers = [subprocess.Popen([sys.executable, str(CHILD), str(reader_root), str(TESTS),
+                                     str(count_files[i]), str(stop_file), str(i), *extra],
+                                    stderr=subprocess.PIPE, text=True)
                    for i in range(READERS)]
         def wait_for_readers(done: int) -> None:
             """Count-bound: every reader searches a few more times before the next round."""

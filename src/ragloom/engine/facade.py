@@ -68,6 +68,7 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         self._readers_writer = ReadWriteLock()
         self._closed = False
         self._closing = ExitStack()
+        self._owns_state = False  # the store keeps manifest, BM25, cache and lock itself
         self._snapshot_lock = SnapshotLock(self.index_dir)
         self._auto_sync: AutoSync | None = None
         if not self.config.enabled:
@@ -83,6 +84,7 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
                                                                  parts.manifest, parts.cache)
         self._sizing, self._closing = parts.sizing, parts.closing
+        self._owns_state = parts.owns_state
         try:
             self._indexer, self._searcher = self._wire(parts)
         except BaseException:
@@ -316,6 +318,10 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         """Make the store and BM25 index durable together, under the state lock, so a reader
         in another process loads both before or both after this write."""
         if not self.store.persistent:
+            return
+        if self._owns_state:  # the store's transactions make it durable; readers use MVCC
+            self.sparse.persist()
+            self.store.persist()
             return
         with self._snapshot_lock.writing():
             self.sparse.persist()

@@ -25,13 +25,18 @@ from ragloom.embeddings.cache import EmbeddingCache
 from ragloom.errors import REBUILD_HINT, IndexLockedError, IndexMismatchError, RebuildNeededError
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.state import owned_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
-from ragloom.stores.registry import create_vector_store, store_is_persistent
+from ragloom.stores.registry import (
+    create_vector_store,
+    store_is_persistent,
+    store_owns_index_state,
+)
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
 #: older version is then re-chunked once on open (embeddings come from the cache).
@@ -54,6 +59,8 @@ class IndexParts:
     sizing: ChunkSizing
     text_of: IndexedText
     closing: ExitStack = field(default_factory=ExitStack)
+    #: The store keeps manifest, BM25 index, cache and lock itself: no files, no file locks.
+    owns_state: bool = False
 
 
 class IndexOpener:
@@ -74,10 +81,11 @@ class IndexOpener:
     def for_writing(self, readers_writer: ReadWriteLock) -> IndexParts:
         """Take the index lock, open every part, finish an interrupted write, adopt new
         chunking settings (``readers_writer`` is held while a rebuild empties the store)."""
+        owns_state = self._owns_state()  # then the store holds its own lock, no folder
         with ExitStack() as closing:
-            if self._persistent() or self.config.embedding_cache:  # both write in index_dir
-                claim_folder(self.index_dir, INDEX_MARKER, "index_dir")
-            if self._persistent():
+            if (self._persistent() or self.config.embedding_cache) and not owns_state:
+                claim_folder(self.index_dir, INDEX_MARKER, "index_dir")  # both write there
+            if self._persistent() and not owns_state:
                 lock = ProcessLock(self.index_dir / "lock")
                 lock.acquire()
                 closing.callback(lock.release)
@@ -94,7 +102,15 @@ class IndexOpener:
     def for_reading(self, snapshot_lock: SnapshotLock) -> IndexParts:
         """Load the last persisted state without writing anything. Several readers may run
         while a writer holds the index; a store that cannot be read beside a writer
-        (embedded Chroma) is refused while one has it open."""
+        (embedded Chroma) is refused while one has it open. A store that keeps its own index
+        state serves readers beside its writer by itself (no folder, no lock)."""
+        if self._owns_state():
+            with ExitStack() as closing:
+                parts = self._open_parts(closing, read_only=True)
+                self._check_signature(parts)
+                parts.sparse.sync_with(parts.store)
+                parts.closing = closing.pop_all()
+            return parts
         if self._persistent():
             claim_folder(self.index_dir, INDEX_MARKER, "index_dir", create=False)
         with ExitStack() as closing:
@@ -122,6 +138,13 @@ class IndexOpener:
             parts.closing = closing.pop_all()
         return parts
 
+    def _owns_state(self) -> bool:
+        """Whether the store keeps manifest, BM25 index, cache and lock itself (in its
+        database), known before it opens."""
+        if self.vector_store is not None:
+            return bool(getattr(self.vector_store, "index_state", None))
+        return store_owns_index_state(self.config)
+
     def _persistent(self) -> bool:
         """Whether the store keeps its data on disk or a server, known before it opens."""
         if self.vector_store is not None:
@@ -137,6 +160,17 @@ class IndexOpener:
             EmbeddingSpec(f"{provider.provider_name}/{provider.model_name}", provider.dimension),
             read_only))
         closing.callback(store.close)
+        retrieval = config.retrieval
+        text_of = text_to_index(config.chunking.embed_header, sizing.measure)
+        tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
+        state = owned_state(store, tokenizer, text_of, read_only)
+        if state is not None:  # the store keeps them (e.g. in its database)
+            for part in (state.cache, state.lock):
+                if part is not None:
+                    closing.callback(part.close if part is state.cache else part.release)
+            use_cache = config.embedding_cache and not read_only
+            return IndexParts(store, state.cache if use_cache else None, state.manifest,
+                              state.sparse, sizing, text_of, owns_state=True)
         cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
                  if config.embedding_cache and not read_only else None)
         if cache is not None:
@@ -144,12 +178,9 @@ class IndexOpener:
         manifest_path = self.beside_store(store, "manifest", "sqlite")
         manifest = self._rebuilding(lambda: Manifest(manifest_path, read_only))
         closing.callback(manifest.close)
-        retrieval = config.retrieval
-        text_of = text_to_index(config.chunking.embed_header, sizing.measure)
         own_sparse = getattr(store, "sparse_index", None)  # a store keeping its own text index
         sparse: SparseBackend = own_sparse(read_only) if callable(own_sparse) else SparseIndex(
-            self.beside_store(store, "bm25", "segments"), Tokenizer(
-                retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers), read_only, text_of)
+            self.beside_store(store, "bm25", "segments"), tokenizer, read_only, text_of)
         return IndexParts(store, cache, manifest, sparse, sizing, text_of)
 
     def _rebuilding(self, open_part: Callable[[], Part]) -> Part:

@@ -14,6 +14,7 @@ from ragloom.errors import ConfigError
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mcp_bridge import McpBridgeSettings
 from ragloom.stores.mock import MockVectorStore
+from ragloom.stores.postgres import PostgresSettings, Tables
 
 #: (config, base_dir, embedding, read_only) -> store; a read-only store never creates,
 #: rebuilds or deletes anything, and raises IndexNotFoundError when there is nothing to read.
@@ -39,6 +40,12 @@ def store_is_persistent(config: RAGConfig) -> bool:
     """Whether the configured store keeps data on disk or a server, known before it opens:
     a factory says ``persistent = False`` (an attribute) when its store lives in memory."""
     return bool(getattr(vector_stores.get(config.vector_store.provider), "persistent", True))
+
+
+def store_owns_index_state(config: RAGConfig) -> bool:
+    """Whether the configured store keeps manifest, BM25 index, embedding cache and writer
+    lock itself, known before it opens: its factory says ``owns_index_state = True``."""
+    return bool(getattr(vector_stores.get(config.vector_store.provider), "owns_index_state", False))
 
 
 @vector_stores.register("mock")
@@ -75,6 +82,28 @@ def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpe
 
 
 _turboquant_store.settings_model = TurboQuantSettings  # type: ignore[attr-defined]
+
+
+@vector_stores.register("postgres")
+def _postgres_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+                    read_only: bool) -> VectorStore:
+    from ragloom.stores.postgres.settings import check_identifier, connection_url, table_name
+    from ragloom.stores.postgres.store import PostgresStore
+
+    settings = config.vector_store
+    if not settings.url:
+        raise ConfigError("vector_store.provider = \"postgres\" needs vector_store.url, e.g. "
+                          "\"postgresql://user@host:5432/db\"")
+    table = store_settings(config, "postgres")
+    assert isinstance(table, PostgresSettings)
+    tables = Tables(check_identifier(table.schema_, "schema"),
+                    check_identifier(table.table or table_name(settings.collection_name), "table"))
+    url = connection_url(settings.url, settings.resolved_api_key())
+    return PostgresStore(url, tables, embedding, table, read_only)
+
+
+_postgres_store.settings_model = PostgresSettings  # type: ignore[attr-defined]
+_postgres_store.owns_index_state = True  # type: ignore[attr-defined]
 
 
 @vector_stores.register("mcp")

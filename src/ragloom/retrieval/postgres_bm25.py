@@ -1,0 +1,225 @@
+"""BM25 in SQL: postings and document lengths in the index's database, scored by one
+grouped query with the same tokenizer and the same Okapi formula (k1, b, and rank-bm25's
+epsilon floor for negative idf) as ``retrieval.bm25``, so scores equal the local index's.
+
+Writes join the writer's transaction, so a window's chunks and their postings commit
+together; deleting a chunk deletes its postings (foreign keys, ``ON DELETE CASCADE``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from ragloom.chunking.context import IndexedText, plain_text
+from ragloom.filters import Condition
+from ragloom.retrieval.feedback import expand_query
+from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
+from ragloom.retrieval.tokenize import Tokenizer, tokenize
+from ragloom.stores.postgres.connection import Database
+from ragloom.stores.postgres.settings import Tables
+from ragloom.stores.postgres.where import conditions_clause
+from ragloom.types import Metadata, MetadataValue
+
+logger = logging.getLogger("ragloom")
+K1, B, EPSILON = 1.5, 0.75, 0.25
+_PAGE = 2000
+
+_SCORE = """
+WITH q(term, weight) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
+stats AS MATERIALIZED (SELECT documents::float8 AS n, tokens::float8 AS total FROM {stats}),
+idf AS MATERIALIZED (
+  SELECT q.term, q.weight, ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5) AS idf
+  FROM q JOIN {terms} t USING (term), stats),
+idf_floor AS MATERIALIZED (
+  SELECT %s * avg(ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5)) AS value
+  FROM {terms} t, stats),
+weighted AS MATERIALIZED (
+  SELECT idf.term, idf.weight * CASE WHEN idf.idf < 0 THEN (SELECT value FROM idf_floor)
+                                     ELSE idf.idf END AS weight,
+         %s * (1 - %s) AS base, %s * %s / (stats.total / stats.n) AS slope
+  FROM idf, stats)
+SELECT p.id, sum(w.weight * p.tf * (%s + 1) / (p.tf + w.base + w.slope * p.length)) AS score
+FROM {postings} p JOIN weighted w USING (term) {join}
+WHERE {where}
+GROUP BY p.id ORDER BY score DESC, p.id LIMIT %s
+"""
+
+
+class PostgresSparseIndex:
+    """The BM25 side of a Postgres index (the interface of ``retrieval.sparse.SparseIndex``)."""
+
+    def __init__(self, writer: Database, reader: Database, tables: Tables,
+                 tokenizer: Tokenizer = tokenize, text_of: IndexedText = plain_text,
+                 read_only: bool = False) -> None:
+        self.writer, self.reader, self.tables = writer, reader, tables
+        self.tokenizer = tokenizer
+        self.text_of = text_of
+        self.read_only = read_only
+        self.path = None
+
+    def __len__(self) -> int:
+        return int(self.reader.execute("count", f"SELECT documents FROM {self.tables.stats}")[0][0])
+
+    def ids(self) -> list[str]:
+        return [row[0] for row in self.reader.execute("ids", f"SELECT id FROM {self.tables.lengths}")]
+
+    # -- writing (inside the writer's transaction) ------------------------------------------
+
+    def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        """Postings, lengths and defined names of chunks the store already holds (replaced)."""
+        if not ids:
+            return
+        postings: list[tuple[str, str, int]] = []
+        lengths: list[tuple[str, int]] = []
+        symbols: list[tuple[str, str]] = []
+        for chunk_id, text, metadata in zip(ids, texts, metadatas):
+            tokens = self.tokenizer(self.text_of(text, metadata))
+            lengths.append((chunk_id, len(tokens)))
+            postings.extend((term, chunk_id, tf, len(tokens)) for term, tf in Counter(tokens).items())
+            symbols.extend((name, chunk_id) for name in dict.fromkeys(defined_names(metadata)))
+        t = self.tables
+        with self.writer.transaction("BM25 add"), self.writer.cursor("BM25 add") as cursor:
+            for table in (t.postings, t.lengths, t.symbols):
+                cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
+            for table, columns, rows in ((t.lengths, "id, length", lengths),
+                                         (t.postings, "term, id, tf, length", postings),
+                                         (t.symbols, "name, id", symbols)):
+                with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            cursor.execute(f"INSERT INTO {t.info} VALUES ('tokenizer', %s) ON CONFLICT (key) "
+                           "DO UPDATE SET value = excluded.value", (self.tokenizer.signature,))
+
+    def remove(self, ids: Sequence[str]) -> None:
+        """Nothing to do: deleting a chunk from the store deleted its postings."""
+
+    def clear(self) -> None:
+        """Nothing to do: the store's reset emptied the postings with the chunks."""
+
+    def persist(self) -> None:
+        """Committed with the writer's transaction."""
+
+    def sync_with(self, store: Any) -> bool:
+        """Rebuild the postings from the stored texts when they lack chunks or were made by
+        another tokenizer; True when it rebuilt (a reader only warns)."""
+        t = self.tables
+        built = self.reader.execute("check", f"SELECT value FROM {t.info} WHERE key = 'tokenizer'")
+        missing = self.reader.execute(
+            "check", f"SELECT count(*) FROM {t.chunks} c WHERE NOT EXISTS "
+            f"(SELECT 1 FROM {t.lengths} l WHERE l.id = c.id)")[0][0]
+        stale = bool(built) and built[0][0] != self.tokenizer.signature
+        if not stale and not missing:
+            return False
+        if self.read_only:
+            logger.warning("BM25 postings of %s are out of step (%d chunks missing%s); a writer "
+                           "rebuilds them", t.label, missing, ", other tokenizer" if stale else "")
+            return False
+        logger.info("BM25 postings of %s out of step with the chunks: rebuilding them", t.label)
+        with self.writer.transaction("BM25 rebuild"):
+            if stale:
+                for table in (t.postings, t.lengths, t.symbols):
+                    self.writer.execute("BM25 rebuild", f"DELETE FROM {table}")
+            ids = [row[0] for row in self.writer.execute(
+                "BM25 rebuild", f"SELECT id FROM {t.chunks} c WHERE NOT EXISTS "
+                f"(SELECT 1 FROM {t.lengths} l WHERE l.id = c.id) ORDER BY id")]
+            for start in range(0, len(ids), _PAGE):
+                rows = self.writer.execute(
+                    "BM25 rebuild", f"SELECT id, text, metadata FROM {t.chunks} WHERE id = ANY(%s)",
+                    (ids[start:start + _PAGE],))
+                self.add([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+        return True
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def search(self, query: str, k: int, conditions: list[Condition] | None = None,
+               feedback_docs: int = 0, feedback_terms: int = 10,
+               feedback_weight: float = 0.5) -> list[tuple[str, float]]:
+        """Top ``k`` (id, BM25 score), filters applied in SQL; with ``feedback_docs`` the
+        query is expanded with terms of the first pass's top documents and run again."""
+        tokens = self.tokenizer(query)
+        if not tokens or k <= 0:
+            return []
+        hits = self._top_k(dict(Counter(tokens)), max(k, feedback_docs), conditions)
+        if feedback_docs > 0 and hits:
+            stats = _FeedbackStats(self, [doc_id for doc_id, _ in hits[:feedback_docs]])
+            weights = expand_query(stats, tokens, hits, feedback_docs, feedback_terms,  # type: ignore[arg-type]
+                                   feedback_weight)
+            hits = self._top_k(weights, k, conditions)
+        return hits[:k]
+
+    def _top_k(self, weights: dict[str, float], k: int,
+               conditions: list[Condition] | None) -> list[tuple[str, float]]:
+        """One grouped query: idf from the postings' document frequencies (the negative-idf
+        floor is computed only when a term needs it), then the Okapi sum per chunk."""
+        where, where_params = conditions_clause(conditions or [], "c.metadata")
+        join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
+        t = self.tables
+        sql = _SCORE.format(stats=t.stats, terms=t.terms, postings=t.postings, join=join, where=where)
+        terms = list(weights)
+        params = [terms, [float(w) for w in weights.values()], EPSILON, K1, B, K1, B, K1,
+                  *where_params, k]
+        rows = self.reader.execute("BM25 search", sql, params)
+        return [(doc_id, float(score)) for doc_id, score in rows]
+
+    def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
+        """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
+        names = query_names(query)
+        if not names:
+            return []
+        where, params = conditions_clause(conditions or [], "c.metadata")
+        rows = self.reader.execute(
+            "symbol lookup", f"SELECT s.name, s.id FROM {self.tables.symbols} s JOIN "
+            f"{self.tables.chunks} c USING (id) WHERE s.name = ANY(%s) AND {where} ORDER BY s.id",
+            [names, *params])
+        total = dict(self.reader.execute(
+            "symbol lookup", f"SELECT name, count(*) FROM {self.tables.symbols} WHERE name = ANY(%s) "
+            "GROUP BY name", (names,)))
+        places: dict[str, list[str]] = {}
+        for name, chunk_id in rows:
+            places.setdefault(name, []).append(chunk_id)
+        found: list[str] = []
+        for name in names:
+            if total.get(name, 0) <= MAX_DEFINITIONS:
+                found.extend(place for place in places.get(name, []) if place not in found)
+        return found
+
+    def chunks_with(self, key: str, value: MetadataValue) -> list[tuple[str, Metadata]]:
+        """(id, metadata) of every chunk whose metadata ``key`` equals ``value``."""
+        where, params = conditions_clause([Condition(key, "$eq", value)], "metadata")
+        return [(row[0], row[1]) for row in self.reader.execute(
+            "lookup", f"SELECT id, metadata FROM {self.tables.chunks} WHERE {where}", params)]
+
+    def distinct_values(self, key: str) -> list[MetadataValue]:
+        """Sorted distinct values of metadata ``key`` over every chunk."""
+        rows = self.reader.execute(
+            "distinct values", f"SELECT DISTINCT metadata -> %s FROM {self.tables.chunks} "
+            "WHERE metadata ? %s", (key, key))
+        return sorted((row[0] for row in rows), key=lambda value: (type(value).__name__, value))
+
+
+class _FeedbackStats:
+    """What ``expand_query`` reads of an index, for the first pass's top documents only."""
+
+    def __init__(self, sparse: PostgresSparseIndex, doc_ids: list[str]) -> None:
+        t = sparse.tables
+        rows = sparse.reader.execute("BM25 feedback", f"SELECT id, term, tf FROM {t.postings} "
+                                     "WHERE id = ANY(%s)", (doc_ids,))
+        self._tf: dict[str, dict[str, int]] = {}
+        for doc_id, term, tf in rows:
+            self._tf.setdefault(doc_id, {})[term] = tf
+        terms = sorted({term for frequencies in self._tf.values() for term in frequencies})
+        self._df = dict(sparse.reader.execute(
+            "BM25 feedback", f"SELECT term, df FROM {t.terms} WHERE term = ANY(%s)", (terms,)))
+        self._size = len(sparse)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def term_frequencies(self, doc_id: str) -> dict[str, int]:
+        return self._tf.get(doc_id, {})
+
+    def document_frequency(self, term: str) -> int:
+        return int(self._df.get(term, 0))

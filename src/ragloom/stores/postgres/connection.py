@@ -1,0 +1,190 @@
+"""One connection to the index's database: opened lazily, reopened after the server went
+away, errors turned into StoreError naming the URL without its password.
+
+A writer's index changes span several calls (``begin`` ... ``commit``: the journal, the
+chunks, the BM25 postings and the manifest records of a window of files), so they run in
+one transaction on one connection; a crash or a dropped connection rolls it all back.
+"""
+
+from __future__ import annotations
+
+import select
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ragloom._optional import import_optional
+from ragloom.errors import StoreError
+from ragloom.stores.postgres.settings import redacted
+
+
+def psycopg() -> Any:
+    return import_optional("psycopg", "postgres", "the Postgres vector store")
+
+
+class Database:
+    """A lazily (re)opened psycopg connection in autocommit mode, used by one thread at a time."""
+
+    def __init__(self, url: str, application_name: str = "ragloom",
+                 settings: Sequence[tuple[str, str]] = ()) -> None:
+        self.url = url
+        self.settings = list(settings)  # (name, value) set on each new session when known
+        self.where = redacted(url)
+        self.application_name = application_name
+        self.lock = threading.RLock()
+        self._connection: Any = None
+        self._in_transaction = False
+        self._vector_registered = False
+        #: Session settings as last set on the open connection (emptied on reconnect).
+        self.session: dict[str, str] = {}
+
+    def connection(self) -> Any:
+        with self.lock:
+            if self._connection is not None and (self._connection.closed or self._went_away()):
+                self._drop()
+            if self._connection is None:
+                pg = psycopg()
+                import_optional("pgvector", "postgres", "the Postgres vector store")
+                try:
+                    self._connection = pg.connect(self.url, autocommit=True,
+                                                  application_name=self.application_name)
+                except pg.Error as exc:
+                    raise StoreError(f"cannot connect to Postgres at {self.where}: "
+                                     f"{_first_line(exc)}") from None
+                self._vector_registered = False
+                self._in_transaction = False
+                self._apply_settings()
+            if not self._vector_registered:
+                self._register_vector()
+            return self._connection
+
+    def _went_away(self) -> bool:
+        """Whether the server ended this idle session (a restart, an administrator): an idle
+        connection's socket turns readable only when the server says goodbye, so the next
+        call reconnects instead of failing. Checked without a round trip."""
+        if self._in_transaction:
+            return False
+        try:
+            ready, _, _ = select.select([self._connection.fileno()], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(ready)
+
+    def _apply_settings(self) -> None:
+        """Session settings (HNSW search width, iterative scans) the server knows; one it
+        does not (an older pgvector) is left at its default."""
+        self.session = {}
+        for name, value in self.settings:
+            try:
+                with self._connection.transaction():
+                    self._connection.execute("SELECT set_config(%s, %s, false)", (name, value))
+                self.session[name] = value
+            except psycopg().Error:
+                pass
+
+    def _register_vector(self) -> None:
+        from pgvector.psycopg import register_vector
+
+        try:
+            register_vector(self._connection)
+            self._vector_registered = True
+        except Exception:  # the extension is not created yet: create_statements does it
+            self._vector_registered = False
+
+    def refresh_types(self) -> None:
+        with self.lock:
+            if self._connection is not None:
+                self._register_vector()
+
+    @contextmanager
+    def cursor(self, what: str) -> Iterator[Any]:
+        """A cursor; a failure becomes StoreError("<what> failed on Postgres at <url>: ...")
+        and a broken connection is dropped, so the next call connects again."""
+        pg = psycopg()
+        with self.lock:
+            connection = self.connection()
+            try:
+                with connection.cursor() as cursor:
+                    yield cursor
+            except pg.Error as exc:
+                broken = connection.closed or isinstance(exc, pg.OperationalError)
+                if self._in_transaction:
+                    self._abandon(connection)
+                if broken:
+                    self._drop()
+                raise StoreError(f"{what} failed on Postgres at {self.where}: "
+                                 f"{_first_line(exc)}") from None
+
+    def execute(self, what: str, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
+        """Run one statement; its rows (``[]`` when it returns none)."""
+        with self.cursor(what) as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall() if cursor.description is not None else []
+
+    # -- a transaction spanning calls -------------------------------------------------------
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._in_transaction
+
+    def begin(self) -> None:
+        """Start the transaction the next writes join (a no-op when one is open)."""
+        with self.lock:
+            if not self._in_transaction:
+                self.execute("begin", "BEGIN")
+                self._in_transaction = True
+
+    def commit(self) -> None:
+        with self.lock:
+            if self._in_transaction:
+                self._in_transaction = False
+                self.execute("commit", "COMMIT")
+
+    def rollback(self) -> None:
+        with self.lock:
+            if self._in_transaction:
+                self._abandon(self._connection)
+
+    @contextmanager
+    def transaction(self, what: str) -> Iterator[None]:
+        """Writes that must land together: joined to an open ``begin``, else their own."""
+        with self.lock:
+            if self._in_transaction:
+                yield
+                return
+            self.begin()
+            try:
+                yield
+            except BaseException:
+                self.rollback()
+                raise
+            self.commit()
+
+    def _abandon(self, connection: Any) -> None:
+        self._in_transaction = False
+        if connection is not None and not connection.closed:
+            try:
+                connection.execute("ROLLBACK")
+            except Exception:
+                self._drop()
+
+    def _drop(self) -> None:
+        connection, self._connection = self._connection, None
+        self._in_transaction = False
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        with self.lock:
+            if self._in_transaction:
+                self._abandon(self._connection)
+            self._drop()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"

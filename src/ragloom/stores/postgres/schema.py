@@ -1,0 +1,124 @@
+"""The index's tables in Postgres: a documented, stable layout an app may join with its own.
+
+``<table>`` (one row per chunk)::
+
+    id            text PRIMARY KEY     -- ragloom's chunk id
+    source        text                 -- the file's path, or ragloom-source://<id> for a text
+    chunk_index   integer              -- position of the chunk in its source
+    text          text NOT NULL        -- the chunk as indexed
+    embedding     vector(d) NOT NULL   -- unit vector; HNSW index with vector_cosine_ops
+    metadata      jsonb NOT NULL       -- every metadata key (path, language, lines, ...)
+    content_hash  text                 -- hash of the text (metadata content_hash)
+    model         text NOT NULL        -- embedding model identity, e.g. "local/all-MiniLM-L6-v2"
+
+Beside it: ``<table>_info`` (key/value: layout version, model, dimension, tokenizer),
+``<table>_postings``, ``<table>_lengths``, ``<table>_terms`` and ``<table>_stats`` (the BM25
+index and its statistics, kept by triggers), ``<table>_symbols`` (the names chunks define),
+``<table>_files`` (the manifest) and ``<table>_embeddings`` (the embedding cache, shared by
+every writer).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragloom.stores.postgres.settings import PostgresSettings, Tables
+
+#: Bumped only with a migration; a table of another layout is refused, never altered.
+LAYOUT_VERSION = "1"
+
+
+def create_statements(tables: Tables, dimension: int, settings: PostgresSettings) -> list[str]:
+    """Idempotent DDL for every table and index of one index."""
+    t = tables
+    return [
+        "CREATE EXTENSION IF NOT EXISTS vector",
+        f'CREATE SCHEMA IF NOT EXISTS "{t.schema}"',
+        f"CREATE TABLE IF NOT EXISTS {t.info} (key text PRIMARY KEY, value text NOT NULL)",
+        f"CREATE TABLE IF NOT EXISTS {t.chunks} (id text PRIMARY KEY, source text, "
+        f"chunk_index integer, text text NOT NULL, embedding vector({dimension}) NOT NULL, "
+        f"metadata jsonb NOT NULL DEFAULT '{{}}', content_hash text, model text NOT NULL)",
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_embedding_hnsw" ON {t.chunks} USING hnsw '
+        f"(embedding vector_cosine_ops) WITH (m = {settings.m}, "
+        f"ef_construction = {settings.ef_construction})",
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_source" ON {t.chunks} (source text_pattern_ops)',
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_path" ON {t.chunks} '
+        f"((metadata ->> 'path') text_pattern_ops)",
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_metadata" ON {t.chunks} '
+        f"USING gin (metadata jsonb_path_ops)",
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_content_hash" ON {t.chunks} (content_hash)',
+        f"CREATE TABLE IF NOT EXISTS {t.lengths} (id text PRIMARY KEY REFERENCES {t.chunks} "
+        f"ON DELETE CASCADE, length integer NOT NULL)",
+        f"CREATE TABLE IF NOT EXISTS {t.postings} (term text NOT NULL, id text NOT NULL "
+        f"REFERENCES {t.chunks} ON DELETE CASCADE, tf integer NOT NULL, length integer NOT NULL, "
+        f"PRIMARY KEY (term, id))",
+        f"CREATE TABLE IF NOT EXISTS {t.terms} (term text PRIMARY KEY, df integer NOT NULL)",
+        f"CREATE TABLE IF NOT EXISTS {t.stats} (one boolean PRIMARY KEY DEFAULT TRUE CHECK (one), "
+        f"documents bigint NOT NULL, tokens bigint NOT NULL)",
+        f"INSERT INTO {t.stats} VALUES (TRUE, 0, 0) ON CONFLICT DO NOTHING",
+        *_counting_triggers(t),
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_postings_id" ON {t.postings} (id)',
+        f"CREATE TABLE IF NOT EXISTS {t.symbols} (name text NOT NULL, id text NOT NULL "
+        f"REFERENCES {t.chunks} ON DELETE CASCADE, PRIMARY KEY (name, id))",
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_symbols_id" ON {t.symbols} (id)',
+        f"CREATE TABLE IF NOT EXISTS {t.files} (path text PRIMARY KEY, size bigint NOT NULL, "
+        f"mtime_ns bigint NOT NULL, sha256 text NOT NULL, chunk_ids jsonb NOT NULL, "
+        f"indexed_at double precision NOT NULL)",
+        f"CREATE TABLE IF NOT EXISTS {t.cache} (namespace text NOT NULL, hash text NOT NULL, "
+        f"vector bytea NOT NULL, PRIMARY KEY (namespace, hash))",
+    ]
+
+
+def _counting_triggers(t: Tables) -> list[str]:
+    """Statement triggers keeping the BM25 statistics (documents, tokens, document frequency
+    of each term) in step with the postings, in the same transaction as every change."""
+    function = t.name("_bm25_counts")
+    body = f"""
+CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $body$
+BEGIN
+  IF TG_TABLE_NAME = '{t.table}_lengths' THEN
+    IF TG_OP = 'INSERT' THEN
+      UPDATE {t.stats} SET documents = documents + (SELECT count(*) FROM changed_new),
+        tokens = tokens + (SELECT coalesce(sum(length), 0) FROM changed_new);
+    ELSE
+      UPDATE {t.stats} SET documents = documents - (SELECT count(*) FROM changed_old),
+        tokens = tokens - (SELECT coalesce(sum(length), 0) FROM changed_old);
+    END IF;
+  ELSIF TG_OP = 'INSERT' THEN
+    INSERT INTO {t.terms} SELECT term, count(*) FROM changed_new GROUP BY term
+      ON CONFLICT (term) DO UPDATE SET df = {t.terms}.df + excluded.df;
+  ELSE
+    UPDATE {t.terms} SET df = {t.terms}.df - gone.n
+      FROM (SELECT term, count(*) AS n FROM changed_old GROUP BY term) gone
+      WHERE {t.terms}.term = gone.term;
+    DELETE FROM {t.terms} WHERE df <= 0;
+  END IF;
+  RETURN NULL;
+END
+$body$"""
+    statements = [body]
+    for table, name in ((t.lengths, "lengths"), (t.postings, "postings")):
+        for event, transition in (("INSERT", "NEW TABLE AS changed_new"),
+                                  ("DELETE", "OLD TABLE AS changed_old")):
+            statements.append(
+                f'CREATE OR REPLACE TRIGGER "{t.table}_{name}_{event.lower()}" AFTER {event} ON '
+                f"{table} REFERENCING {transition} FOR EACH STATEMENT EXECUTE FUNCTION {function}()")
+    return statements
+
+
+def dropped_tables(t: Tables) -> list[str]:
+    """Every table of the index, dependents first (a rebuild drops them)."""
+    return [t.postings, t.lengths, t.symbols, t.terms, t.stats, t.files, t.chunks, t.info]
+
+
+def row_values(chunk_id: str, text: str, metadata: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(source, chunk_index, content_hash) columns of a chunk, from its metadata."""
+    if metadata.get("source") == "text" and "source_id" in metadata:
+        source: Any = "ragloom-source://" + str(metadata["source_id"])
+    else:
+        source = metadata.get("path")
+        source = None if source is None else str(source)
+    index = metadata.get("chunk_index")
+    index = index if isinstance(index, int) and not isinstance(index, bool) else None
+    digest = metadata.get("content_hash")
+    return source, index, None if digest is None else str(digest)

