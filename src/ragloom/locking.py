@@ -57,7 +57,7 @@ class ProcessLock:
     ``filelock.ReadWriteLock`` keeps it in a small SQLite file: SQLite's own file locking
     (LockFileEx on Windows, POSIX locks elsewhere) does the work, the operating system
     drops it when a process dies, and two locks in one process conflict like two
-    processes. The writer of an index holds ``<index_dir>/lock`` exclusively while its
+    processes. The writer of an index holds ``<index_dir>/lock.sqlite`` exclusively while its
     engine is open and names its pid in ``lock.pid``, so a second writer gets a clear
     IndexLockedError. A reader never creates anything where it cannot write: in a
     read-only folder or file system (a container image, a shared mount) no writer can be at
@@ -66,6 +66,9 @@ class ProcessLock:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # ragloom before 0.2 wrote its pid into a plain file at ``path``, which SQLite cannot
+        # open: the database has a name of its own, so an index from then still opens.
+        self._database = path.with_name(path.name + ".sqlite")
         self._lock: Any = None
 
     def acquire(self, shared: bool = False, blocking: bool = False) -> None:
@@ -76,7 +79,7 @@ class ProcessLock:
         if shared and not writable(self.path.parent):
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = ReadWriteLock(self.path, is_singleton=False)
+        lock = ReadWriteLock(self._database, is_singleton=False)
         take = lock.acquire_read if shared else lock.acquire_write
         try:
             take(timeout=-1, blocking=blocking)

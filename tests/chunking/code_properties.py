@@ -21,7 +21,8 @@ from ragloom.chunking.definitions import CLOSING_LINE
 from ragloom.types import Chunk
 
 #: Popular typed packages the Python properties run on (all in the ``dev`` extra).
-PACKAGES = ("pydantic", "click", "fastapi", "sqlalchemy", "attrs", "typer", "rich", "httpx",
+#: Import packages (the attrs distribution's code lives in ``attr``; ``attrs`` only re-exports it).
+PACKAGES = ("pydantic", "click", "fastapi", "sqlalchemy", "attr", "typer", "rich", "httpx",
             "starlette", "numpy", "jinja2", "requests")
 
 

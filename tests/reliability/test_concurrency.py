@@ -101,3 +101,19 @@ def test_second_engine_in_the_same_process_is_refused_too(tmp_path: Path) -> Non
     with RAGEngine(config, tmp_path):
         with pytest.raises(IndexLockedError, match="locked by pid"):
             RAGEngine(config, tmp_path)
+
+
+def test_an_index_whose_lock_files_an_older_ragloom_wrote_still_opens(tmp_path: Path) -> None:
+    """Before 0.2 the lock files were plain files holding a pid, which SQLite cannot open."""
+    config = hash_config(vector_store={"provider": "turboquant"})
+    (tmp_path / "doc.md").write_text("# Launch\nRockets reach orbit.\n", encoding="utf-8")
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+    index_dir = tmp_path / ".ragloom"
+    for name in ("lock", "state.lock", "intent.lock"):
+        (index_dir / name).write_text("12345", encoding="ascii")
+    with RAGEngine(config, tmp_path, read_only=True) as reader:
+        assert [r.metadata["path"] for r in reader.search("rockets orbit", top_k=1)] == ["doc.md"]
+    with RAGEngine(config, tmp_path), pytest.raises(IndexLockedError, match="locked by pid"):
+        RAGEngine(config, tmp_path)
+    assert (index_dir / "lock").read_text(encoding="ascii") == "12345"  # left as it was
