@@ -58,6 +58,15 @@ class LanguageRow:
 
 _C_IMPORTS = frozenset({"preproc_include", "preproc_def", "preproc_call"})
 
+#: TypeScript and TSX ship no tags query: the grammar's definition node types instead.
+_TYPESCRIPT_DEFINITIONS = {
+    "class_declaration": "class", "abstract_class_declaration": "class",
+    "interface_declaration": "interface", "function_declaration": "function",
+    "generator_function_declaration": "function", "method_definition": "method",
+    "abstract_method_signature": "method", "enum_declaration": "type",
+    "type_alias_declaration": "type", "internal_module": "module",
+    "variable_declarator": "function"}
+
 LANGUAGES: dict[str, LanguageRow] = {
     "php": LanguageRow(
         "tree_sitter_php", loader="language_php",
@@ -69,22 +78,10 @@ LANGUAGES: dict[str, LanguageRow] = {
         imports=frozenset({"import_statement"})),
     "typescript": LanguageRow(
         "tree_sitter_typescript", loader="language_typescript", tags=False,
-        definitions={"class_declaration": "class", "abstract_class_declaration": "class",
-                     "interface_declaration": "interface", "function_declaration": "function",
-                     "generator_function_declaration": "function", "method_definition": "method",
-                     "abstract_method_signature": "method", "enum_declaration": "type",
-                     "type_alias_declaration": "type", "internal_module": "module",
-                     "variable_declarator": "function"},
-        imports=frozenset({"import_statement"})),
+        definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"})),
     "tsx": LanguageRow(
         "tree_sitter_typescript", loader="language_tsx", tags=False,
-        definitions={"class_declaration": "class", "abstract_class_declaration": "class",
-                     "interface_declaration": "interface", "function_declaration": "function",
-                     "generator_function_declaration": "function", "method_definition": "method",
-                     "abstract_method_signature": "method", "enum_declaration": "type",
-                     "type_alias_declaration": "type", "internal_module": "module",
-                     "variable_declarator": "function"},
-        imports=frozenset({"import_statement"})),
+        definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"})),
     "go": LanguageRow(
         "tree_sitter_go", imports=frozenset({"import_declaration", "package_clause"}),
         receiver_field="receiver"),
