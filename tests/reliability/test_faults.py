@@ -127,8 +127,8 @@ class ClosingCounter:
 def test_an_engine_whose_opening_fails_closes_what_it_opened(tmp_path: Path) -> None:
     """The manifest is damaged after the store opened: the store is closed and the index
     lock released (the next writer opens), nothing is left behind."""
-    from ragloom.stores.turboquant import TurboQuantStore
     from ragloom.stores.base import EmbeddingSpec
+    from ragloom.stores.turboquant import TurboQuantStore
 
     index = indexed_project(tmp_path)
     damage(index, "truncated-manifest")

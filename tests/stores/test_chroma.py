@@ -4,7 +4,6 @@ change, batching, remote errors and auth."""
 from __future__ import annotations
 
 import http.server
-import logging
 import threading
 import uuid
 from collections.abc import Iterator

@@ -4,7 +4,6 @@ identity or a damaged file with what to do."""
 from __future__ import annotations
 
 import json
-import logging
 import re
 from pathlib import Path
 
