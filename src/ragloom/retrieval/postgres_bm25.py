@@ -1,6 +1,11 @@
-"""BM25 in SQL: postings and document lengths in the index's database, scored by one
-grouped query with the same tokenizer and the same Okapi formula (k1, b, and rank-bm25's
-epsilon floor for negative idf) as ``retrieval.bm25``, so scores equal the local index's.
+"""BM25 in SQL: postings and document lengths in the index's database, scored by grouped
+queries with the same tokenizer and the same Okapi formula (k1, b, and rank-bm25's epsilon
+floor for negative idf) as ``retrieval.bm25``, so scores equal the local index's.
+
+A search reads the postings of its rarest terms in full and only probes a frequent term's
+postings for the chunks found (MaxScore): each term's best possible weight is bounded from
+its df, largest tf and smallest length, so the result is the exact top k, with today's idf
+and average length (nothing is precomputed that a later write would make stale).
 
 Writes join the writer's transaction, so a window's chunks and their postings commit
 together; deleting a chunk deletes its postings (foreign keys, ``ON DELETE CASCADE``).
@@ -9,6 +14,7 @@ together; deleting a chunk deletes its postings (foreign keys, ``ON DELETE CASCA
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -27,25 +33,53 @@ logger = logging.getLogger("ragloom")
 K1, B, EPSILON = 1.5, 0.75, 0.25
 _PAGE = 2000
 
-_SCORE = """
-WITH q(term, weight) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
+#: Per-term weights (query weight x idf, floored as rank-bm25 does) and the Okapi constants.
+_WEIGHTS = """
+WITH q(term, weight, essential) AS (SELECT * FROM unnest(%s::text[], %s::float8[], %s::bool[])),
 stats AS MATERIALIZED (SELECT documents::float8 AS n, tokens::float8 AS total FROM {stats}),
 idf AS MATERIALIZED (
-  SELECT q.term, q.weight, ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5) AS idf
+  SELECT q.term, q.weight, q.essential, ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5) AS idf
   FROM q JOIN {terms} t USING (term), stats),
-idf_floor AS MATERIALIZED (
-  SELECT %s * avg(ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5)) AS value
-  FROM {terms} t, stats),
 weighted AS MATERIALIZED (
-  SELECT idf.term, idf.weight * CASE WHEN idf.idf < 0 THEN (SELECT value FROM idf_floor)
-                                     ELSE idf.idf END AS weight,
+  SELECT idf.term, idf.essential,
+         idf.weight * CASE WHEN idf.idf < 0 THEN %s::float8 ELSE idf.idf END AS weight,
          %s * (1 - %s) AS base, %s * %s / (stats.total / stats.n) AS slope
-  FROM idf, stats)
-SELECT p.id, sum(w.weight * p.tf * (%s + 1) / (p.tf + w.base + w.slope * p.length)) AS score
-FROM {postings} p JOIN weighted w USING (term) {join}
-WHERE {where}
+  FROM idf, stats)"""
+
+_TERM = "w.weight * p.tf * (%s + 1) / (p.tf + w.base + w.slope * p.length)"
+
+#: Every posting of every query term, summed per chunk.
+_SCORE_ALL = _WEIGHTS + f"""
+SELECT p.id, sum({_TERM}) AS score
+FROM {{postings}} p JOIN weighted w USING (term) {{join}}
+WHERE {{where}}
 GROUP BY p.id ORDER BY score DESC, p.id LIMIT %s
 """
+
+#: The chunks holding an essential term, scored over every query term.
+_SCORE_ESSENTIAL = _WEIGHTS + f""",
+candidates AS MATERIALIZED (
+  SELECT DISTINCT p.id FROM {{postings}} p JOIN weighted w USING (term) {{join}}
+  WHERE w.essential AND {{where}})
+SELECT c.id, sum({_TERM}) AS score
+FROM candidates c CROSS JOIN weighted w JOIN {{postings}} p ON p.term = w.term AND p.id = c.id
+GROUP BY c.id ORDER BY score DESC, c.id LIMIT %s
+"""
+
+#: What bounds each term's best weight in any chunk: its df, largest tf, smallest length.
+_BOUNDS = """
+SELECT s.documents, s.tokens, t.term, t.df, t.max_tf, t.min_length
+FROM {stats} s LEFT JOIN {terms} t ON t.term = ANY(%s)
+"""
+
+#: rank-bm25's floor for a negative idf: EPSILON x the mean idf of every term.
+_FLOOR = """
+SELECT %s * avg(ln(s.documents::float8 - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5))
+FROM {terms} t, {stats} s
+"""
+
+#: Bounds are widened by this much, so float rounding never prunes a chunk that belongs.
+_MARGIN = 1e-6
 
 
 class PostgresSparseIndex:
@@ -59,6 +93,8 @@ class PostgresSparseIndex:
         self.text_of = text_of
         self.read_only = read_only
         self.path = None
+        #: The terms whose postings the last search read in full (the others were probed).
+        self.last_essential: list[str] = []
 
     def __len__(self) -> int:
         return int(self.reader.execute("count", f"SELECT documents FROM {self.tables.stats}")[0][0])
@@ -152,15 +188,60 @@ class PostgresSparseIndex:
 
     def _top_k(self, weights: dict[str, float], k: int,
                conditions: list[Condition] | None) -> list[tuple[str, float]]:
-        """One grouped query: idf from the postings' document frequencies (the negative-idf
-        floor is computed only when a term needs it), then the Okapi sum per chunk."""
+        """The exact top ``k``, reading only the postings it has to (MaxScore): a chunk
+        holding only terms whose best possible weights sum below the k-th score found so
+        far cannot enter the top ``k``, so those terms' postings (a frequent term's long
+        list) are only probed for the chunks that hold a rarer term."""
+        bounds, floor = self._bounds(weights)
+        order = sorted(bounds, key=lambda term: (-bounds[term], term))
+        self.last_essential = list(weights)
+        if any(weight <= 0 for weight in weights.values()) or (floor is not None and floor <= 0):
+            order = []  # a weight that is not positive: bounds prune nothing safely
+        for count in range(1, len(order)):
+            essential = order[:count]
+            hits = self._run(_SCORE_ESSENTIAL, weights, set(essential), floor, k, conditions)
+            rest = sum(bounds[term] for term in order[count:]) * (1 + _MARGIN)
+            if len(hits) >= k and rest < hits[k - 1][1]:
+                self.last_essential = essential
+                return hits
+        return self._run(_SCORE_ALL, weights, set(weights), floor, k, conditions)
+
+    def _bounds(self, weights: dict[str, float]) -> tuple[dict[str, float], float | None]:
+        """Each query term's largest possible BM25 weight in any chunk (terms no chunk holds
+        left out), and the negative-idf floor when a query term needs it."""
+        t = self.tables
+        rows = self.reader.execute("BM25 search", _BOUNDS.format(stats=t.stats, terms=t.terms),
+                                   (list(weights),))
+        documents, tokens = float(rows[0][0]), float(rows[0][1])
+        found = [row[2:] for row in rows if row[2] is not None]
+        idf = {term: math.log(documents - df + 0.5) - math.log(df + 0.5)
+               for term, df, _, _ in found}
+        floor = None
+        if any(value < 0 for value in idf.values()):
+            floor = float(self.reader.execute("BM25 search", _FLOOR.format(
+                stats=t.stats, terms=t.terms), (EPSILON,))[0][0])
+        bounds: dict[str, float] = {}
+        for term, _, max_tf, min_length in found:
+            weight = idf[term] if idf[term] >= 0 else floor
+            average = tokens / documents
+            saturation = max_tf / (max_tf + K1 * (1 - B) + K1 * B * min_length / average)
+            bounds[term] = weights[term] * weight * (K1 + 1) * saturation  # type: ignore[operator]
+        return bounds, floor
+
+    def _run(self, template: str, weights: dict[str, float], essential: set[str],
+             floor: float | None, k: int, conditions: list[Condition] | None) -> list[tuple[str, float]]:
         where, where_params = conditions_clause(conditions or [], "c.metadata")
         join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
         t = self.tables
-        sql = _SCORE.format(stats=t.stats, terms=t.terms, postings=t.postings, join=join, where=where)
+        sql = template.format(stats=t.stats, terms=t.terms, postings=t.postings, join=join,
+                              where=where)
         terms = list(weights)
-        params = [terms, [float(w) for w in weights.values()], EPSILON, K1, B, K1, B, K1,
-                  *where_params, k]
+        params = [terms, [float(weights[term]) for term in terms],
+                  [term in essential for term in terms], floor, K1, B, K1, B]
+        if template is _SCORE_ALL:
+            params += [K1, *where_params, k]
+        else:
+            params += [*where_params, K1, k]
         rows = self.reader.execute("BM25 search", sql, params)
         return [(doc_id, float(score)) for doc_id, score in rows]
 
