@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragloom.chunking.context import IndexedText, plain_text
-from ragloom.filters import Condition
+from ragloom.filters import Condition, Node
 from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
@@ -170,7 +170,7 @@ class PostgresSparseIndex:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def search(self, query: str, k: int, conditions: list[Condition] | None = None,
+    def search(self, query: str, k: int, conditions: list[Node] | None = None,
                feedback_docs: int = 0, feedback_terms: int = 10,
                feedback_weight: float = 0.5) -> list[tuple[str, float]]:
         """Top ``k`` (id, BM25 score), filters applied in SQL; with ``feedback_docs`` the
@@ -187,7 +187,7 @@ class PostgresSparseIndex:
         return hits[:k]
 
     def _top_k(self, weights: dict[str, float], k: int,
-               conditions: list[Condition] | None) -> list[tuple[str, float]]:
+               conditions: list[Node] | None) -> list[tuple[str, float]]:
         """The exact top ``k``, reading only the postings it has to (MaxScore): a chunk
         holding only terms whose best possible weights sum below the k-th score found so
         far cannot enter the top ``k``, so those terms' postings (a frequent term's long
@@ -229,7 +229,7 @@ class PostgresSparseIndex:
         return bounds, floor
 
     def _run(self, template: str, weights: dict[str, float], essential: set[str],
-             floor: float | None, k: int, conditions: list[Condition] | None) -> list[tuple[str, float]]:
+             floor: float | None, k: int, conditions: list[Node] | None) -> list[tuple[str, float]]:
         where, where_params = conditions_clause(conditions or [], "c.metadata")
         join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
         t = self.tables
@@ -245,7 +245,7 @@ class PostgresSparseIndex:
         rows = self.reader.execute("BM25 search", sql, params)
         return [(doc_id, float(score)) for doc_id, score in rows]
 
-    def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
+    def defining(self, query: str, conditions: list[Node] | None = None) -> list[str]:
         """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
         names = query_names(query)
         if not names:
