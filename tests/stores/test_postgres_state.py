@@ -109,7 +109,7 @@ def test_pruned_search_is_exact_and_skips_frequent_terms(open_store) -> None:
     queries = ["w0 w150", "w1 w2 w200", "w0 w0 w77 w3", "w250 w5", "w0 w1", "w120 w121 w0"]
     conditions = compile_filters({"path": {"$in": ["p1.py", "p2.py"]}})
     pruned = 0
-    for round_ in range(2):
+    for _ in range(2):  # before and after deletes
         for query in queries:
             for k, where in ((5, None), (3, conditions)):
                 ours, theirs = state.sparse.search(query, k, where), local.search(query, k, where)
