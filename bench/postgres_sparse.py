@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -70,16 +71,17 @@ def every_posting(self: PostgresSparseIndex, query: str, k: int, *args: object,
                   **kwargs: object) -> list[tuple[str, float]]:
     """``search`` scoring every posting of every query term (no MaxScore pruning): the
     scores and order pruning must keep, and the latency it saves."""
-    bounds = PostgresSparseIndex._bounds
+    plan = PostgresSparseIndex._plan
 
-    def no_bounds(index: PostgresSparseIndex, weights: dict[str, float]) -> tuple[dict, float | None]:
-        return {}, bounds(index, weights)[1]
+    def no_bounds(index: PostgresSparseIndex, weights: dict[str, float]) -> Any:
+        planned = plan(index, weights)
+        return None if planned is None else (planned[0], {})
 
-    PostgresSparseIndex._bounds = no_bounds  # type: ignore[method-assign,assignment]
+    PostgresSparseIndex._plan = no_bounds  # type: ignore[method-assign]
     try:
         return ORIGINAL_SEARCH(self, query, k, *args, **kwargs)  # type: ignore[arg-type]
     finally:
-        PostgresSparseIndex._bounds = bounds  # type: ignore[method-assign]
+        PostgresSparseIndex._plan = plan  # type: ignore[method-assign]
 
 
 ORIGINAL_SEARCH = PostgresSparseIndex.search

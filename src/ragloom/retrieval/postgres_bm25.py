@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -33,37 +34,29 @@ logger = logging.getLogger("ragloom")
 K1, B, EPSILON = 1.5, 0.75, 0.25
 _PAGE = 2000
 
-#: Per-term weights (query weight x idf, floored as rank-bm25 does) and the Okapi constants.
-_WEIGHTS = """
-WITH q(term, weight, essential) AS (SELECT * FROM unnest(%s::text[], %s::float8[], %s::bool[])),
-stats AS MATERIALIZED (SELECT documents::float8 AS n, tokens::float8 AS total FROM {stats}),
-idf AS MATERIALIZED (
-  SELECT q.term, q.weight, q.essential, ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5) AS idf
-  FROM q JOIN {terms} t USING (term), stats),
-weighted AS MATERIALIZED (
-  SELECT idf.term, idf.essential,
-         idf.weight * CASE WHEN idf.idf < 0 THEN %s::float8 ELSE idf.idf END AS weight,
-         %s * (1 - %s) AS base, %s * %s / (stats.total / stats.n) AS slope
-  FROM idf, stats)"""
-
-_TERM = "w.weight * p.tf * (%s + 1) / (p.tf + w.base + w.slope * p.length)"
+#: One term's Okapi weight in one chunk: w = query weight x idf (floored), then
+#: w x tf x (k1 + 1) / (tf + k1 x (1 - b) + k1 x b / avgdl x length).
+_TERM = "w.weight * p.tf * %(k1_plus_1)s / (p.tf + %(base)s + %(slope)s * p.length)"
 
 #: Every posting of every query term, summed per chunk.
-_SCORE_ALL = _WEIGHTS + f"""
+_SCORE_ALL = f"""
 SELECT p.id, sum({_TERM}) AS score
-FROM {{postings}} p JOIN weighted w USING (term) {{join}}
+FROM unnest(%(terms)s::text[], %(weights)s::float8[]) AS w(term, weight)
+JOIN {{postings}} p ON p.term = w.term {{join}}
 WHERE {{where}}
-GROUP BY p.id ORDER BY score DESC, p.id LIMIT %s
+GROUP BY p.id ORDER BY score DESC, p.id LIMIT %(k)s
 """
 
-#: The chunks holding an essential term, scored over every query term.
-_SCORE_ESSENTIAL = _WEIGHTS + f""",
-candidates AS MATERIALIZED (
-  SELECT DISTINCT p.id FROM {{postings}} p JOIN weighted w USING (term) {{join}}
-  WHERE w.essential AND {{where}})
+#: The chunks holding an essential term, each scored over every query term (the other
+#: terms' postings probed by (term, id), never scanned).
+_SCORE_ESSENTIAL = f"""
 SELECT c.id, sum({_TERM}) AS score
-FROM candidates c CROSS JOIN weighted w JOIN {{postings}} p ON p.term = w.term AND p.id = c.id
-GROUP BY c.id ORDER BY score DESC, c.id LIMIT %s
+FROM (SELECT DISTINCT p.id FROM unnest(%(essential)s::text[]) AS e(term)
+      JOIN {{postings}} p ON p.term = e.term {{join}} WHERE {{where}}) AS c
+CROSS JOIN unnest(%(terms)s::text[], %(weights)s::float8[]) AS w(term, weight)
+CROSS JOIN LATERAL (SELECT tf, length FROM {{postings}}  -- LIMIT 1: one primary-key probe
+                    WHERE term = w.term AND id = c.id LIMIT 1) AS p
+GROUP BY c.id ORDER BY score DESC, c.id LIMIT %(k)s
 """
 
 #: What bounds each term's best weight in any chunk: its df, largest tf, smallest length.
@@ -192,57 +185,64 @@ class PostgresSparseIndex:
         holding only terms whose best possible weights sum below the k-th score found so
         far cannot enter the top ``k``, so those terms' postings (a frequent term's long
         list) are only probed for the chunks that hold a rarer term."""
-        bounds, floor = self._bounds(weights)
+        plan = self._plan(weights)
+        if plan is None:
+            return []
+        okapi, bounds = plan
         order = sorted(bounds, key=lambda term: (-bounds[term], term))
-        self.last_essential = list(weights)
-        if any(weight <= 0 for weight in weights.values()) or (floor is not None and floor <= 0):
+        self.last_essential = list(order)
+        if any(weight <= 0 for weight in okapi["weights"]):
             order = []  # a weight that is not positive: bounds prune nothing safely
+        df = okapi.pop("df")
+        postings = sum(df.values())
         for count in range(1, len(order)):
             essential = order[:count]
-            hits = self._run(_SCORE_ESSENTIAL, weights, set(essential), floor, k, conditions)
+            if sum(df[term] for term in essential) * len(order) > postings:
+                break  # probing every query term for that many chunks costs more than a scan
+            hits = self._run(_SCORE_ESSENTIAL, {**okapi, "essential": essential}, k,
+                             conditions)
             rest = sum(bounds[term] for term in order[count:]) * (1 + _MARGIN)
             if len(hits) >= k and rest < hits[k - 1][1]:
                 self.last_essential = essential
                 return hits
-        return self._run(_SCORE_ALL, weights, set(weights), floor, k, conditions)
+        return self._run(_SCORE_ALL, okapi, k, conditions)
 
-    def _bounds(self, weights: dict[str, float]) -> tuple[dict[str, float], float | None]:
-        """Each query term's largest possible BM25 weight in any chunk (terms no chunk holds
-        left out), and the negative-idf floor when a query term needs it."""
+    def _plan(self, weights: dict[str, float]) -> tuple[dict[str, Any], dict[str, float]] | None:
+        """The Okapi parameters of the query terms some chunk holds (each term's weight:
+        query weight x idf, a negative idf floored as rank-bm25 does), and each term's
+        largest possible weight in any chunk; None when no chunk holds a query term."""
         t = self.tables
         rows = self.reader.execute("BM25 search", _BOUNDS.format(stats=t.stats, terms=t.terms),
                                    (list(weights),))
         documents, tokens = float(rows[0][0]), float(rows[0][1])
         found = [row[2:] for row in rows if row[2] is not None]
+        if not found:
+            return None
         idf = {term: math.log(documents - df + 0.5) - math.log(df + 0.5)
                for term, df, _, _ in found}
-        floor = None
+        floor = 0.0
         if any(value < 0 for value in idf.values()):
             floor = float(self.reader.execute("BM25 search", _FLOOR.format(
                 stats=t.stats, terms=t.terms), (EPSILON,))[0][0])
-        bounds: dict[str, float] = {}
-        for term, _, max_tf, min_length in found:
-            weight = idf[term] if idf[term] >= 0 else floor
-            average = tokens / documents
-            saturation = max_tf / (max_tf + K1 * (1 - B) + K1 * B * min_length / average)
-            bounds[term] = weights[term] * weight * (K1 + 1) * saturation  # type: ignore[operator]
-        return bounds, floor
+        base, slope = K1 * (1 - B), K1 * B / (tokens / documents)
+        terms = [term for term, _, _, _ in found]
+        term_weights = [weights[term] * (idf[term] if idf[term] >= 0 else floor) for term in terms]
+        bounds = {term: weight * (K1 + 1) * max_tf / (max_tf + base + slope * min_length)
+                  for (term, _, max_tf, min_length), weight in zip(found, term_weights)}
+        okapi = {"terms": terms, "weights": term_weights, "k1_plus_1": K1 + 1, "base": base,
+                 "slope": slope, "df": {term: df for term, df, _, _ in found}}
+        return okapi, bounds
 
-    def _run(self, template: str, weights: dict[str, float], essential: set[str],
-             floor: float | None, k: int, conditions: list[Node] | None) -> list[tuple[str, float]]:
+    def _run(self, template: str, params: dict[str, Any], k: int,
+             conditions: list[Node] | None) -> list[tuple[str, float]]:
         where, where_params = conditions_clause(conditions or [], "c.metadata")
+        # the filter's positional placeholders as named ones, beside the query's
+        names = iter(range(len(where_params)))
+        where = re.sub(r"%%|%s", lambda m: m[0] if m[0] == "%%" else f"%(f{next(names)})s", where)
         join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
-        t = self.tables
-        sql = template.format(stats=t.stats, terms=t.terms, postings=t.postings, join=join,
-                              where=where)
-        terms = list(weights)
-        params = [terms, [float(weights[term]) for term in terms],
-                  [term in essential for term in terms], floor, K1, B, K1, B]
-        if template is _SCORE_ALL:
-            params += [K1, *where_params, k]
-        else:
-            params += [*where_params, K1, k]
-        rows = self.reader.execute("BM25 search", sql, params)
+        sql = template.format(postings=self.tables.postings, join=join, where=where)
+        values = {**params, "k": k, **{f"f{i}": value for i, value in enumerate(where_params)}}
+        rows = self.reader.execute("BM25 search", sql, values)
         return [(doc_id, float(score)) for doc_id, score in rows]
 
     def defining(self, query: str, conditions: list[Node] | None = None) -> list[str]:
