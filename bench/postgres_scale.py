@@ -54,6 +54,8 @@ VOCABULARY = 20_000
 SPEC = EmbeddingSpec("bench/random", DIM)
 FILTER = {"path": "src/dir7/**"}
 EF_SEARCH = 100
+#: Which text generator made a loaded table's postings (a table of another is reloaded).
+TEXTS = "2"
 LOAD_ONLY = False
 
 
@@ -72,8 +74,11 @@ def make_data(size: int, seed: int = 0) -> tuple[np.ndarray, list[str], list[str
     letters = "bcdfghjklmnpqrstvwxz"
     words = ["".join(letters[(i // 20 ** k) % 20] + "aeiou"[(i // 7 ** k) % 5] for k in range(4))
              for i in range(VOCABULARY)]  # letters only: the tokenizer splits letters from digits
-    # Zipf ranks past the 100 most frequent words, as a stopword list removes those
-    ranks = np.minimum(rng.zipf(1.1, size=size * 40) + 99, VOCABULARY) - 1
+    # Zipf (s = 1.1) over the vocabulary without its 100 most frequent words, as a stopword
+    # list removes those (TEXTS 1 clipped the unbounded tail onto the last word, which then
+    # held 35% of all tokens and sat in every chunk)
+    weights = np.arange(101, VOCABULARY + 1, dtype=np.float64) ** -1.1
+    ranks = rng.choice(np.arange(100, VOCABULARY), size=size * 40, p=weights / weights.sum())
     lengths = rng.integers(8, 41, size=size)
     texts, offset = [], 0
     for length in lengths:
@@ -194,6 +199,9 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
             f"SELECT to_regclass('bench.{table}_embedding_hnsw') IS NOT NULL")[0][0]
         if loaded and pg.execute(f"SELECT count(*) FROM bench.{table}")[0][0] != size:
             loaded = False
+        if loaded and pg.execute(f"SELECT value FROM bench.{table}_info "
+                                 f"WHERE key = 'bench_texts'") != [(TEXTS,)]:
+            loaded = False
         if not loaded:
             pg.execute(f"DROP TABLE IF EXISTS bench.{table} CASCADE")
             pg.execute("CREATE SCHEMA IF NOT EXISTS bench")
@@ -205,6 +213,7 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
         figures: dict[str, float] = {}
         if not loaded:
             figures |= load_postgres(pg, store, sparse, data)
+            store.set_info("bench_texts", TEXTS)
         if LOAD_ONLY:
             store.close()
             return figures
