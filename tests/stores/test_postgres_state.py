@@ -88,10 +88,13 @@ def test_sql_bm25_filters_and_feedback_equal_local(open_store) -> None:
         assert [s for _, s in ours] == pytest.approx([s for _, s in theirs], abs=1e-9), query
 
 
-def test_pruned_search_is_exact_and_skips_frequent_terms(open_store) -> None:
+def test_pruned_search_is_exact_and_skips_frequent_terms(open_store, monkeypatch) -> None:
     """A frequent term's postings are only probed once rarer terms found k chunks whose
     scores its best possible weight cannot beat; the top k stays the local BM25's, also
     after deletes (whose bounds only grow looser) and with filters."""
+    from ragloom.retrieval import postgres_bm25
+
+    monkeypatch.setattr(postgres_bm25, "_SCAN_BELOW", 0)  # prune even this small corpus
     rng = random.Random(3)
     vocabulary = [f"w{i}" for i in range(300)]
     ranks = [1 / (i + 1) for i in range(300)]
@@ -123,6 +126,9 @@ def test_pruned_search_is_exact_and_skips_frequent_terms(open_store) -> None:
         store.delete(doomed)
         local.remove(doomed)
     assert pruned >= 8  # most searches left the frequent w0/w1/w2 postings unread
+    monkeypatch.undo()  # so few postings: one scan, every term read
+    state.sparse.search("w0 w150", 5)
+    assert len(state.sparse.last_essential) == len(set(Tokenizer()("w0 w150")))
 
 
 def test_deleting_chunks_deletes_their_postings(open_store) -> None:

@@ -71,6 +71,9 @@ SELECT %s * avg(ln(s.documents::float8 - t.df::float8 + 0.5) - ln(t.df::float8 +
 FROM {terms} t, {stats} s
 """
 
+#: A query whose terms have at most this many postings in all is scored in one scan.
+_SCAN_BELOW = 20_000
+
 #: Bounds are widened by this much, so float rounding never prunes a chunk that belongs.
 _MARGIN = 1e-6
 
@@ -195,6 +198,8 @@ class PostgresSparseIndex:
             order = []  # a weight that is not positive: bounds prune nothing safely
         df = okapi.pop("df")
         postings = sum(df.values())
+        if postings <= _SCAN_BELOW:
+            order = []  # one scan of so few postings beats a round trip per pruning step
         for count in range(1, len(order)):
             essential = order[:count]
             if sum(df[term] for term in essential) * len(order) > postings:
