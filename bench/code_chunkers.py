@@ -21,7 +21,7 @@ lines (bench/code_sets.py). Recall@10 is the share of a query's relevant chunks 
 top 10; MRR@10 the reciprocal rank of the first. Indexes live in ``--work-dir`` (their
 embedding caches are kept between runs, everything else is rebuilt).
 
-    python bench/code_chunkers.py [--languages javascript typescript go php]
+    python bench/code_chunkers.py [--languages javascript typescript go php rust]
                                   [--chunkers line structure codesplitter]
 """
 
