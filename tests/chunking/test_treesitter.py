@@ -254,7 +254,7 @@ def test_typescript_overload_signatures_open_their_implementation(size: int) -> 
             assert chunk.metadata["symbol"] == "Channel.send", chunk.metadata
     if size == 600:
         spans = {(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks}
-        assert (3, 8) in spans or any(f <= 3 and l >= 8 for f, l in spans)
+        assert (3, 8) in spans or any(f <= 3 and end >= 8 for f, end in spans)
 
 
 def test_a_rust_attribute_stays_with_the_use_it_gates() -> None:
