@@ -8,8 +8,9 @@ is parsed with its tree-sitter grammar wheel and copied with every doc comment b
 blocks in JavaScript, TypeScript and PHP, the ``//`` comment group right above a
 declaration in Go, every ``///`` line in Rust (crate sources from Debian's
 ``librust-*-dev`` packages; tests, benches and examples left out). A query is the first
-sentence (>= 5 words, JSDoc/PHPDoc tags and inline markup dropped) of the doc comment removed from a function or method; a sentence
-that documents more than one definition is ambiguous and dropped. The relevant chunks of
+sentence (>= 5 words, JSDoc/PHPDoc tags and inline markup dropped) of the doc comment
+removed from a function or method; a sentence that documents more than one definition is
+ambiguous and dropped. The relevant chunks of
 a query are those whose line range overlaps the definition's lines (its decorators and
 ``export`` keyword included, the removed comment not). At most ``--max-queries`` per set,
 sampled with a fixed seed.
