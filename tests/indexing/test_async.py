@@ -110,14 +110,15 @@ def test_every_io_method_has_an_async_form_that_gives_the_same_answer(tmp_path: 
             assert report.files_indexed == 3
             assert (await engine.aindex_file("extra.md")).files_indexed == 1
             await engine.aingest_text("ticket-1", "the flaps lower the stall speed")
-            await engine.aadd_documents(["faq-1"], ["how do I reset my password?"])
+            added = await engine.aadd_documents(["faq-1"], ["how do I reset my password?"])
+            assert (added.files_indexed, added.chunks_embedded) == (1, 1)
             found = await engine.asearch("ailerons roll", top_k=1)
             detailed = await engine.asearch_detailed("ailerons roll", top_k=1, mode="dense")
             assert found[0].path == detailed.results[0].path == "extra.md"
-            assert (await engine.astatus(count_pending=False)).files == 5  # 4 files + 1 source
+            assert (await engine.astatus(count_pending=False)).files == 6  # 4 files + 2 sources
             assert (await engine.averify()).ok
             assert await engine.adelete_source("ticket-1") == 1
-            await engine.adelete_documents(["faq-1"])
+            assert await engine.adelete_documents(["faq-1"]) == 1
             assert await engine.adelete_documents_by_path("extra.md") == 1
             assert (await engine.areindex("notes")).files_indexed == 3
             assert (await engine.async_()).files_unchanged == 3

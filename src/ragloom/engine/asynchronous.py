@@ -55,17 +55,17 @@ class AsyncMethods:
                                        language)
 
     async def aadd_documents(self, ids: Sequence[str], texts: Sequence[str],
-                             metadatas: Sequence[Metadata] | None = None) -> None:
+                             metadatas: Sequence[Metadata] | None = None) -> IndexReport:
         """``add_documents`` on a worker thread."""
-        await asyncio.to_thread(self.add_documents, ids, texts, metadatas)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas)  # type: ignore[attr-defined]
 
     async def adelete_source(self, source_id: str) -> int:
         """``delete_source`` on a worker thread."""
         return await asyncio.to_thread(self.delete_source, source_id)  # type: ignore[attr-defined]
 
-    async def adelete_documents(self, ids: Sequence[str]) -> None:
+    async def adelete_documents(self, ids: Sequence[str]) -> int:
         """``delete_documents`` on a worker thread."""
-        await asyncio.to_thread(self.delete_documents, ids)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.delete_documents, ids)  # type: ignore[attr-defined]
 
     async def adelete_documents_by_path(self, path: PathLike) -> int:
         """``delete_documents_by_path`` on a worker thread."""

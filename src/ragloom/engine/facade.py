@@ -24,6 +24,7 @@ from ragloom.engine.preloading import PreloadMethods
 from ragloom.engine.syncing import SyncMethods
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
+from ragloom.indexing.added_texts import checked_batch, checked_source, checked_source_ids
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, verify_index
 from ragloom.indexing.discovery import relative_posix
@@ -150,12 +151,6 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         rules = self._indexer.rules()
         return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
 
-    def add_documents(self, ids: Sequence[str], texts: Sequence[str],
-                      metadatas: Sequence[Metadata] | None = None) -> None:
-        """Store texts under caller-chosen ids, one chunk each (no chunking)."""
-        with self._writing():
-            self._indexer.add_documents(ids, texts, metadatas)
-
     def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
                     language: str | None = None) -> IndexReport:
         """Chunk, embed and store a text that does not live in a file (a database row, a
@@ -163,18 +158,29 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         same text does nothing, with changed text re-embeds only the changed chunks.
         ``language`` picks the chunker ("markdown", "python", ...; default plain text);
         ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
+        added = checked_source(source_id, text, metadata, language)
         with self._writing():
-            return self._indexer.ingest_text(source_id, text, metadata, language)
+            return self._indexer.texts.ingest([added])
+
+    def add_documents(self, ids: Sequence[str], texts: Sequence[str],
+                      metadatas: Sequence[Metadata] | None = None) -> IndexReport:
+        """``ingest_text`` for a batch: each text under its id as source id (chunked as
+        plain text), embedded together and written in one step. The whole batch is checked
+        first: a bad id, text or metadata raises ValueError naming it and writes nothing."""
+        added = checked_batch(ids, texts, metadatas)
+        with self._writing():
+            return self._indexer.texts.ingest(added)
 
     def delete_source(self, source_id: str) -> int:
-        """Remove a text added with ``ingest_text``; returns how many chunks were removed."""
-        with self._writing():
-            return self._indexer.delete_source(source_id)
+        """Remove a text added with ``ingest_text`` or ``add_documents``; returns how many
+        chunks were removed (0 for an unknown id)."""
+        return self.delete_documents([source_id])
 
-    def delete_documents(self, ids: Sequence[str]) -> None:
-        """Delete chunks by id."""
+    def delete_documents(self, ids: Sequence[str]) -> int:
+        """``delete_source`` for a batch, in one step; returns how many chunks were removed."""
+        source_ids = checked_source_ids(ids)
         with self._writing():
-            self._indexer.delete_documents(list(ids))
+            return self._indexer.texts.delete(source_ids)
 
     def delete_documents_by_path(self, path: PathLike) -> int:
         """Delete every chunk of a file; returns how many were removed."""
