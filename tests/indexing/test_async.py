@@ -117,6 +117,10 @@ def test_every_io_method_has_an_async_form_that_gives_the_same_answer(tmp_path: 
             assert found[0].path == detailed.results[0].path == "extra.md"
             assert (await engine.astatus(count_pending=False)).files == 6  # 4 files + 2 sources
             assert (await engine.averify()).ok
+            assert await engine.acount() == engine.count() and not await engine.ais_empty()
+            assert await engine.aget_all_indexed_paths() == engine.get_all_indexed_paths()
+            assert await engine.acorpus_tokens() == engine.corpus_tokens()
+            assert await engine.aexcluded_reason(".env") == engine.excluded_reason(".env") is not None
             assert await engine.adelete_source("ticket-1") == 1
             assert await engine.adelete_documents(["faq-1"]) == 1
             assert await engine.adelete_documents_by_path("extra.md") == 1
@@ -127,3 +131,11 @@ def test_every_io_method_has_an_async_form_that_gives_the_same_answer(tmp_path: 
         assert engine._closed
 
     asyncio.run(main())
+
+
+def test_every_public_method_but_construction_and_thread_control_has_an_async_form() -> None:
+    public = {name for name in dir(RAGEngine) if not name.startswith("_")
+              and callable(getattr(RAGEngine, name))}
+    async_forms = {name for name in public if name.startswith("a") and name[1:] in public}
+    covered = async_forms | {name[1:] for name in async_forms} | {"async_", "sync"}  # async_ is sync's
+    assert public - covered == {"from_toml", "start_auto_sync", "stop_auto_sync"}
