@@ -22,9 +22,9 @@ from ragloom.engine.checks import check_config
 from ragloom.engine.opening import IndexOpener, IndexParts
 from ragloom.engine.preloading import PreloadMethods
 from ragloom.engine.syncing import SyncMethods
+from ragloom.engine.texts import TextMethods
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
-from ragloom.indexing.added_texts import checked_batch, checked_source, checked_source_ids
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, verify_index
 from ragloom.indexing.discovery import relative_posix
@@ -37,14 +37,14 @@ from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.stores.registry import store_path
-from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
+from ragloom.types import IndexReport, IndexStatus, SearchResult
 
 logger = logging.getLogger("ragloom")
 
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
+class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
@@ -150,37 +150,6 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         target = self._resolve(path)
         rules = self._indexer.rules()
         return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
-
-    def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                    language: str | None = None) -> IndexReport:
-        """Chunk, embed and store a text that does not live in a file (a database row, a
-        fetched page, a ticket) under a stable ``source_id``; ingesting it again with the
-        same text does nothing, with changed text re-embeds only the changed chunks.
-        ``language`` picks the chunker ("markdown", "python", ...; default plain text);
-        ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
-        added = checked_source(source_id, text, metadata, language)
-        with self._writing():
-            return self._indexer.texts.ingest([added])
-
-    def add_documents(self, ids: Sequence[str], texts: Sequence[str],
-                      metadatas: Sequence[Metadata] | None = None) -> IndexReport:
-        """``ingest_text`` for a batch: each text under its id as source id (chunked as
-        plain text), embedded together and written in one step. The whole batch is checked
-        first: a bad id, text or metadata raises ValueError naming it and writes nothing."""
-        added = checked_batch(ids, texts, metadatas)
-        with self._writing():
-            return self._indexer.texts.ingest(added)
-
-    def delete_source(self, source_id: str) -> int:
-        """Remove a text added with ``ingest_text`` or ``add_documents``; returns how many
-        chunks were removed (0 for an unknown id)."""
-        return self.delete_documents([source_id])
-
-    def delete_documents(self, ids: Sequence[str]) -> int:
-        """``delete_source`` for a batch, in one step; returns how many chunks were removed."""
-        source_ids = checked_source_ids(ids)
-        with self._writing():
-            return self._indexer.texts.delete(source_ids)
 
     def delete_documents_by_path(self, path: PathLike) -> int:
         """Delete every chunk of a file; returns how many were removed."""
