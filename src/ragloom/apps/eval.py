@@ -111,10 +111,10 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
              k: int = 10) -> list[ModeScores]:
     """Mean nDCG/Recall/MRR at ``k`` per mode over the dataset's judged queries."""
     runners: dict[str, Callable[[str], list[str]]] = {
-        "dense": lambda q: _ranked_documents(engine, engine.search(q, k, mode="dense", mmr=False)),
-        "sparse": lambda q: _ranked_documents(engine, engine.search(q, k, mode="sparse", mmr=False)),
-        "hybrid": lambda q: _ranked_documents(engine, engine.search(q, k, mode="hybrid", mmr=False)),
-        "hybrid+mmr": lambda q: _ranked_documents(engine, engine.search(q, k, mode="hybrid", mmr=True)),
+        "dense": lambda q: ranked_documents(engine, engine.search(q, k, mode="dense", mmr=False)),
+        "sparse": lambda q: ranked_documents(engine, engine.search(q, k, mode="sparse", mmr=False)),
+        "hybrid": lambda q: ranked_documents(engine, engine.search(q, k, mode="hybrid", mmr=False)),
+        "hybrid+mmr": lambda q: ranked_documents(engine, engine.search(q, k, mode="hybrid", mmr=True)),
     }
     unknown = [m for m in modes if m not in runners]
     if unknown:
@@ -135,7 +135,7 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
     return scores
 
 
-def _ranked_documents(engine: RAGEngine, results: Sequence[SearchResult]) -> list[str]:
+def ranked_documents(engine: RAGEngine, results: Sequence[SearchResult]) -> list[str]:
     """Document ids in rank order, each once: a chunk stands for the document (source id)
     it came from, and a result standing for copies of its text for theirs too."""
     ranked: dict[str, None] = {}
