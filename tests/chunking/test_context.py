@@ -19,7 +19,7 @@ def test_header_names_path_and_symbol_or_heading() -> None:
         "a.py: f, g\n")
     assert chunk_header({"source": "file", "path": "d.md", "heading_path": "Install > Pip"}) == (
         "d.md: Install > Pip\n")
-    assert chunk_header({"source": "api", "path": "x"}) == ""  # caller-made documents: as given
+    assert chunk_header({"source": "other", "path": "x"}) == ""  # another source: as given
 
 
 def test_header_names_each_symbol_once_without_what_the_path_says() -> None:

@@ -24,7 +24,7 @@ def header_budget(measure: TextMeasure) -> int:
 
 def chunk_header(metadata: Metadata) -> str:
     """``path: symbol`` (or heading path) of a file chunk, ``source_id: ...`` of an ingested
-    text; empty for caller-made documents."""
+    text; empty for a chunk of any other source."""
     source = metadata.get("source")
     path = metadata.get("path") if source == "file" else metadata.get("source_id") if source == "text" \
         else None
