@@ -19,6 +19,12 @@ TurboQuant (4 bits + 4-bit refine) and embedded Chroma get the same figures wher
 apply (their filter: ``$in`` of the matching paths, as the searcher resolves globs).
 
     python bench/postgres_scale.py [--sizes 200000 1000000] [--stores postgres turboquant chroma]
+        [--work-dir DIR] [--load-only | --dense-only] [--ef-search 100 200 ...]
+
+With ``--work-dir`` the started server keeps its data there: a later run searches a table
+loaded before (same size and text generator) without reloading; ``--load-only`` stops
+after loading, ``--dense-only`` measures dense and filtered search of a loaded table at
+each ``--ef-search`` width without making texts.
 """
 
 from __future__ import annotations
