@@ -16,11 +16,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragloom.config import RAGConfig
-from ragloom.engine import RAGEngine
 from ragloom.types import SearchResult
+
+if TYPE_CHECKING:
+    from ragloom.engine import RAGEngine
 
 MODES = ("dense", "sparse", "hybrid", "hybrid+mmr")
 
@@ -151,6 +153,8 @@ def run_eval(config: RAGConfig, dataset_dir: str | Path, modes: Sequence[str] = 
              k: int = 10, work_dir: str | Path | None = None) -> list[ModeScores]:
     """Index a BEIR folder with ``config`` (in ``work_dir``, a temp folder by default) and
     score each mode. Reusing a work_dir reuses its index and embedding cache."""
+    from ragloom.engine import RAGEngine
+
     dataset = load_beir(dataset_dir)
     with tempfile.TemporaryDirectory(prefix="ragloom-eval-") as scratch:
         base = Path(work_dir) if work_dir is not None else Path(scratch)

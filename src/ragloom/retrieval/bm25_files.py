@@ -47,6 +47,7 @@ def save_index(bm25: BM25Index, folder: Path) -> None:
         crash_point("bm25-segment-written")
         header = {"version": FORMAT_VERSION, "k1": bm25.k1, "b": bm25.b, "epsilon": bm25.epsilon,
                   "tokenizer": bm25.tokenizer, "next": bm25._next_number,
+                  "documents": bm25._count,  # live documents, for ``ragloom status``
                   "segments": [f"{s.number:08d}.seg" for s in bm25._segments]}
         with atomic_write(folder / SEGMENT_LIST) as handle:
             handle.write(json.dumps(header).encode("utf-8"))
