@@ -30,7 +30,8 @@ from ragloom.version import __version__
 
 if TYPE_CHECKING:
     from ragloom.chunking.base import Chunker
-    from ragloom.config import RAGConfig, VectorStoreConfig, load_config
+    from ragloom.config import RAGConfig, load_config
+    from ragloom.config.tables import VectorStoreConfig
     from ragloom.embeddings.base import EmbeddingProvider
     from ragloom.engine import RAGEngine
     from ragloom.engine.checks import check_config
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Chunker": "ragloom.chunking.base",
     "RAGConfig": "ragloom.config",
-    "VectorStoreConfig": "ragloom.config",
+    "VectorStoreConfig": "ragloom.config.tables",
     "load_config": "ragloom.config",
     "EmbeddingProvider": "ragloom.embeddings.base",
     "RAGEngine": "ragloom.engine",

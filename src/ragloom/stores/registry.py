@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ValidationError
 
 from ragloom._registry import Registry
-from ragloom.config import RAGConfig, TurboQuantSettings
+from ragloom.config import RAGConfig
+from ragloom.config.tables import TurboQuantSettings
 from ragloom.errors import ConfigError
 from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings, Tables
