@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -112,6 +111,8 @@ def index_dataset(engine: RAGEngine, dataset: Dataset, batch: int = 4096) -> Non
 def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
              k: int = 10) -> list[ModeScores]:
     """Mean nDCG/Recall/MRR at ``k`` per mode over the dataset's judged queries."""
+    from statistics import fmean  # imported here: the CLI imports this module for MODES
+
     runners: dict[str, Callable[[str], list[str]]] = {
         "dense": lambda q: _ranked_ids(engine.search(q, k, mode="dense", mmr=False)),
         "sparse": lambda q: _ranked_ids(engine.search(q, k, mode="sparse", mmr=False)),
@@ -132,8 +133,8 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
             recall.append(recall_at_k(ranked, judgements, k))
             mrr.append(mrr_at_k(ranked, judgements, k))
         elapsed = (time.perf_counter() - started) * 1000 / max(len(dataset.queries), 1)
-        scores.append(ModeScores(mode, statistics.fmean(ndcg), statistics.fmean(recall),
-                                 statistics.fmean(mrr), len(dataset.queries), elapsed))
+        scores.append(ModeScores(mode, fmean(ndcg), fmean(recall), fmean(mrr),
+                                 len(dataset.queries), elapsed))
     return scores
 
 

@@ -4,8 +4,10 @@ model built, neither numpy nor a store client imported.
 Files, last indexing time and the pending work come from the manifest (SQLite, read
 only); chunks from the BM25 index's segment list, which holds every stored chunk (the
 engine keeps the two in step; ``ragloom status --check`` compares them); the model from
-the signature the index was built with; bytes per part from file sizes. Read under the
-snapshot lock, so a writer's half-done write is never counted.
+the signature the index was built with; bytes per part from file sizes. Each is read
+whole (an SQLite read, a segment list a writer swaps atomically) without taking the
+index's locks, so figures read while a writer commits may straddle its write, as any
+status of a changing index does.
 
 Only an index whose store keeps its data in local files beside ragloom's manifest and BM25
 index (its factory says ``local_files = True``, and no server is configured) is read this
@@ -31,7 +33,6 @@ BM25_SEGMENT_LIST = "segments.json"
 def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -> IndexStatus | None:
     """The status of the index of ``config`` under ``base_dir``, or None when it is not one
     this module reads (see the module's docstring)."""
-    from ragloom.locking import SnapshotLock
     from ragloom.stores.registry import store_keeps_local_files, store_path
 
     if not config.enabled:
@@ -46,12 +47,11 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
     bm25_path = index_dir / f"bm25_{store}_{collection}.segments"
     if not manifest_path.is_file():
         return None
-    with SnapshotLock(index_dir).reading():
-        try:
-            summary = _manifest_summary(manifest_path)
-        except sqlite3.Error:
-            return None
-        chunks = _bm25_documents(bm25_path)
+    try:  # each read is whole (an SQLite read, a list swapped atomically); no lock is taken
+        summary = _manifest_summary(manifest_path)
+    except sqlite3.Error:
+        return None
+    chunks = _bm25_documents(bm25_path)
     if summary is None or chunks is None:
         return None
     files, last_indexed, signature, roots = summary
