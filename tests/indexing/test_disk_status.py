@@ -58,7 +58,7 @@ def test_the_same_figures_as_the_opened_engine(tmp_path: Path, store: str) -> No
     for figures in (opened, got):
         figures.pop("bytes_by_part"), figures.pop("index_bytes"), figures.pop("bytes_per_chunk")
     assert got == opened
-    assert (got["files"], got["chunks"], got["files_pending"]) == (3, 6, 1)
+    assert (got["files"], got["chunks"], got["files_pending"]) == (5, 6, 1)  # 2 files, 3 texts
     assert got["embedding_model"] == "feature-hash-v1" and got["store"] == store
 
 
