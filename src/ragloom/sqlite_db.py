@@ -71,11 +71,13 @@ def is_damaged(exc: sqlite3.DatabaseError) -> bool:
 
 
 def set_aside(path: Path) -> Path:
-    """Move a damaged database (and its WAL files) to ``<name>.corrupt-<time>`` beside it,
-    so it can be looked at and a new one started; nothing is deleted. Returns the new name."""
+    """Move a damaged database (and its WAL or rollback journal files) to
+    ``<name>.corrupt-<time>`` beside it, so it can be looked at and a new one started (a
+    journal left behind would be rolled into the new file); nothing is deleted. Returns the
+    new name."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = path.with_name(f"{path.name}.corrupt-{stamp}-{os.getpid()}")
-    for suffix in ("-wal", "-shm", ""):
+    for suffix in ("-wal", "-shm", "-journal", ""):
         part = path.with_name(path.name + suffix)
         if part.exists():
             os.replace(part, aside.with_name(aside.name + suffix))
