@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="what the index holds")
     status.add_argument("--json", action="store_true")
     status.add_argument("--check", action="store_true",
-                        help="also verify that store, BM25 index and manifest agree (exit 1 if not)")
+                        help="also verify every segment file's checksums and that store, BM25 "
+                             "index and manifest agree (exit 1 if not)")
     mcp = commands.add_parser("mcp", help="serve the index to MCP clients (stdio by default)")
     mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")

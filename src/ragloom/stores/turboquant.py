@@ -33,7 +33,7 @@ from ragloom.faults import crash_point
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.bits import sign_sketch_scores, sign_words, two_plane_sketch_scores
-from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
+from ragloom.quant.turboquant import CODE_PARTS, CompressedVectors, TurboQuantizer
 from ragloom.segments import remove_unlisted
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
 from ragloom.stores.columns import HashIndex, RowColumns
@@ -42,7 +42,7 @@ from ragloom.types import Chunk, Metadata, SearchResult
 logger = logging.getLogger("ragloom")
 
 SEGMENT_LIST = "segments.json"
-SEGMENT_FORMAT = 3  # 3: mapped array files; 2 (npz with a JSON header) is rebuilt
+SEGMENT_FORMAT = 4  # 4: arrays with CRC-32s; 3 (no checksums) and 2 (npz) are rebuilt by a writer
 _MAX_SEGMENTS = 64
 #: The files this store writes (and so the only ones it ever deletes).
 _OWN_FILE = re.compile(r"^(segments\.json|\d{8}\.(npz|seg)|\.(segments\.json|\d{8}\.(npz|seg))\.\d+\.tmp)$")
@@ -91,6 +91,7 @@ class TurboQuantStore:
         self._saved_rows = 0  # rows before this one are in the segment files
         self._deleted_since_save: set[int] = set()  # saved rows deleted since
         self._segments: list[str] = []
+        self._files: dict[str, ArrayFile] = {}  # segment name -> its mapped file
         self._words: np.ndarray | None = None
 
     @property
@@ -131,6 +132,12 @@ class TurboQuantStore:
             raise self._corrupt(listing, exc) from None
         if settings != self._settings():
             identity = {key: value for key, value in self._settings().items() if key != "segment_format"}
+            if {key: settings.get(key) for key in identity} == identity and self.read_only:
+                raise IndexMismatchError(
+                    f"TurboQuant store at {path} was written by an older ragloom (segment format "
+                    f"{settings.get('segment_format')}, now {SEGMENT_FORMAT}) and reading never "
+                    f"rebuilds: run 'ragloom index' once (a writer rebuilds it from the source "
+                    f"files; embeddings come from the cache)")
             if self.read_only or {key: settings.get(key) for key in identity} != identity:
                 reading = " (reading never rebuilds)" if self.read_only else ""
                 raise IndexMismatchError(
@@ -155,12 +162,28 @@ class TurboQuantStore:
             except Exception as exc:  # anything failing here means the file is damaged
                 raise self._corrupt(path / name, exc) from None
         self._segments = segments
+        self._files = dict(zip(segments, files))
         self._mark_saved()
 
     def _corrupt(self, file: Path, cause: BaseException) -> CorruptIndexError:
+        discard = None if self.read_only else self._discard
+        if isinstance(cause, CorruptIndexError):  # already names the file, the array and the way out
+            return CorruptIndexError(str(cause), discard)
         return CorruptIndexError(
             f"TurboQuant store file {file} is damaged ({type(cause).__name__}: {cause}); "
-            f"{REBUILD_HINT}", None if self.read_only else self._discard)
+            f"{REBUILD_HINT}", discard)
+
+    def verify_files(self) -> list[str]:
+        """Check every byte of the segment files against their checksums (the explicit
+        check: opening checks only the codes, which it reads whole anyway)."""
+        problems = []
+        with self._lock:
+            for file in self._files.values():
+                try:
+                    file.verify()
+                except CorruptIndexError as exc:
+                    problems.append(str(exc))
+        return problems
 
     def _discard(self) -> None:
         """For a rebuild on purpose: delete the files this store wrote, nothing else."""
@@ -171,10 +194,12 @@ class TurboQuantStore:
     def _replay(self, file: ArrayFile) -> None:
         """Append a segment's rows: codes copied, ids, texts and metadata mapped."""
         start = len(self._ids)
-        compressed = CompressedVectors.from_arrays({name: file[name] for name in file.names()})
-        self._fill(start, compressed, file["id_hash"])
+        # the codes, hashes and deletions are copied: their checksums are checked on the way
+        compressed = CompressedVectors.from_arrays({name: file.checked(name) for name in file.names()
+                                                    if name in CODE_PARTS})
+        self._fill(start, compressed, file.checked("id_hash"))
         self._columns.add_file(file)
-        dead = np.asarray(file["dead"], dtype=np.int64)
+        dead = np.asarray(file.checked("dead"), dtype=np.int64)
         self._live -= int(self._alive_buffer[np.unique(dead)].sum())
         self._alive_buffer[dead] = False
 
@@ -384,7 +409,8 @@ class TurboQuantStore:
             if compact:
                 self._compact_memory(name)
             else:  # the rows just saved are read from their file from now on, not memory
-                self._columns.map_file(ArrayFile(self.path / name))
+                self._files[name] = ArrayFile(self.path / name)
+                self._columns.map_file(self._files[name])
             self._segments = segments
             self._mark_saved()
 
@@ -401,6 +427,7 @@ class TurboQuantStore:
         file = ArrayFile(self.path / name)
         self._reserve(int(file.meta["rows"]))
         self._replay(file)
+        self._files = {name: file}
 
     def close(self) -> None:
         self.persist()
