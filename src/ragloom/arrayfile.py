@@ -87,7 +87,8 @@ class ArrayFile:
             handle.seek(_PREFIX)
             raw = handle.read(length)
             crc = handle.read(_HEADER_CRC)
-            if len(raw) < length or zlib.crc32(raw) != int.from_bytes(crc.ljust(_HEADER_CRC), "little"):
+            if (len(raw) < length or len(crc) < _HEADER_CRC
+                    or zlib.crc32(raw) != int.from_bytes(crc, "little")):
                 raise self._damaged("its header does not match its checksum")
             try:
                 header = json.loads(raw.decode("utf-8"))
