@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import CRANFIELD  # noqa: E402
 from retrieval_quality import dev_sets  # noqa: E402
 
-from ragloom.config import RetrievalConfig  # noqa: E402
+from ragloom.config.tables import RetrievalConfig  # noqa: E402
 from ragloom.retrieval.symbols import defined_names  # noqa: E402
 
 

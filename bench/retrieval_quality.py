@@ -28,7 +28,7 @@ from code_search import as_dataset, code_search_sets  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.apps.eval import Dataset, evaluate, index_dataset, load_beir  # noqa: E402
-from ragloom.config import RetrievalConfig  # noqa: E402
+from ragloom.config.tables import RetrievalConfig  # noqa: E402
 
 
 #: Candidate defaults: retrieval settings (hybrid on unless "dense" says otherwise).

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from ragloom.config import (
+from ragloom.config import RAGConfig
+from ragloom.config.tables import (
     ChunkingConfig,
-    RAGConfig,
     RetrievalConfig,
     TurboQuantSettings,
     VectorStoreConfig,

@@ -9,7 +9,8 @@ call with retrieval, from the outer ring (``ragloom.integrations``).
 import logging
 
 from ragloom.chunking.base import Chunker
-from ragloom.config import RAGConfig, VectorStoreConfig, load_config
+from ragloom.config import RAGConfig, load_config
+from ragloom.config.tables import VectorStoreConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.engine import RAGEngine
 from ragloom.engine.checks import check_config

@@ -14,7 +14,8 @@ from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.errors import CorruptIndexError, IndexMismatchError
 from ragloom.stores.base import EmbeddingSpec
-from ragloom.stores.turboquant import SEGMENT_LIST, TurboQuantStore
+from ragloom.stores.turboquant import TurboQuantStore
+from ragloom.stores.turboquant_segments import SEGMENT_LIST
 from ragloom.testing.stores import DIM, StoreConformance, sample_rows
 
 SPEC = EmbeddingSpec("hash/feature-hash-v1", DIM)

@@ -12,12 +12,12 @@ import json
 import logging
 import os
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragloom.apps.cli_progress import describe_report, progress_printer
 from ragloom.apps.eval import MODES
 from ragloom.apps.query_options import (
     QueryUsageError,
@@ -28,8 +28,7 @@ from ragloom.apps.query_options import (
 )
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
-from ragloom.indexing.progress import IndexProgress
-from ragloom.types import IndexReport, IndexStatus
+from ragloom.types import IndexStatus
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -38,7 +37,6 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
                 "with another embedding model or one that cannot be read (deletes only what "
                 "ragloom wrote; embeddings still come from the cache)")
-PROGRESS_LINE_SECONDS = 5.0
 
 
 class UsageError(Exception):
@@ -71,64 +69,6 @@ def _has_ragloom_table(pyproject: Path) -> bool:
     except (OSError, tomllib.TOMLDecodeError):
         return False
     return isinstance(document.get("tool"), dict) and "ragloom" in document["tool"]
-
-
-def progress_printer(stream=sys.stderr) -> Callable[[IndexProgress], None]:  # type: ignore[no-untyped-def]
-    """A tqdm bar of chunks embedded on a terminal; a line every few seconds otherwise."""
-    if stream.isatty():
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            pass
-        else:
-            bar = tqdm(total=0, unit="chunk", desc="embedding", file=stream, leave=False)
-
-            def update_bar(progress: IndexProgress) -> None:
-                bar.total = progress.chunks_to_embed
-                bar.n = progress.chunks_embedded
-                bar.set_postfix_str(f"files {progress.files_done}/{progress.files_total}"
-                                    f"{' (total estimated)' if progress.estimated else ''}",
-                                    refresh=False)
-                bar.refresh()
-                if progress.finished:
-                    bar.close()
-            return update_bar
-    return _ProgressLines(stream)
-
-
-class _ProgressLines:
-    """Prints the progress as a line every PROGRESS_LINE_SECONDS, and once when done."""
-
-    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
-        self._stream = stream
-        self._printed_at = float("-inf")
-        self._last = ""
-
-    def __call__(self, progress: IndexProgress) -> None:
-        now, line = time.monotonic(), describe_progress(progress)
-        due = now - self._printed_at >= PROGRESS_LINE_SECONDS or progress.finished
-        if due and line != self._last:
-            self._printed_at, self._last = now, line
-            print(line, file=self._stream, flush=True)
-
-
-def describe_progress(progress: IndexProgress) -> str:
-    """``embedded 1200/~5400 chunks (35.2/s, ETA 1m 59s); files 120/800``."""
-    eta = progress.eta_seconds
-    when = "ETA --" if eta is None else f"ETA {int(eta) // 60}m {int(eta) % 60:02d}s"
-    return (f"embedded {progress.chunks_embedded}/{'~' if progress.estimated else ''}"
-            f"{progress.chunks_to_embed} chunks ({progress.chunks_per_second:.1f}/s, {when}); "
-            f"files {progress.files_done}/{progress.files_total}")
-
-
-def describe_report(report: IndexReport) -> str:
-    lines = [f"{report.files_indexed} indexed, {report.files_unchanged} unchanged, "
-             f"{report.files_skipped} skipped, {report.files_removed} removed; "
-             f"{report.chunks_added} chunks written ({report.chunks_embedded} embedded), "
-             f"{report.chunks_removed} removed in {report.seconds:.1f}s"]
-    lines += [f"  skipped {s.path}: {s.reason}" for s in report.skipped]
-    lines += [f"  warning {w}" for w in report.warnings]
-    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:

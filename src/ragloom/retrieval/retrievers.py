@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ragloom.config import RetrievalConfig
+from ragloom.config.tables import RetrievalConfig
 from ragloom.filters import MATCHES_NOTHING, Condition, Filters
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore

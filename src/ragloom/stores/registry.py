@@ -9,7 +9,8 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from ragloom._registry import Registry
-from ragloom.config import RAGConfig, TurboQuantSettings
+from ragloom.config import RAGConfig
+from ragloom.config.tables import TurboQuantSettings
 from ragloom.errors import ConfigError
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mcp_bridge import McpBridgeSettings

@@ -1,5 +1,6 @@
-"""Configuration: pydantic models for the ``[rag]`` TOML table and ``load_config``.
+"""Configuration: the ``[rag]`` TOML table (``RAGConfig``) and reading it (``load_config``).
 
+Its sub-tables are in ``config.tables`` and the rules every model shares in ``config.rules``.
 Every model forbids unknown keys, so a typo in the TOML fails loudly with the key's name.
 """
 
@@ -11,17 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    SecretStr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
 
+from ragloom.config.rules import (
+    StrictModel,
+    refuse_moved_keys,
+    resolve_secret,
+    usable_path,
+    valid_globs,
+)
+from ragloom.config.tables import ChunkingConfig, RetrievalConfig, VectorStoreConfig
 from ragloom.errors import ConfigError
 from ragloom.security import redact_secrets
 
@@ -30,144 +30,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-
-
-class StrictModel(BaseModel):
-    """Base for every config model: unknown keys are errors, assignments are validated, and
-    a float is never NaN or infinite (``min_score = nan`` would silence every search)."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
-
-
-class TurboQuantSettings(StrictModel):
-    """The ``[rag.vector_store.turboquant]`` table."""
-
-    bits: int = Field(4, ge=1, le=8)
-    residual: bool = False
-    refine_bits: int = Field(0, ge=0, le=8)
-    first_pass: int = Field(4000, ge=1)
-
-
-class VectorStoreConfig(StrictModel):
-    """The ``[rag.vector_store]`` table: which store keeps the vectors and where.
-
-    Keys of one backend live in a sub-table named after it (``[rag.vector_store.turboquant]``),
-    validated by that backend's own model; a plugin store declares its model as the
-    ``settings_model`` attribute of its factory.
-    """
-
-    #: A built-in ("chroma", "turboquant", "postgres", "mock", "mcp"), an installed plugin, or
-    #: "module:factory" (checked against the store registry when the engine is built).
-    provider: str = Field("chroma", min_length=1)
-    # Chroma's rule, applied to every store so a name works everywhere.
-    collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
-    path: str | None = None
-    url: str | None = None
-    api_key: SecretStr | None = None
-    api_key_env: str | None = None
-    mcp_server: str | None = None
-    mcp_tool: str | None = None
-    turboquant: TurboQuantSettings = Field(default_factory=TurboQuantSettings)
-    #: Sub-tables of plugin stores, by store name (validated by their ``settings_model``
-    #: when the engine is built; ``stores.registry.store_settings`` gives them).
-    plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _empty_means_unset(cls, data: Any) -> Any:
-        """``url = ""``, ``api_key = ""`` ... (as the desktop client's config writes them)
-        mean "not set"."""
-        if isinstance(data, dict):
-            return {key: None if key in _OPTIONAL_TEXT and value == "" else value
-                    for key, value in data.items()}
-        return data
-
-    @model_validator(mode="before")
-    @classmethod
-    def _sub_tables(cls, data: Any) -> Any:
-        """A moved key names its new table; any other sub-table is a plugin store's
-        settings (checked against that store when the engine is built: ``check_config``)."""
-        if not isinstance(data, dict):
-            return data
-        _refuse_moved_keys(data, _MOVED_FROM_VECTOR_STORE, "[rag.vector_store]")
-        known = set(cls.model_fields)
-        plugin_tables = {key: value for key, value in data.items()
-                         if key not in known and isinstance(value, dict)}
-        if not plugin_tables:
-            return data
-        data = {key: value for key, value in data.items() if key not in plugin_tables}
-        data["plugin_settings"] = {**data.get("plugin_settings", {}), **plugin_tables}
-        return data
-
-    @field_validator("path")
-    @classmethod
-    def _path_usable(cls, path: str | None) -> str | None:
-        return None if path is None else _usable_path(path)
-
-    @model_validator(mode="after")
-    def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
-        if self.provider == "mcp" and self.mcp_server is None:
-            raise ValueError("provider 'mcp' (the MCP bridge store) needs mcp_server: a command "
-                             "line that starts the server, or its http(s):// URL")
-        for key in ("mcp_server", "mcp_tool"):
-            if getattr(self, key) is not None and self.provider != "mcp":
-                raise ValueError(f"{key} is set but provider is {self.provider!r}; {key} is for "
-                                 f"the MCP bridge store (provider = \"mcp\")")
-        return self
-
-    def resolved_api_key(self) -> str | None:
-        """The store API key from ``api_key`` or the environment variable ``api_key_env``."""
-        return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
-
-
 #: Keys that moved to a table: key -> where it lives now.
 _MOVED_FROM_RAG = {key: "[rag.retrieval]" for key in ("hybrid", "mmr", "mmr_lambda")}
-_MOVED_FROM_VECTOR_STORE = {key: "[rag.vector_store.turboquant]"
-                            for key in ("bits", "residual", "refine_bits", "first_pass")}
-_OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env", "mcp_server", "mcp_tool"})
-
-
-class ChunkingConfig(StrictModel):
-    """The ``[rag.chunking]`` table: how files are cut into chunks."""
-
-    sentence_boundaries: bool = False
-    ast_chunking: bool = True
-    markdown_chunking: bool = True
-    markdown_heading_level: int = Field(3, ge=1, le=6)
-    #: Embed and BM25-index each file chunk with a "path: symbol" header line in front.
-    embed_header: bool = True
-
-
-class RetrievalConfig(StrictModel):
-    """The ``[rag.retrieval]`` table: how dense and BM25 results are fused."""
-
-    fusion: Literal["rrf", "score"] = "score"
-    rrf_k: int = Field(60, ge=1)
-    dense_weight: float = Field(0.6, ge=0.0)
-    sparse_weight: float = Field(0.4, ge=0.0)
-    candidate_k: int = Field(100, ge=1, le=10_000)
-    feedback: bool = False
-    feedback_docs: int = Field(10, ge=1, le=1000)
-    feedback_terms: int = Field(10, ge=1, le=1000)
-    feedback_weight: float = Field(1.0, ge=0.0)
-    stemming: bool = True
-    stopwords: bool = True
-    split_identifiers: bool = True
-    #: Fuse BM25 with dense retrieval (false: dense only).
-    hybrid: bool = True
-    #: Re-rank the candidates with Maximal Marginal Relevance for diversity.
-    mmr: bool = False
-    mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
-    #: A query naming an identifier defined in the corpus ranks its definition first.
-    exact_names: bool = True
-    #: Adjacent parts of one function or section that both rank become one result.
-    merge_parts: bool = True
-    #: Chunks with identical text in several files take one slot (``metadata["paths"]``).
-    collapse_duplicates: bool = True
-    #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
-    #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
-    reranker: str | None = Field(None, min_length=1)
-    rerank_k: int = Field(50, ge=1, le=1000)
 
 
 class RAGConfig(StrictModel):
@@ -242,24 +106,24 @@ class RAGConfig(StrictModel):
         for name, globs in types.items():
             if not name.replace("_", "").replace("-", "").isalnum():
                 raise ValueError(f"source type {name!r} must be letters, digits, '-' or '_'")
-            _valid_globs(globs)
+            valid_globs(globs)
         return types
 
     @field_validator("include", "exclude")
     @classmethod
     def _globs_compile(cls, globs: list[str]) -> list[str]:
-        return _valid_globs(globs)
+        return valid_globs(globs)
 
     @field_validator("index_dir")
     @classmethod
     def _index_dir_usable(cls, path: str) -> str:
-        return _usable_path(path)
+        return usable_path(path)
 
     @model_validator(mode="before")
     @classmethod
     def _moved_keys(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            _refuse_moved_keys(data, _MOVED_FROM_RAG, "[rag]")
+            refuse_moved_keys(data, _MOVED_FROM_RAG, "[rag]")
         return data
 
     @model_validator(mode="after")
@@ -278,45 +142,6 @@ class RAGConfig(StrictModel):
                 f"chunk_size ({self.chunk_size})"
             )
         return self
-
-
-def _refuse_moved_keys(data: dict[str, Any], moved: dict[str, str], table: str) -> None:
-    """A key written where it used to live says where it lives now."""
-    for key in data:
-        if key in moved:
-            raise ValueError(f"'{key}' moved from {table} to {moved[key]}; write it there")
-
-
-def _usable_path(path: str) -> str:
-    """A path setting the file system can take (a NUL byte would fail deep in ``open``)."""
-    if "\0" in path:
-        raise ValueError("a path cannot contain a NUL byte")
-    return path
-
-
-def _valid_globs(globs: list[str]) -> list[str]:
-    """``globs`` if each compiles (a reversed class range such as ``[z-a]`` does not)."""
-    from ragloom.globs import GlobError, compile_glob
-
-    for glob in globs:
-        try:
-            compile_glob(glob)
-        except GlobError as exc:
-            raise ValueError(str(exc)) from None
-    return globs
-
-
-def resolve_secret(value: SecretStr | None, env_var: str | None, key: str) -> str | None:
-    """Return the secret given inline, else read it from ``env_var``; a named but unset
-    variable is a ConfigError (naming the variable, never a value)."""
-    if value is not None:
-        return value.get_secret_value()
-    if env_var is None:
-        return None
-    secret = os.environ.get(env_var)
-    if not secret:
-        raise ConfigError(f"key '{key}' names environment variable {env_var!r}, which is not set")
-    return secret
 
 
 #: Keys whose values are credentials or name where they are: shown as ``***`` in errors.

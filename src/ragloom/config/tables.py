@@ -1,0 +1,140 @@
+"""The sub-tables of ``[rag]``: ``[rag.vector_store]`` (with one table per store backend,
+``[rag.vector_store.turboquant]``), ``[rag.chunking]`` and ``[rag.retrieval]``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+
+from ragloom.config.rules import StrictModel, refuse_moved_keys, resolve_secret, usable_path
+
+
+class TurboQuantSettings(StrictModel):
+    """The ``[rag.vector_store.turboquant]`` table."""
+
+    bits: int = Field(4, ge=1, le=8)
+    residual: bool = False
+    refine_bits: int = Field(0, ge=0, le=8)
+    first_pass: int = Field(4000, ge=1)
+
+
+class VectorStoreConfig(StrictModel):
+    """The ``[rag.vector_store]`` table: which store keeps the vectors and where.
+
+    Keys of one backend live in a sub-table named after it (``[rag.vector_store.turboquant]``),
+    validated by that backend's own model; a plugin store declares its model as the
+    ``settings_model`` attribute of its factory.
+    """
+
+    #: A built-in ("chroma", "turboquant", "postgres", "mock", "mcp"), an installed plugin, or
+    #: "module:factory" (checked against the store registry when the engine is built).
+    provider: str = Field("chroma", min_length=1)
+    # Chroma's rule, applied to every store so a name works everywhere.
+    collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
+    path: str | None = None
+    url: str | None = None
+    api_key: SecretStr | None = None
+    api_key_env: str | None = None
+    mcp_server: str | None = None
+    mcp_tool: str | None = None
+    turboquant: TurboQuantSettings = Field(default_factory=TurboQuantSettings)
+    #: Sub-tables of plugin stores, by store name (validated by their ``settings_model``
+    #: when the engine is built; ``stores.registry.store_settings`` gives them).
+    plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_means_unset(cls, data: Any) -> Any:
+        """``url = ""``, ``api_key = ""`` ... (as the desktop client's config writes them)
+        mean "not set"."""
+        if isinstance(data, dict):
+            return {key: None if key in _OPTIONAL_TEXT and value == "" else value
+                    for key, value in data.items()}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sub_tables(cls, data: Any) -> Any:
+        """A moved key names its new table; any other sub-table is a plugin store's
+        settings (checked against that store when the engine is built: ``check_config``)."""
+        if not isinstance(data, dict):
+            return data
+        refuse_moved_keys(data, _MOVED_FROM_VECTOR_STORE, "[rag.vector_store]")
+        known = set(cls.model_fields)
+        plugin_tables = {key: value for key, value in data.items()
+                         if key not in known and isinstance(value, dict)}
+        if not plugin_tables:
+            return data
+        data = {key: value for key, value in data.items() if key not in plugin_tables}
+        data["plugin_settings"] = {**data.get("plugin_settings", {}), **plugin_tables}
+        return data
+
+    @field_validator("path")
+    @classmethod
+    def _path_usable(cls, path: str | None) -> str | None:
+        return None if path is None else usable_path(path)
+
+    @model_validator(mode="after")
+    def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
+        if self.provider == "mcp" and self.mcp_server is None:
+            raise ValueError("provider 'mcp' (the MCP bridge store) needs mcp_server: a command "
+                             "line that starts the server, or its http(s):// URL")
+        for key in ("mcp_server", "mcp_tool"):
+            if getattr(self, key) is not None and self.provider != "mcp":
+                raise ValueError(f"{key} is set but provider is {self.provider!r}; {key} is for "
+                                 f"the MCP bridge store (provider = \"mcp\")")
+        return self
+
+    def resolved_api_key(self) -> str | None:
+        """The store API key from ``api_key`` or the environment variable ``api_key_env``."""
+        return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
+
+
+#: Keys that moved to a table: key -> where it lives now.
+_MOVED_FROM_VECTOR_STORE = {key: "[rag.vector_store.turboquant]"
+                            for key in ("bits", "residual", "refine_bits", "first_pass")}
+_OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env", "mcp_server", "mcp_tool"})
+
+
+class ChunkingConfig(StrictModel):
+    """The ``[rag.chunking]`` table: how files are cut into chunks."""
+
+    sentence_boundaries: bool = False
+    ast_chunking: bool = True
+    markdown_chunking: bool = True
+    markdown_heading_level: int = Field(3, ge=1, le=6)
+    #: Embed and BM25-index each file chunk with a "path: symbol" header line in front.
+    embed_header: bool = True
+
+
+class RetrievalConfig(StrictModel):
+    """The ``[rag.retrieval]`` table: how dense and BM25 results are fused."""
+
+    fusion: Literal["rrf", "score"] = "score"
+    rrf_k: int = Field(60, ge=1)
+    dense_weight: float = Field(0.6, ge=0.0)
+    sparse_weight: float = Field(0.4, ge=0.0)
+    candidate_k: int = Field(100, ge=1, le=10_000)
+    feedback: bool = False
+    feedback_docs: int = Field(10, ge=1, le=1000)
+    feedback_terms: int = Field(10, ge=1, le=1000)
+    feedback_weight: float = Field(1.0, ge=0.0)
+    stemming: bool = True
+    stopwords: bool = True
+    split_identifiers: bool = True
+    #: Fuse BM25 with dense retrieval (false: dense only).
+    hybrid: bool = True
+    #: Re-rank the candidates with Maximal Marginal Relevance for diversity.
+    mmr: bool = False
+    mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
+    #: A query naming an identifier defined in the corpus ranks its definition first.
+    exact_names: bool = True
+    #: Adjacent parts of one function or section that both rank become one result.
+    merge_parts: bool = True
+    #: Chunks with identical text in several files take one slot (``metadata["paths"]``).
+    collapse_duplicates: bool = True
+    #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
+    #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
+    reranker: str | None = Field(None, min_length=1)
+    rerank_k: int = Field(50, ge=1, le=1000)
