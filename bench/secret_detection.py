@@ -1457,7 +1457,8 @@ def s_kafka_jaas(rng: random.Random) -> Case:
     secret = rand(rng, B64, 64)
     return Case("second", "kafka-jaas", "client.properties",
                 "bootstrap.servers=pkc-abcd.eu-west-1.aws.confluent.cloud:9092\nsecurity.protocol=SASL_SSL\n"
-                "sasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+                "sasl.mechanism=PLAIN\n"
+                "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
                 f'required username="{rand(rng, UPPER + DIGITS, 16)}" password="{secret}";\n', [secret])
 
 
@@ -1472,9 +1473,11 @@ def s_wireguard(rng: random.Random) -> Case:
 @second
 def s_openvpn_static_key(rng: random.Random) -> Case:
     lines = [rand(rng, HEX, 32) for _ in range(16)]
-    block = "\n".join(["-----BEGIN OpenVPN Static key V1-----", *lines, "-----END OpenVPN Static key V1-----"])
+    label = "OpenVPN Static key V1"
+    block = "\n".join([f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"])
     return Case("second", "openvpn-static-key", "client.ovpn",
-                f"client\ndev tun\nproto udp\nremote vpn.acme.dev 1194\nkey-direction 1\n<tls-auth>\n{block}\n"
+                "client\ndev tun\nproto udp\nremote vpn.acme.dev 1194\nkey-direction 1\n"
+                f"<tls-auth>\n{block}\n"
                 "</tls-auth>\n", [lines[7]])
 
 
@@ -1499,8 +1502,10 @@ def s_kubeconfig_client_key(rng: random.Random) -> Case:
 def s_gradle_signing(rng: random.Random) -> Case:
     secret = password(rng)
     return Case("second", "gradle-password", "app/build.gradle",
-                "android {\n    signingConfigs {\n        release {\n            storeFile file('release.jks')\n"
-                f"            storePassword \"{secret}\"\n            keyAlias 'release'\n        }}\n    }}\n}}\n",
+                "android {\n    signingConfigs {\n        release {\n"
+                "            storeFile file('release.jks')\n"
+                f"            storePassword \"{secret}\"\n            keyAlias 'release'\n"
+                "        }\n    }\n}\n",
                 [secret])
 
 
@@ -1517,7 +1522,8 @@ def s_jdbc_query_password_hocon(rng: random.Random) -> Case:
     secret = password(rng)
     return Case("second", "jdbc-password", "conf/application.conf",
                 "db.default {\n  driver = org.postgresql.Driver\n"
-                f'  url = "jdbc:postgresql://db:5432/app?user=app&password={secret}&ssl=true"\n}}\n', [secret])
+                f'  url = "jdbc:postgresql://db:5432/app?user=app&password={secret}&ssl=true"\n}}\n',
+                [secret])
 
 
 @second
@@ -1532,7 +1538,8 @@ def s_systemd_environment(rng: random.Random) -> Case:
 def s_crontab_mysqldump(rng: random.Random) -> Case:
     secret = password(rng)
     return Case("second", "cli-password", "crontab.txt",
-                f"# m h dom mon dow command\n0 3 * * * mysqldump -u backup -p'{secret}' shop | gzip > /srv/shop.sql.gz\n",
+                "# m h dom mon dow command\n"
+                f"0 3 * * * mysqldump -u backup -p'{secret}' shop | gzip > /srv/shop.sql.gz\n",
                 [secret])
 
 
@@ -1586,7 +1593,8 @@ def s_ansible_inventory_inline(rng: random.Random) -> Case:
 def s_libpq_conninfo(rng: random.Random) -> Case:
     secret = password(rng)
     return Case("second", "conninfo-password", "postgresql.auto.conf",
-                f"primary_conninfo = 'host=10.0.0.4 port=5432 user=replicator password={secret} sslmode=require'\n",
+                f"primary_conninfo = 'host=10.0.0.4 port=5432 user=replicator password={secret} "
+                "sslmode=require'\n",
                 [secret])
 
 
@@ -1603,7 +1611,8 @@ def s_sssd_authtok(rng: random.Random) -> Case:
     secret = password(rng)
     return Case("second", "ldap-authtok", "sssd.conf",
                 "[domain/acme.local]\nid_provider = ldap\nldap_uri = ldaps://ldap.acme.local\n"
-                f"ldap_default_bind_dn = cn=sssd,dc=acme,dc=local\nldap_default_authtok = {secret}\n", [secret])
+                f"ldap_default_bind_dn = cn=sssd,dc=acme,dc=local\nldap_default_authtok = {secret}\n",
+                [secret])
 
 
 @second
