@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from helpers import write
+from helpers import hash_config, write
 from ragloom import RAGEngine, format_context, load_config
 from ragloom.embeddings.hashing import HashEmbeddingProvider
 
@@ -219,3 +219,26 @@ def test_mcp_routes_carry_no_secret(project: Path) -> None:
     for text in seen:
         assert_no_secret(text, "MCP")
     assert_index_folder_clean(project)
+
+
+def test_an_indexed_file_swapped_for_a_symlink_to_a_secret_file_is_not_served(tmp_path: Path) -> None:
+    """resources/read judges the file as the walk would now: a file indexed as ordinary text
+    and then replaced by a link to ``.env`` (or an outside file) is refused, not read."""
+    from mcp.server.mcpserver.exceptions import ResourceError
+
+    from ragloom.apps.mcp_server import read_indexed_file
+
+    write(tmp_path, "src/settings.txt", "ordinary settings\n")
+    write(tmp_path, ".env", "LOGIN_NOTE=the door code is 4711\n")
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+    link = tmp_path / "src/settings.txt"
+    link.unlink()
+    link.symlink_to("../.env")
+    with RAGEngine(config, tmp_path, read_only=True) as reader:
+        with pytest.raises(ResourceError, match=r"'src/settings.txt' is not served: symlink to \.env"):
+            read_indexed_file(reader, "src/settings.txt")
+        link.unlink()
+        link.write_text("ordinary settings, edited\n")
+        assert read_indexed_file(reader, "src/settings.txt") == "ordinary settings, edited\n"
