@@ -242,3 +242,27 @@ def test_an_indexed_file_swapped_for_a_symlink_to_a_secret_file_is_not_served(tm
         link.unlink()
         link.write_text("ordinary settings, edited\n")
         assert read_indexed_file(reader, "src/settings.txt") == "ordinary settings, edited\n"
+
+
+def test_a_file_whose_name_holds_a_token_is_skipped_and_reported_redacted(tmp_path: Path) -> None:
+    """A token pasted into a file or folder name would reach every result's path, the
+    context block, the CLI and MCP: the file is skipped, its path shown redacted."""
+    token = "ghp_" + "a1B2c3D4e5F6" * 3
+    write(tmp_path, f"notes/{token}.md", "# Notes\nhow to deploy the service\n")
+    write(tmp_path, f"keys-{token}/readme.md", "# Keys\nhow to deploy the service\n")
+    write(tmp_path, "notes/plan.md", "# Plan\nhow to deploy the service\n")
+    write(tmp_path, "assets/main.4f3a2b1c9d8e7f60aa.js", "console.log('deploy the service');\n")
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, tmp_path) as engine:
+        report = engine.index_directory()
+        assert engine.get_all_indexed_paths() == ["assets/main.4f3a2b1c9d8e7f60aa.js", "notes/plan.md"]
+        assert sorted((s.path, s.reason) for s in report.skipped) == [
+            ("keys-[REDACTED:github-token]/readme.md", "its path holds a secret (github-token)"),
+            ("notes/[REDACTED:github-token].md", "its path holds a secret (github-token)")]
+        assert engine.excluded_reason(tmp_path / f"notes/{token}.md") == \
+            "its path holds a secret (github-token)"
+        single = engine.index_file(tmp_path / f"notes/{token}.md")
+        assert single.files_indexed == 0 and token not in str(single.to_dict())
+    for path in (tmp_path / ".ragloom").rglob("*"):
+        if path.is_file():
+            assert token.encode() not in path.read_bytes(), path
