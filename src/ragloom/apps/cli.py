@@ -28,6 +28,7 @@ from ragloom.apps.query_options import (
 )
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
+from ragloom.prompt import one_line
 from ragloom.types import IndexStatus
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ def _ingest(engine: RAGEngine, files: list[Path], out, as_json: bool = False) ->
     if as_json:
         print(json.dumps(records, indent=2), file=out)
     for record in [] if as_json else records:
-        status, path = record["status"], record["path"]
+        status, path = record["status"], one_line(str(record["path"]))
         if status in ("missing", "skipped"):
             print(f"{status} {path}: {record['reason']}", file=out)
         elif status == "unchanged":
