@@ -184,5 +184,6 @@ def test_file_names_and_texts_cannot_forge_lines_or_drive_the_terminal() -> None
     assert lines[1:3] == ["   def evil():", '       return "\\x1b]0;pwned\\x07\\x1b[2J"']
     assert lines[3] == "2. 0.4000  src/\\x1b[31mred.py:?-?"
     assert "\x1b" not in out.getvalue()
-    report = IndexReport(files_skipped=1, skipped=[SkippedFile("src/\x1b[2Jx\ny.py", "broken or looping symlink")])
+    skipped = SkippedFile("src/\x1b[2Jx\ny.py", "broken or looping symlink")
+    report = IndexReport(files_skipped=1, skipped=[skipped])
     assert "  skipped src/\\x1b[2Jx\\ny.py: broken or looping symlink" in describe_report(report).splitlines()
