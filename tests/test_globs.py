@@ -161,3 +161,9 @@ def test_an_in_filter_tests_each_row_in_constant_time_however_long_its_list() ->
 def test_in_lists_of_anything_but_scalars_are_refused_naming_the_key(spec: dict) -> None:
     with pytest.raises(ValueError, match=r"filter on 'kind': \$n?in "):
         compile_filters({"kind": spec})
+
+
+@pytest.mark.parametrize("spec", [{"$gt": float("nan")}, {"$eq": float("nan")}, {"$in": [1, float("nan")]}])
+def test_a_nan_in_a_filter_is_an_error_not_a_silent_empty_result(spec: dict) -> None:
+    with pytest.raises(ValueError, match=r"filter on 'start_line': \$\w+ got NaN"):
+        compile_filters({"start_line": spec})

@@ -10,6 +10,7 @@ in Chroma a condition on a key a chunk does not have never holds (``$ne`` includ
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -84,6 +85,10 @@ def compile_filters(filters: Filters | None) -> list[Condition]:
 
 
 def _condition(key: str, operator: str, value: Any) -> Condition:
+    if any(isinstance(item, float) and math.isnan(item) for item in
+           (value if isinstance(value, (list, tuple)) else [value])):
+        raise ValueError(f"filter on {key!r}: {operator} got NaN, which equals and orders with "
+                         f"nothing (the filter would silently match no chunk)")
     if operator not in OPERATORS:
         raise ValueError(
             f"filter on {key!r}: unknown operator {operator!r}; valid: {', '.join(OPERATORS)}"
