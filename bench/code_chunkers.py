@@ -21,7 +21,7 @@ lines (bench/code_sets.py). Recall@10 is the share of a query's relevant chunks 
 top 10; MRR@10 the reciprocal rank of the first. Indexes live in ``--work-dir`` (their
 embedding caches are kept between runs, everything else is rebuilt).
 
-    python bench/code_chunkers.py [--languages javascript typescript go php]
+    python bench/code_chunkers.py [--languages javascript typescript go php rust]
                                   [--chunkers line structure codesplitter]
 """
 
@@ -44,6 +44,7 @@ from ragloom.apps.eval import evaluate  # noqa: E402
 from ragloom.chunking.base import LineIndex, assemble_chunks, piece_from_span  # noqa: E402
 from ragloom.chunking.registry import character_chunker, chunkers, language_for_path  # noqa: E402
 from ragloom.errors import ConfigError  # noqa: E402
+from ragloom.ownership import INDEX_MARKER  # noqa: E402
 from ragloom.types import Chunk  # noqa: E402
 
 CHUNKERS = ("line", "structure", "codesplitter")
@@ -110,7 +111,7 @@ def run(language: str, chunker: str, folder: Path, code_set, work: Path,  # type
     index_dir = work / language / chunker
     if index_dir.is_dir():  # rebuilt every run; the embedding cache is kept
         for entry in index_dir.iterdir():
-            if entry.name != "embeddings.sqlite":
+            if entry.name not in ("embeddings.sqlite", INDEX_MARKER):
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     try:
         engine = RAGEngine(RAGConfig(index_dir=str(index_dir)), folder)

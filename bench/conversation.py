@@ -25,7 +25,7 @@ from _data import CRANFIELD
 
 from ragloom import RAGConfig, RAGEngine
 from ragloom.apps.conversation import standalone_query
-from ragloom.apps.eval import index_dataset, load_beir, ndcg_at_k
+from ragloom.apps.eval import index_dataset, load_beir, ndcg_at_k, ranked_documents
 from ragloom.integrations.base import Turn
 from ragloom.retrieval.tokenize import STOPWORDS
 
@@ -76,7 +76,7 @@ def main() -> None:
             for name, query in (("raw follow-up", follow_up), ("standalone (rules)", rewritten),
                                 ("original query", text)):
                 started = time.perf_counter()
-                ranked = [r.id for r in engine.search(query, top_k=10)]
+                ranked = ranked_documents(engine, engine.search(query, top_k=10))
                 if name in search_ms:
                     search_ms[name].append((time.perf_counter() - started) * 1000)
                 rows[name].append(ndcg_at_k(ranked, judgements, 10))

@@ -1,6 +1,7 @@
 """Every candidate retrieval default on every dev set, in one table (nDCG@10, hybrid).
 
-Dev sets: Cranfield (BEIR, each abstract one chunk) and two code-search sets built from
+Dev sets: Cranfield (BEIR, each abstract added with add_documents under its id: chunked
+as plain text, with the source id as header) and two code-search sets built from
 the standard library (bench/code_search.py: docstrings removed, query = a removed
 docstring's first sentence). Each set is indexed once with the local all-MiniLM-L6-v2
 model and default chunking (the work folder keeps index and embedding cache, so reruns

@@ -190,3 +190,13 @@ def test_floor_of_uses_the_longest_name() -> None:
     assert FLOORS[floor_of("ragloom.errors")][0] == "foundation"
     with pytest.raises(AssertionError, match="on no floor"):
         floor_of("ragloom.nowhere")
+
+
+#: The house rule: one concept per module, none over this many lines.
+MAX_MODULE_LINES = 350
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    long = {name: count for name, path in modules().items()
+            if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"split these along a seam (at most {MAX_MODULE_LINES} lines each)"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("torch", "chromadb", "google.genai", "openai", "psycopg", "pgvector", "sentence_transformers", "transformers")
+HEAVY = ("torch", "chromadb", "google.genai", "openai", "psycopg", "pgvector", "sentence_transformers",
+         "transformers")
 
 
 def test_import_ragloom_pulls_no_heavy_dependency() -> None:

@@ -153,13 +153,15 @@ def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_
                                           r"settings"):
         check_config(parse_config({"vector_store": {"provider": "mock", "mock": {"size": 5}}}))
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.qdrant\]: no vector store is named "
-                                          r"'qdrant'; valid: 'chroma', 'mcp', 'mock', 'postgres', 'tiny', 'turboquant'"):
+                                          r"'qdrant'; valid: 'chroma', 'mcp', 'mock', 'postgres', "
+                                          r"'tiny', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "mock", "qdrant": {"size": 5}}}))
 
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:
     with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'qdrant': unknown vector "
-                                          r"store; valid: 'chroma', 'mcp', 'mock', 'postgres', 'tiny', 'turboquant'"):
+                                          r"store; valid: 'chroma', 'mcp', 'mock', 'postgres', "
+                                          r"'tiny', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "qdrant"}}))
     with pytest.raises(ConfigError, match=r"valid: 'gemini', 'hash', 'letters', 'local'"):
         check_config(parse_config({"embedding_provider": "bert"}))

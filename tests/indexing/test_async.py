@@ -110,14 +110,19 @@ def test_every_io_method_has_an_async_form_that_gives_the_same_answer(tmp_path: 
             assert report.files_indexed == 3
             assert (await engine.aindex_file("extra.md")).files_indexed == 1
             await engine.aingest_text("ticket-1", "the flaps lower the stall speed")
-            await engine.aadd_documents(["faq-1"], ["how do I reset my password?"])
+            added = await engine.aadd_documents(["faq-1"], ["how do I reset my password?"])
+            assert (added.files_indexed, added.chunks_embedded) == (1, 1)
             found = await engine.asearch("ailerons roll", top_k=1)
             detailed = await engine.asearch_detailed("ailerons roll", top_k=1, mode="dense")
             assert found[0].path == detailed.results[0].path == "extra.md"
-            assert (await engine.astatus(count_pending=False)).files == 5  # 4 files + 1 source
+            assert (await engine.astatus(count_pending=False)).files == 6  # 4 files + 2 sources
             assert (await engine.averify()).ok
+            assert await engine.acount() == engine.count() and not await engine.ais_empty()
+            assert await engine.aget_all_indexed_paths() == engine.get_all_indexed_paths()
+            assert await engine.acorpus_tokens() == engine.corpus_tokens()
+            assert await engine.aexcluded_reason(".env") == engine.excluded_reason(".env") is not None
             assert await engine.adelete_source("ticket-1") == 1
-            await engine.adelete_documents(["faq-1"])
+            assert await engine.adelete_documents(["faq-1"]) == 1
             assert await engine.adelete_documents_by_path("extra.md") == 1
             assert (await engine.areindex("notes")).files_indexed == 3
             assert (await engine.async_()).files_unchanged == 3
@@ -126,3 +131,11 @@ def test_every_io_method_has_an_async_form_that_gives_the_same_answer(tmp_path: 
         assert engine._closed
 
     asyncio.run(main())
+
+
+def test_every_public_method_but_construction_and_thread_control_has_an_async_form() -> None:
+    public = {name for name in dir(RAGEngine) if not name.startswith("_")
+              and callable(getattr(RAGEngine, name))}
+    async_forms = {name for name in public if name.startswith("a") and name[1:] in public}
+    covered = async_forms | {name[1:] for name in async_forms} | {"async_", "sync"}  # async_ is sync's
+    assert public - covered == {"from_toml", "start_auto_sync", "stop_auto_sync"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -155,7 +156,7 @@ def test_a_failed_close_still_releases_everything_and_a_second_close_finishes(tm
     engine.sparse.persist = full_disk  # type: ignore[method-assign]
     with pytest.raises(OSError, match="No space left"):
         engine.close()
-    with pytest.raises(Exception):  # closed despite the failure before it
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):  # closed despite the failure before it
         engine._manifest.records()
     engine.close()  # nothing left to do, and no error
     with RAGEngine(hash_config(vector_store=TURBOQUANT), tmp_path) as writer:  # lock released

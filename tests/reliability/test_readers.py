@@ -146,12 +146,14 @@ def test_a_reader_on_a_read_only_mount_searches_and_creates_nothing(tmp_path: Pa
     config = hash_config(vector_store={"provider": "turboquant"})
     with RAGEngine(config, source) as engine:
         engine.index_directory()
-    for lock in [p for p in (source / ".ragloom").iterdir() if ".lock" in p.name or p.name.startswith("lock")]:
-        lock.unlink()
+    for lock in (source / ".ragloom").iterdir():
+        if ".lock" in lock.name or lock.name.startswith("lock"):
+            lock.unlink()
     before = _listing(source)
     search = ("import sys; sys.path.insert(0, sys.argv[2]); from helpers import hash_config; "
               "from ragloom import RAGEngine; "
-              "engine = RAGEngine(hash_config(vector_store={'provider': 'turboquant'}), sys.argv[1], read_only=True); "
+              "engine = RAGEngine(hash_config(vector_store={'provider': 'turboquant'}), sys.argv[1], "
+              "read_only=True); "
               "print(engine.search('rockets alpha')[0].metadata['path']); engine.close()")
     script = (f"mount --bind {source} {mount} && mount -o remount,bind,ro {mount} && "
               f"touch {mount}/probe 2>/dev/null && echo WRITABLE; "

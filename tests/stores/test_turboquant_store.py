@@ -158,7 +158,8 @@ def test_a_damaged_file_is_named_with_what_to_do(tmp_path: Path, damage: str) ->
     else:
         segment.unlink()
     named = listing if "list" in damage else segment
-    with pytest.raises(CorruptIndexError, match=rf"{re.escape(str(named))} is damaged .*ragloom index --rebuild") as refused:
+    expected = rf"{re.escape(str(named))} is damaged .*ragloom index --rebuild"
+    with pytest.raises(CorruptIndexError, match=expected) as refused:
         TurboQuantStore(folder, spec)
     assert refused.value.discard is not None
     refused.value.discard()  # what a rebuild does: only the store's own files go

@@ -1,8 +1,9 @@
 """Retrieval quality on BEIR-format collections (corpus.jsonl, queries.jsonl, qrels.tsv).
 
 Metrics at k (default 10) with graded relevance: nDCG (gain 2^rel - 1, log2 discount),
-Recall (share of the query's relevant documents retrieved) and MRR. Each document is
-indexed as one chunk through ``add_documents``; queries run through the engine's searcher.
+Recall (share of the query's relevant documents retrieved) and MRR. Documents are added
+through ``add_documents`` under their ids (chunked as plain text); queries run through the
+engine's searcher, and a document ranks where its best chunk does.
 """
 
 from __future__ import annotations
@@ -98,23 +99,22 @@ def mrr_at_k(ranked: Sequence[str], judgements: dict[str, int], k: int = 10) -> 
 
 
 def index_dataset(engine: RAGEngine, dataset: Dataset, batch: int = 4096) -> None:
-    """Add every document as one chunk (skipping ones already stored)."""
-    stored = set(engine.store.ids())
-    pending = [(doc_id, text) for doc_id, text in dataset.corpus.items() if doc_id not in stored]
-    for start in range(0, len(pending), batch):
-        part = pending[start:start + batch]
-        engine.add_documents([d for d, _ in part], [t for _, t in part],
-                             [{"path": f"{dataset.name}/{d}"} for d, _ in part])
+    """Add every document under its id (documents already added unchanged are skipped
+    by ``add_documents`` itself)."""
+    documents = list(dataset.corpus.items())
+    for start in range(0, len(documents), batch):
+        part = documents[start:start + batch]
+        engine.add_documents([d for d, _ in part], [t for _, t in part])
 
 
 def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
              k: int = 10) -> list[ModeScores]:
     """Mean nDCG/Recall/MRR at ``k`` per mode over the dataset's judged queries."""
     runners: dict[str, Callable[[str], list[str]]] = {
-        "dense": lambda q: _ranked_ids(engine.search(q, k, mode="dense", mmr=False)),
-        "sparse": lambda q: _ranked_ids(engine.search(q, k, mode="sparse", mmr=False)),
-        "hybrid": lambda q: _ranked_ids(engine.search(q, k, mode="hybrid", mmr=False)),
-        "hybrid+mmr": lambda q: _ranked_ids(engine.search(q, k, mode="hybrid", mmr=True)),
+        "dense": lambda q: ranked_documents(engine, engine.search(q, k, mode="dense", mmr=False)),
+        "sparse": lambda q: ranked_documents(engine, engine.search(q, k, mode="sparse", mmr=False)),
+        "hybrid": lambda q: ranked_documents(engine, engine.search(q, k, mode="hybrid", mmr=False)),
+        "hybrid+mmr": lambda q: ranked_documents(engine, engine.search(q, k, mode="hybrid", mmr=True)),
     }
     unknown = [m for m in modes if m not in runners]
     if unknown:
@@ -135,16 +135,17 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
     return scores
 
 
-def _ranked_ids(results: Sequence[SearchResult]) -> list[str]:
-    """Chunk ids in rank order; a result merged from several parts, or standing for copies
-    of its text, stands for each of them."""
-    ids: list[str] = []
+def ranked_documents(engine: RAGEngine, results: Sequence[SearchResult]) -> list[str]:
+    """Document ids in rank order, each once: a chunk stands for the document (source id)
+    it came from, and a result standing for copies of its text for theirs too."""
+    ranked: dict[str, None] = {}
     for result in results:
-        ids.extend(str(result.metadata.get("merged_ids") or result.id).split(","))
+        ranked.setdefault(str(result.metadata["source_id"]), None)
         copies = result.metadata.get("duplicate_ids")
         if copies:
-            ids.extend(str(copies).split(","))
-    return ids
+            for chunk in engine.store.get(str(copies).split(",")):
+                ranked.setdefault(str(chunk.metadata["source_id"]), None)
+    return list(ranked)
 
 
 def run_eval(config: RAGConfig, dataset_dir: str | Path, modes: Sequence[str] = MODES,

@@ -55,17 +55,17 @@ class AsyncMethods:
                                        language)
 
     async def aadd_documents(self, ids: Sequence[str], texts: Sequence[str],
-                             metadatas: Sequence[Metadata] | None = None) -> None:
+                             metadatas: Sequence[Metadata] | None = None) -> IndexReport:
         """``add_documents`` on a worker thread."""
-        await asyncio.to_thread(self.add_documents, ids, texts, metadatas)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas)  # type: ignore[attr-defined]
 
     async def adelete_source(self, source_id: str) -> int:
         """``delete_source`` on a worker thread."""
         return await asyncio.to_thread(self.delete_source, source_id)  # type: ignore[attr-defined]
 
-    async def adelete_documents(self, ids: Sequence[str]) -> None:
+    async def adelete_documents(self, ids: Sequence[str]) -> int:
         """``delete_documents`` on a worker thread."""
-        await asyncio.to_thread(self.delete_documents, ids)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.delete_documents, ids)  # type: ignore[attr-defined]
 
     async def adelete_documents_by_path(self, path: PathLike) -> int:
         """``delete_documents_by_path`` on a worker thread."""
@@ -106,6 +106,26 @@ class AsyncMethods:
     async def apreload_results(self, budget_tokens: int | None) -> list[SearchResult]:
         """``preload_results`` on a worker thread (it reads every indexed file)."""
         return await asyncio.to_thread(self.preload_results, budget_tokens)  # type: ignore[attr-defined]
+
+    async def acount(self) -> int:
+        """``count`` on a worker thread (a store server or Postgres answers over the network)."""
+        return await asyncio.to_thread(self.count)  # type: ignore[attr-defined]
+
+    async def ais_empty(self) -> bool:
+        """``is_empty`` on a worker thread."""
+        return await asyncio.to_thread(self.is_empty)  # type: ignore[attr-defined]
+
+    async def aget_all_indexed_paths(self) -> list[str]:
+        """``get_all_indexed_paths`` on a worker thread."""
+        return await asyncio.to_thread(self.get_all_indexed_paths)  # type: ignore[attr-defined]
+
+    async def acorpus_tokens(self) -> int:
+        """``corpus_tokens`` on a worker thread."""
+        return await asyncio.to_thread(self.corpus_tokens)  # type: ignore[attr-defined]
+
+    async def aexcluded_reason(self, path: PathLike) -> str | None:
+        """``excluded_reason`` on a worker thread (it reads ignore files)."""
+        return await asyncio.to_thread(self.excluded_reason, path)  # type: ignore[attr-defined]
 
     async def aclose(self) -> None:
         """``close`` on a worker thread (it waits for auto-sync and persists the index)."""

@@ -22,6 +22,7 @@ from ragloom.engine.checks import check_config
 from ragloom.engine.opening import IndexOpener, IndexParts
 from ragloom.engine.preloading import PreloadMethods
 from ragloom.engine.syncing import SyncMethods
+from ragloom.engine.texts import TextMethods
 from ragloom.errors import RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
@@ -36,14 +37,14 @@ from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.stores.registry import store_path
-from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
+from ragloom.types import IndexReport, IndexStatus, SearchResult
 
 logger = logging.getLogger("ragloom")
 
 PathLike = str | os.PathLike[str]
 
 
-class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
+class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     """Index a project's files and search them; one engine per project.
 
     Built from a RAGConfig (or ``RAGEngine.from_toml``). ``embedding_provider`` and
@@ -149,32 +150,6 @@ class RAGEngine(SyncMethods, PreloadMethods, AsyncMethods):
         target = self._resolve(path)
         rules = self._indexer.rules()
         return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
-
-    def add_documents(self, ids: Sequence[str], texts: Sequence[str],
-                      metadatas: Sequence[Metadata] | None = None) -> None:
-        """Store texts under caller-chosen ids, one chunk each (no chunking)."""
-        with self._writing():
-            self._indexer.add_documents(ids, texts, metadatas)
-
-    def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                    language: str | None = None) -> IndexReport:
-        """Chunk, embed and store a text that does not live in a file (a database row, a
-        fetched page, a ticket) under a stable ``source_id``; ingesting it again with the
-        same text does nothing, with changed text re-embeds only the changed chunks.
-        ``language`` picks the chunker ("markdown", "python", ...; default plain text);
-        ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
-        with self._writing():
-            return self._indexer.ingest_text(source_id, text, metadata, language)
-
-    def delete_source(self, source_id: str) -> int:
-        """Remove a text added with ``ingest_text``; returns how many chunks were removed."""
-        with self._writing():
-            return self._indexer.delete_source(source_id)
-
-    def delete_documents(self, ids: Sequence[str]) -> None:
-        """Delete chunks by id."""
-        with self._writing():
-            self._indexer.delete_documents(list(ids))
 
     def delete_documents_by_path(self, path: PathLike) -> int:
         """Delete every chunk of a file; returns how many were removed."""

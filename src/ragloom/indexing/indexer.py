@@ -2,12 +2,11 @@
 
 The Indexer schedules the work: files are read and chunked ahead (``read_ahead``), grouped
 into windows that are embedded while the window before is written (``embed_ahead``); the
-``writer`` journals each window into store, BM25 index and manifest."""
+``writer`` journals each window into store, BM25 index and manifest. Texts added through
+the API go the same way from ``text_sources``."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 import threading
@@ -21,20 +20,19 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
-from ragloom.indexing.added_texts import checked_documents, checked_source
 from ragloom.indexing.discovery import Rules, discover_files, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
-from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest, source_key
+from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
 from ragloom.indexing.pending import count_pending, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
-from ragloom.indexing.reading import FileContent, SkipFile, read_file
+from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
 from ragloom.indexing.source_types import SourceTypes
+from ragloom.indexing.text_sources import TextSources
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.sparse_base import SparseBackend
-from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 
@@ -100,6 +98,9 @@ class Indexer:
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
+        #: Texts added through the API (``ingest_text``, ``add_documents``) by source id.
+        self.texts = TextSources(chunker, lambda: embedder.provider.model_name, manifest,
+                                 self.writer, self._flush, redact)
         #: Set (by another thread) to stop the current run at the next safe point.
         self.stop_event: threading.Event | None = None
 
@@ -156,62 +157,6 @@ class Indexer:
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
         return self.writer.remove(relative)
-
-    def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                    language: str | None = None) -> IndexReport:
-        """Chunk and embed ``text`` under ``source_id`` with the rules files follow: the same
-        text (and metadata, language) again is nothing to do; a changed text replaces the
-        source's chunks, re-embedding only chunks whose text is new (the cache has the rest)."""
-        started = time.perf_counter()
-        extra = checked_source(source_id, text, metadata, language)
-        key = source_key(source_id)
-        version = hashlib.sha256(json.dumps([text, extra, language], sort_keys=True,
-                                            ensure_ascii=False).encode("utf-8", "surrogatepass"))
-        previous = self.manifest.get(key)
-        report = IndexReport()
-        if previous and previous.size != RECHUNK and previous.sha256 == version.hexdigest():
-            report.files_unchanged += 1
-        else:
-            content = FileContent(text, len(text.encode("utf-8", "surrogatepass")), 0,
-                                  version.hexdigest())
-            chunks = self.chunker.chunk(self._redacted(text, source_id, report.warnings), key,
-                                        language or "text")
-            model = self.embedder.provider.model_name
-            for chunk in chunks:
-                del chunk.metadata["path"]
-                chunk.metadata.update({"source_type": "text", **extra}, source="text",
-                                      source_id=source_id, file_hash=content.sha256[:16],
-                                      content_hash=content_hash(chunk.text)[:16],
-                                      embedding_model=model)
-            window = Window()
-            window.add(PendingFile(key, content, chunks, previous))
-            self._flush(window, report, ProgressTracker(None, 1, 1, 0))
-        report.seconds = time.perf_counter() - started
-        return report
-
-    def delete_source(self, source_id: str) -> int:
-        """Remove a text added with ``ingest_text``; returns how many chunks went."""
-        return self.remove_path(source_key(source_id))
-
-    def delete_documents(self, ids: Sequence[str]) -> None:
-        self.writer.delete_ids(ids)
-
-    def add_documents(self, ids: Sequence[str], texts: Sequence[str],
-                      metadatas: Sequence[Metadata] | None = None) -> int:
-        """Embed and store caller-made documents as-is (not chunked); returns vectors computed."""
-        ids, texts = list(ids), list(texts)
-        metadatas = checked_documents(ids, texts, metadatas)
-        texts = [self._redacted(text, doc_id, None) for doc_id, text in zip(ids, texts)]
-        for text, metadata in zip(texts, metadatas):
-            metadata.setdefault("source", "api")
-            metadata["content_hash"] = content_hash(text)[:16]
-            metadata["embedding_model"] = self.embedder.provider.model_name
-        embedded = self.embedder.embed(texts, "document")
-        if ids:
-            with self.commit():
-                self.store.upsert(ids, embedded.vectors, texts, metadatas)
-                self.sparse.add(ids, texts, metadatas)
-        return embedded.computed
 
     def _index_files(self, files: Sequence[Path], report: IndexReport,
                      progress: ProgressCallback | None) -> None:
@@ -280,7 +225,7 @@ class Indexer:
         metadata of a whole-file result; SkipFile when it cannot be read now."""
         path = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
         content = read_file(path, relative, self.max_file_bytes, self.readers)
-        text = self._redacted(content.text, relative, None)
+        text = redacted(content.text, relative, None, self.redact)
         return text, {"path": relative,
                       "source_type": self.source_types.of(relative, language_for_path(relative))}
 
@@ -298,7 +243,7 @@ class Indexer:
 
     def _chunk(self, relative: str, content: FileContent, warnings: list[str]) -> list[Chunk]:
         segments = [span for span in content.spans if span.language]
-        chunks = self.chunker.chunk(self._redacted(content.text, relative, warnings), relative,
+        chunks = self.chunker.chunk(redacted(content.text, relative, warnings, self.redact), relative,
                                     content.language, segments)
         model = self.embedder.provider.model_name
         spans = SpanLookup(content.spans)
@@ -312,16 +257,6 @@ class Indexer:
                                   content_hash=content_hash(chunk.text)[:16],
                                   embedding_model=model)
         return chunks
-
-    def _redacted(self, text: str, source: str, warnings: list[str] | None) -> str:
-        """``text`` with secrets replaced by placeholders (kinds reported, values never)."""
-        if not self.redact:
-            return text
-        redaction = redact_secrets(text)
-        if redaction.count and warnings is not None:
-            kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(redaction.kinds.items()))
-            warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
-        return redaction.text
 
     def _hand_over(self, line: EmbedAhead[Window], window: Window, previous: Embedding[Window] | None,
                    report: IndexReport, tracker: ProgressTracker) -> Embedding[Window] | None:
@@ -347,9 +282,10 @@ class Indexer:
         return self.embedder.embed([self.text_of(c.text, c.metadata) for c in window.chunks()], "document",
                                    on_embedded=batch_done)
 
-    def _flush(self, window: Window, report: IndexReport, tracker: ProgressTracker) -> None:
+    def _flush(self, window: Window, report: IndexReport) -> None:
         """Embed and write a window, here and now."""
         if window.files:
+            tracker = ProgressTracker(None, len(window.files), len(window.files), 0)
             self.writer.write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
 
     def _skip(self, report: IndexReport, relative: str, reason: str,

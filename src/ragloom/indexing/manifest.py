@@ -65,13 +65,15 @@ class Manifest:
         if read_only and (path is None or not path.is_file()):
             raise IndexNotFoundError(f"no index manifest at {path}")
         try:
-            self._db = connect(path, read_only=read_only)  # synchronous=FULL: the journal must survive a crash
+            # synchronous=FULL: the journal must survive a crash
+            self._db = connect(path, read_only=read_only)
             if not read_only:
                 self._create_tables()
             # a damaged page shows here rather than half-way through a run
             verdict = self._db.execute("PRAGMA quick_check(1)").fetchone()[0]
             if verdict != "ok":
-                raise sqlite3.DatabaseError("database disk image is malformed: " + " ".join(str(verdict).split()))
+                detail = " ".join(str(verdict).split())
+                raise sqlite3.DatabaseError(f"database disk image is malformed: {detail}")
         except sqlite3.DatabaseError as exc:
             if hasattr(self, "_db"):
                 self._db.close()

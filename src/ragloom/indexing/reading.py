@@ -10,7 +10,7 @@ from ragloom.readers.base import SkipFile, TextSpan
 from ragloom.readers.registry import FileReaders
 from ragloom.security import redact_secrets
 
-__all__ = ["FileContent", "SkipFile", "read_file"]
+__all__ = ["FileContent", "SkipFile", "read_file", "redacted"]
 
 
 @dataclass(frozen=True)
@@ -54,3 +54,15 @@ def read_file(path: Path, relative: str, max_bytes: int, readers: FileReaders) -
     return FileContent(text=read.text, size=len(data), mtime_ns=stat.st_mtime_ns,
                        sha256=hashlib.sha256(data).hexdigest(), warning=warning,
                        spans=read.spans, language=read.language)
+
+
+def redacted(text: str, source: str, warnings: list[str] | None, enabled: bool = True) -> str:
+    """``text`` with secrets replaced by placeholders before it is chunked, embedded or
+    BM25-indexed; a warning in ``warnings`` names the kinds found (values never)."""
+    if not enabled:
+        return text
+    redaction = redact_secrets(text)
+    if redaction.count and warnings is not None:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(redaction.kinds.items()))
+        warnings.append(f"{source}: redacted {redaction.count} secret(s) ({kinds})")
+    return redaction.text

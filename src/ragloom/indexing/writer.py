@@ -93,24 +93,23 @@ class JournaledWriter:
 
     def remove(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
-        record = self.manifest.get(relative)
-        known = record.chunk_ids if record is not None else ()
-        self.manifest.begin({relative: known})
+        return self.remove_many([relative])
+
+    def remove_many(self, relatives: Sequence[str]) -> int:
+        """Delete the chunks of these files (or text sources) in one journaled step;
+        returns how many chunks went."""
+        known = {relative: (record.chunk_ids if (record := self.manifest.get(relative)) else ())
+                 for relative in relatives}
+        self.manifest.begin(known)
         crash_point("removal-journaled")
-        removed = list(known)
+        removed = [chunk_id for chunk_ids in known.values() for chunk_id in chunk_ids]
         with self.commit():
             self.store.delete(removed)
             self.sparse.remove(removed)
         self.persist()
         crash_point("removal-persisted")
-        self.manifest.write(removed=[relative])
+        self.manifest.write(removed=list(known))
         return len(removed)
-
-    def delete_ids(self, ids: Sequence[str]) -> None:
-        """Delete chunks by id from store and BM25 index (chunks no manifest record lists)."""
-        with self.commit():
-            self.store.delete(ids)
-            self.sparse.remove(ids)
 
     def remove_files(self, relatives: Iterable[str], report: IndexReport) -> None:
         """Remove these indexed files, counting them in ``report``."""
