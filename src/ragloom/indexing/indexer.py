@@ -33,6 +33,7 @@ from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_r
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.sparse_base import SparseBackend
+from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 
