@@ -13,7 +13,7 @@ from pathlib import Path
 from ragloom.arrayfile import ArrayFile
 from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.errors import StoreError
-from ragloom.filters import Condition, matches_all
+from ragloom.filters import Node, matches_all
 from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.bm25_files import SEGMENT_LIST, load_index, save_index
 from ragloom.retrieval.feedback import expand_query
@@ -111,7 +111,7 @@ class SparseIndex:
                 self._values[key] = sorted(found, key=lambda value: (type(value).__name__, value))
             return self._values[key]
 
-    def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
+    def defining(self, query: str, conditions: list[Node] | None = None) -> list[str]:
         """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
         with self._lock:
             found: list[str] = []
@@ -125,7 +125,7 @@ class SparseIndex:
                          if matches_all(self.index.metadata(doc_id) or {}, conditions)]
             return found
 
-    def search(self, query: str, k: int, conditions: list[Condition] | None = None,
+    def search(self, query: str, k: int, conditions: list[Node] | None = None,
                feedback_docs: int = 0, feedback_terms: int = 10,
                feedback_weight: float = 0.5) -> list[tuple[str, float]]:
         """Top ``k`` (id, BM25 score); with ``feedback_docs`` the query is expanded with
