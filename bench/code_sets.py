@@ -6,9 +6,11 @@ by default; ``npm pack`` / ``apt-get download`` + ``dpkg -x``), never committed.
 is parsed with its tree-sitter grammar wheel and copied with every doc comment blanked
 (its lines become empty, so line numbers stay those of the original): ``/** ... */``
 blocks in JavaScript, TypeScript and PHP, the ``//`` comment group right above a
-declaration in Go. A query is the first sentence (>= 5 words, JSDoc/PHPDoc tags and
-inline markup dropped) of the doc comment removed from a function or method; a sentence
-that documents more than one definition is ambiguous and dropped. The relevant chunks of
+declaration in Go, every ``///`` line in Rust (crate sources from Debian's
+``librust-*-dev`` packages; tests, benches and examples left out). A query is the first
+sentence (>= 5 words, JSDoc/PHPDoc tags and inline markup dropped) of the doc comment
+removed from a function or method; a sentence that documents more than one definition is
+ambiguous and dropped. The relevant chunks of
 a query are those whose line range overlaps the definition's lines (its decorators and
 ``export`` keyword included, the removed comment not). At most ``--max-queries`` per set,
 sampled with a fixed seed.
@@ -70,6 +72,7 @@ class Deb:
     name: str
     version: str
     root: str  # the folder under /usr holding the source tree (paths are relative to it)
+    skip: tuple[str, ...] = ()  # path parts whose files are left out (Rust: tests, benches)
 
     def fetch(self, cache: Path) -> Path:
         root = cache / "deb" / f"{self.name}_{self.version}"
@@ -85,7 +88,8 @@ class Deb:
         base = self.fetch(cache)
         for path in sorted((base / "usr" / self.root).rglob("*")):
             if path.suffix in suffixes and not path.name.endswith("_test.go") and path.is_file() \
-                    and not path.is_symlink() and "/Tests/" not in path.as_posix():
+                    and not path.is_symlink() and "/Tests/" not in path.as_posix() \
+                    and not set(self.skip) & set(path.parts):
                 yield path.relative_to(base / "usr" / self.root).as_posix(), path
 
 
@@ -98,7 +102,13 @@ class Language:
     suffixes: tuple[str, ...]
     sources: tuple[Npm | Deb, ...]
     functions: frozenset[str]
-    line_comments: bool = False  # Go: doc comments are runs of // lines
+    line_comments: bool = False  # Go, Rust: doc comments are runs of // lines
+    #: What starts a doc comment; with ``line_comments`` and a marker only doc comments
+    #: use (Rust ``///``), every doc comment is blanked, else (Go ``//``) only the group
+    #: right above a top-level declaration.
+    doc_marker: bytes = b"/**"
+    comments: frozenset[str] = frozenset({"comment"})
+    decorators: frozenset[str] = frozenset({"decorator"})
 
 
 def _grammar(module: str, function: str = "language") -> Callable[[], object]:
@@ -110,6 +120,7 @@ def _grammar(module: str, function: str = "language") -> Callable[[], object]:
     return load
 
 
+_RUST_SKIP = ("tests", "benches", "examples")
 _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration",
                            "method_definition", "function_expression", "arrow_function"})
 
@@ -122,7 +133,8 @@ LANGUAGES: dict[str, Language] = {
         _JS_FUNCTIONS),
     "typescript": Language(
         "typescript", _grammar("tree_sitter_typescript", "language_typescript"), (".ts",),
-        (Npm("rxjs", "7.8.1", ("src/internal",)),),
+        (Npm("rxjs", "7.8.1", ("src/internal",)), Npm("immer", "10.1.1", ("src",)),
+         Npm("@tanstack/query-core", "5.59.0", ("src",)), Npm("mobx", "6.13.5", ("src",))),
         _JS_FUNCTIONS),
     "go": Language(
         "go", _grammar("tree_sitter_go"), (".go",),
@@ -130,17 +142,27 @@ LANGUAGES: dict[str, Language] = {
          Deb("golang-github-gorilla-mux-dev", "1.8.0-1", "share/gocode/src"),
          Deb("golang-github-sirupsen-logrus-dev", "1.9.0-1", "share/gocode/src"),
          Deb("golang-github-spf13-pflag-dev", "1.0.6~git20210604-d5e0c0615ace-1", "share/gocode/src")),
-        frozenset({"function_declaration", "method_declaration"}), line_comments=True),
+        frozenset({"function_declaration", "method_declaration"}), line_comments=True,
+        doc_marker=b"//"),
     "php": Language(
         "php", _grammar("tree_sitter_php", "language_php"), (".php",),
         (Deb("php-monolog", "2.9.1-1", "share/php"),
          Deb("php-symfony-console", "5.4.53+dfsg-0+deb12u1", "share/php"),
          Deb("php-guzzlehttp-psr7", "2.4.5-1+deb12u1", "share/php")),
         frozenset({"function_definition", "method_declaration"})),
+    "rust": Language(
+        "rust", _grammar("tree_sitter_rust"), (".rs",),
+        (Deb("librust-itertools-dev", "0.10.3-1", "share/cargo/registry", _RUST_SKIP),
+         Deb("librust-bytes-dev", "1.2.1-1", "share/cargo/registry", _RUST_SKIP),
+         Deb("librust-indexmap-dev", "1.9.2-1", "share/cargo/registry", _RUST_SKIP)),
+        frozenset({"function_item"}), line_comments=True, doc_marker=b"///",
+        comments=frozenset({"line_comment"}), decorators=frozenset({"attribute_item"})),
 }
 
 _SENTENCE = re.compile(r"^(.+?[.!?])(\s|$)", re.DOTALL)
 _MARKUP = re.compile(r"<[^>]+>|\{@\w+\s+([^}|]+)(?:\|[^}]*)?\}|`")
+#: A Rust doc link around a code span (``[`Vec::push`]``, ``[`x`](crate::x)``): its text.
+_CODE_LINK = re.compile(r"\[(`[^`\]]+`)\](\([^)]*\)|\[[^\]]*\])?")
 #: Statements that wrap a definition and carry its doc comment: ``export``, assignments.
 _WRAPPERS = frozenset({"export_statement", "expression_statement", "lexical_declaration",
                        "variable_declaration", "variable_declarator", "assignment_expression",
@@ -155,19 +177,28 @@ def first_sentence(comment: str) -> str:
         if line.strip().startswith("@"):
             break  # JSDoc / PHPDoc tags: the prose is over
         prose.append(line)
-    text = " ".join(_MARKUP.sub(lambda m: m.group(1) or "", " ".join(prose)).split())
+    text = _CODE_LINK.sub(lambda m: m.group(1), " ".join(prose))
+    text = " ".join(_MARKUP.sub(lambda m: m.group(1) or "", text).split())
     match = _SENTENCE.match(text)
     return match.group(1) if match else text
 
 
 def _is_doc(node, source: bytes, language: Language) -> bool:  # type: ignore[no-untyped-def]
-    text = source[node.start_byte:node.end_byte]
-    return text.startswith(b"//") if language.line_comments else text.startswith(b"/**")
+    return node.type in language.comments \
+        and source[node.start_byte:node.end_byte].startswith(language.doc_marker)
+
+
+def _last_row(node) -> int:  # type: ignore[no-untyped-def]
+    """A node's last line (0-based): a Rust line comment ends at the next line's start."""
+    row, column = node.end_point
+    return row - 1 if column == 0 and row > node.start_point[0] else row
 
 
 def _alone_on_lines(node, lines: list[bytes]) -> bool:  # type: ignore[no-untyped-def]
     """Whether a comment shares neither its first nor its last line with code."""
     (row, column), (end_row, end_column) = node.start_point, node.end_point
+    if _last_row(node) < end_row:
+        end_row, end_column = end_row - 1, len(lines[end_row - 1])
     return not lines[row][:column].strip() and not lines[end_row][end_column:].strip()
 
 
@@ -176,9 +207,9 @@ def _doc_comment(statement, source: bytes, lines: list[bytes], language: Languag
     found = []
     below = statement.start_point[0]
     sibling = statement.prev_sibling
-    while sibling is not None and sibling.type == "decorator":
+    while sibling is not None and sibling.type in language.decorators:
         below, sibling = sibling.start_point[0], sibling.prev_sibling
-    while sibling is not None and sibling.type == "comment" and sibling.end_point[0] == below - 1 \
+    while sibling is not None and _last_row(sibling) == below - 1 \
             and _is_doc(sibling, source, language) and _alone_on_lines(sibling, lines):
         found.insert(0, sibling)
         if not language.line_comments:
@@ -211,9 +242,9 @@ def strip_file(source: bytes, language: Language, parser) -> tuple[str, list[tup
     documented = []
     seen: set[int] = set()
     for node in _walk(tree.root_node):
-        if node.type == "comment" and not language.line_comments and _is_doc(node, source, language) \
-                and _alone_on_lines(node, lines):
-            blank.update(range(node.start_point[0], node.end_point[0] + 1))
+        every_doc = not language.line_comments or language.doc_marker != b"//"
+        if every_doc and _is_doc(node, source, language) and _alone_on_lines(node, lines):
+            blank.update(range(node.start_point[0], _last_row(node) + 1))
         is_function = node.type in language.functions
         declaration = language.line_comments and node.parent == tree.root_node \
             and node.type.endswith("_declaration")
@@ -225,11 +256,11 @@ def strip_file(source: bytes, language: Language, parser) -> tuple[str, list[tup
         comments = _doc_comment(statement, source, lines, language)
         if declaration:
             for comment in comments:  # Go: the comment group right above a declaration
-                blank.update(range(comment.start_point[0], comment.end_point[0] + 1))
+                blank.update(range(comment.start_point[0], _last_row(comment) + 1))
         if is_function and comments and statement.id not in seen:
             seen.add(statement.id)
             first = min([statement.start_point[0]] + [
-                s.start_point[0] for s in _decorators(statement)])
+                s.start_point[0] for s in _decorators(statement, language)])
             text = "\n".join(source[c.start_byte:c.end_byte].decode("utf-8", "replace")
                              for c in comments)
             documented.append((first + 1, statement.end_point[0] + 1, text))
@@ -237,9 +268,9 @@ def strip_file(source: bytes, language: Language, parser) -> tuple[str, list[tup
     return b"\n".join(kept).decode("utf-8", "replace"), documented
 
 
-def _decorators(statement) -> list:  # type: ignore[no-untyped-def]
+def _decorators(statement, language: Language) -> list:  # type: ignore[no-untyped-def]
     found, sibling = [], statement.prev_sibling
-    while sibling is not None and sibling.type == "decorator":
+    while sibling is not None and sibling.type in language.decorators:
         found.append(sibling)
         sibling = sibling.prev_sibling
     return found

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from helpers import write
-from ragloom.chunking.context import HEADER_CHARACTERS, chunk_header, indexed_text
+from ragloom.chunking.context import HEADER_CHARACTERS, chunk_header, indexed_text, short_symbols
 from ragloom.chunking.measure import CHARACTERS
 
 SOURCE = "def rotate(points, angle):\n    return [turn(p, angle) for p in points]\n"
@@ -20,6 +20,30 @@ def test_header_names_path_and_symbol_or_heading() -> None:
     assert chunk_header({"source": "file", "path": "d.md", "heading_path": "Install > Pip"}) == (
         "d.md: Install > Pip\n")
     assert chunk_header({"source": "other", "path": "x"}) == ""  # another source: as given
+
+
+def test_header_names_each_symbol_once_without_what_the_path_says() -> None:
+    # a PHP chunk: the class once, its namespace (the path's folders) not repeated per name
+    php = "App\\Models\\User, App\\Models\\User, App\\Models\\User::save, App\\Models\\User::delete"
+    assert chunk_header({"source": "file", "path": "app/Models/User.php", "symbols": php}) == (
+        "app/Models/User.php: User, save, delete\n")
+    # a PHP namespace goes even when the path does not name it (PSR-4 ``src/``)
+    assert short_symbols("GuzzleHttp\\Psr7\\Uri::withQuery", "src/Uri.php") == "Uri::withQuery"
+    # leading parts the path names go, owner and name stay; an owner is not repeated
+    assert short_symbols("net::server::Server::start, net::server::Server::stop",
+                         "src/net/server.rs") == "Server::start, stop"
+    assert short_symbols("Box.open, Box.close, helper, Box.size", "lib/box.js") == (
+        "Box.open, close, helper, Box.size")
+    assert short_symbols("rotate", "geo/rotate.py") == "rotate"
+
+
+def test_an_over_budget_header_drops_folders_before_names() -> None:
+    with_header = indexed_text(CHARACTERS)
+    path = "/".join(f"folder{i}" for i in range(12)) + "/User.php"
+    text = with_header("body\n", {"source": "file", "path": path, "symbols": "User::save, User::delete"})
+    header = text[: -len("body\n")]
+    assert len(header) <= HEADER_CHARACTERS + 1
+    assert header.endswith("/User.php: User::save, delete\n") and header.startswith("folder")
 
 
 def test_a_long_header_is_cut_to_its_budget() -> None:

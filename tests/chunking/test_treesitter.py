@@ -219,3 +219,47 @@ def test_odd_input_never_raises_and_keeps_the_bounds(language: str) -> None:
         chunks = chunker.chunk(source, f"odd.{language}")
         check_code_chunks(chunks, source, 120)
         assert bool(chunks) == bool(source.strip())
+
+
+OVERLOADS = """import { Scheduler } from './scheduler';
+
+export function delay<T>(due: number): (source: T[]) => T[];
+export function delay<T>(due: Date, scheduler: Scheduler): (source: T[]) => T[];
+export function delay<T>(due: number | Date, scheduler?: Scheduler): (source: T[]) => T[] {
+  const wait = typeof due === 'number' ? due : due.getTime() - Date.now();
+  return (source) => source.map((value) => scheduler ? scheduler.after(wait, value) : value);
+}
+
+export class Channel {
+  send(message: string): void;
+  send(message: Uint8Array): void;
+  send(message: string | Uint8Array): void {
+    this.queue.push(typeof message === 'string' ? encode(message) : message);
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("size", [120, 160, 600])
+def test_typescript_overload_signatures_open_their_implementation(size: int) -> None:
+    """An overload signature is part of its function: never a nameless chunk of its own,
+    and with a window that fits them, signatures and body are one chunk."""
+    chunks = TreeSitterChunker("typescript", size, 20).chunk(OVERLOADS, "delay.ts")
+    check_code_chunks(chunks, OVERLOADS, size)
+    for chunk in chunks:
+        first, last = chunk.metadata["start_line"], chunk.metadata["end_line"]
+        if first >= 3 and last <= 8:
+            assert chunk.metadata["symbol"] == "delay", chunk.metadata
+        if first >= 11 and last <= 15:
+            assert chunk.metadata["symbol"] == "Channel.send", chunk.metadata
+    if size == 600:
+        spans = {(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks}
+        assert (3, 8) in spans or any(f <= 3 and end >= 8 for f, end in spans)
+
+
+def test_a_rust_attribute_stays_with_the_use_it_gates() -> None:
+    source = ("#[cfg(feature = \"std\")]\nuse std::io::IoSlice;\n\n"
+              "pub fn total(values: &[u64]) -> u64 {\n    values.iter().sum()\n}\n")
+    chunks = TreeSitterChunker("rust", 400, 80).chunk(source, "sum.rs")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"]) for c in chunks] == [
+        (1, 2, "imports"), (4, 6, "function")]

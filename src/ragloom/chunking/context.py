@@ -4,7 +4,9 @@ injected text stays the exact file slice; only the indexed text carries the head
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import PurePosixPath
 
 from ragloom.chunking.measure import TextMeasure
 from ragloom.types import Metadata
@@ -28,8 +30,47 @@ def chunk_header(metadata: Metadata) -> str:
         else None
     if not path:
         return ""
-    place = metadata.get("symbols") or metadata.get("symbol") or metadata.get("heading_path") or ""
+    symbols = metadata.get("symbols") or metadata.get("symbol")
+    place = short_symbols(str(symbols), str(path)) if symbols else metadata.get("heading_path") or ""
     return f"{path}: {place}\n" if place else f"{path}\n"
+
+
+def _shorter_paths(header: str) -> list[str]:
+    """``header`` with its path's leading folders dropped one by one (the file name kept):
+    when the header is over its budget, the names after the path matter more than the
+    folders (``a/b/c/file.php: X::m`` -> ``b/c/file.php: X::m`` -> ...)."""
+    path, colon, rest = header.partition(": ")
+    if not colon or "\n" in path:
+        return []
+    folders = path.split("/")
+    return ["/".join(folders[i:]) + colon + rest for i in range(1, len(folders))]
+
+
+#: Separators of qualified names in the languages chunked (``\\``, ``::``, ``->``, ``#``, ``.``).
+_SEPARATOR = re.compile(r"(\\|::|->|#|\.)")
+
+
+def short_symbols(symbols: str, path: str) -> str:
+    """A chunk's symbols as its header names them, so the few header tokens name every
+    definition rather than one namespace over and over: each name once, without the
+    namespace (``App\\Models\\User::save`` -> ``User::save``) or leading parts its path
+    already names (owner and name are kept), and a name owned by the name before it
+    written without that owner (``User, save, delete``)."""
+    folders = {part.lower() for part in PurePosixPath(path.replace("\\", "/")).with_suffix("").parts}
+    shown: list[str] = []
+    owner = None
+    for name in dict.fromkeys(n.strip() for n in symbols.split(",")):
+        parts = _SEPARATOR.split(name.rsplit("\\", 1)[-1])  # [name, separator, name, ...]
+        while len(parts) > 3 and parts[0].lower() in folders:
+            parts = parts[2:]
+        short = "".join(parts)
+        own = "".join(parts[:-2]) if len(parts) > 1 else None
+        if own is not None and own in (owner, shown[-1] if shown else None):
+            shown.append(parts[-1])
+        else:
+            shown.append(short)
+        owner = own
+    return ", ".join(n for n in shown if n)
 
 
 def indexed_text(measure: TextMeasure) -> IndexedText:
@@ -41,7 +82,11 @@ def indexed_text(measure: TextMeasure) -> IndexedText:
         # A token spans at least one byte, so a header of at most ``budget`` bytes fits
         # without asking the tokenizer.
         if header and len(header.encode("utf-8")) > budget and measure.count(header) > budget:
-            header = header[: measure.fit(header, budget)].rstrip("\n") + "\n"
+            shorter = _shorter_paths(header)
+            header = next((h for h in shorter if measure.count(h) <= budget), None) or (
+                shorter[-1] if shorter else header)
+            if measure.count(header) > budget:
+                header = header[: measure.fit(header, budget)].rstrip("\n") + "\n"
         return header + text
 
     return with_header

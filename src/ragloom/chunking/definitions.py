@@ -162,7 +162,8 @@ class DefinitionSplitter:
             for first, last, header in ranges:
                 members = spans[run_start + first:run_start + last]
                 extra = dict(members[0].extra)
-                names = [str(m.extra["symbol"]) for m in members if m.extra.get("symbol")]
+                names = list(dict.fromkeys(str(m.extra["symbol"]) for m in members
+                                           if m.extra.get("symbol")))  # a class's runs: once
                 if len(members) > 1 and len(names) > 1:
                     extra["symbols"] = ", ".join(names)
                 pieces.append(source.piece(members[0].first, members[-1].last, header.text, **extra))
@@ -215,7 +216,7 @@ class DefinitionSplitter:
                  str(after.extra.get("symbols") or after.extra.get("symbol") or "")]
         extra = dict(after.extra)
         if all(names):
-            extra["symbols"] = ", ".join(names)
+            extra["symbols"] = ", ".join(dict.fromkeys(", ".join(names).split(", ")))
         return Piece(text, before.start_char, before.start_line, after.end_line, before.header, extra)
 
     def _pack(self, count: int, own: Callable[[int, int], int],

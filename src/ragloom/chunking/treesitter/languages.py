@@ -65,7 +65,8 @@ _TYPESCRIPT_DEFINITIONS = {
     "generator_function_declaration": "function", "method_definition": "method",
     "abstract_method_signature": "method", "enum_declaration": "type",
     "type_alias_declaration": "type", "internal_module": "module",
-    "variable_declarator": "function"}
+    "variable_declarator": "function", "function_signature": "function",
+    "method_signature": "method"}
 
 LANGUAGES: dict[str, LanguageRow] = {
     "php": LanguageRow(

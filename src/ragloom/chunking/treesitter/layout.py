@@ -106,9 +106,10 @@ class ScopeLayout:
         result: list[Item] = []
         for item in filled:
             previous = result[-1] if result else None
-            if previous is not None and previous.family == "comment" and item.family == "definition" \
-                    and item.first - previous.last <= 1:
+            if previous is not None and previous.family == "comment" \
+                    and item.family in ("definition", "imports") and item.first - previous.last <= 1:
                 item.first = previous.first  # comments and attributes right above a definition
+                # or an import (``#[cfg(...)]`` on a ``use``)
                 result[-1] = item
                 continue
             if previous is not None and item.family in ("statements", "comment") \
@@ -133,7 +134,7 @@ class ScopeLayout:
                 following.first = item.first  # `class X {`, `return [` open the next definition
                 continue
             opened.append(item)
-        result = opened
+        result = _overloads_joined(opened)
         if len(result) > 1 and (self._closing_only(result[0]) or self._file_opening(result[0])):
             result[1].first = result[0].first
             del result[0]
@@ -177,6 +178,27 @@ class ScopeLayout:
                     stack.append(child)
         found.sort(key=lambda d: d.node.start_byte)
         return found
+
+
+#: Declarations without a body that a definition of the same name follows (TypeScript
+#: overloads: ``function f(a: string): string;``).
+_OVERLOADS = frozenset({"function_signature", "method_signature"})
+
+
+def _overloads_joined(items: list[Item]) -> list[Item]:
+    """Items where overload signatures open the definition of the same name they
+    precede, so a function's signatures and body are one unit (one chunk when they fit)."""
+    joined: list[Item] = []
+    for item in items:
+        previous = joined[-1] if joined else None
+        if previous is not None and previous.family == item.family == "definition" \
+                and all(d.node.type in _OVERLOADS for d in previous.definitions) \
+                and {d.name for d in previous.definitions} == {item.definitions[0].name}:
+            item.first = previous.first
+            joined[-1] = item
+            continue
+        joined.append(item)
+    return joined
 
 
 def _absorb(into: Item, item: Item) -> None:
