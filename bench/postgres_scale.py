@@ -53,6 +53,10 @@ CENTRES = 2_000
 VOCABULARY = 20_000
 SPEC = EmbeddingSpec("bench/random", DIM)
 FILTER = {"path": "src/dir7/**"}
+EF_SEARCH = 100
+#: Which text generator made a loaded table's postings (a table of another is reloaded).
+TEXTS = "2"
+LOAD_ONLY = False
 
 
 def unit_rows(rows: np.ndarray) -> np.ndarray:
@@ -70,8 +74,11 @@ def make_data(size: int, seed: int = 0) -> tuple[np.ndarray, list[str], list[str
     letters = "bcdfghjklmnpqrstvwxz"
     words = ["".join(letters[(i // 20 ** k) % 20] + "aeiou"[(i // 7 ** k) % 5] for k in range(4))
              for i in range(VOCABULARY)]  # letters only: the tokenizer splits letters from digits
-    # Zipf ranks past the 100 most frequent words, as a stopword list removes those
-    ranks = np.minimum(rng.zipf(1.1, size=size * 40) + 99, VOCABULARY) - 1
+    # Zipf (s = 1.1) over the vocabulary without its 100 most frequent words, as a stopword
+    # list removes those (TEXTS 1 clipped the unbounded tail onto the last word, which then
+    # held 35% of all tokens and sat in every chunk)
+    weights = np.arange(101, VOCABULARY + 1, dtype=np.float64) ** -1.1
+    ranks = rng.choice(np.arange(100, VOCABULARY), size=size * 40, p=weights / weights.sum())
     lengths = rng.integers(8, 41, size=size)
     texts, offset = [], 0
     for length in lengths:
@@ -130,61 +137,103 @@ def search_figures(store: VectorStore, vectors: np.ndarray, ids: list[str], meta
 
 
 @contextmanager
-def server(url: str | None) -> Iterator[PostgresServer]:
+def server(url: str | None, work_dir: Path | None) -> Iterator[PostgresServer]:
     if url:
         yield PostgresServer(url)
-    else:
-        with postgres_server() as started:
-            yield started
+        return
+    with postgres_server(work_dir / "postgres" if work_dir else None) as started:
+        wanted = {"shared_buffers": "2GB", "max_wal_size": "8GB", "work_mem": "64MB",
+                  "effective_cache_size": "8GB"}
+        current = {name: started.execute(f"SHOW {name}")[0][0] for name in wanted}
+        if current != wanted:  # sized for 1M chunks; a restart applies shared_buffers
+            for name, value in wanted.items():
+                started.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+            started.restart()
+        yield started
+
+
+def load_postgres(pg: PostgresServer, store: PostgresStore, sparse: PostgresSparseIndex,
+                  data: tuple) -> dict[str, float]:
+    """Rows by the store's upsert with the HNSW index dropped, then the postings, then the
+    index built (``CREATE INDEX``, both cores)."""
+    vectors, ids, texts, metadatas = data
+    size, tables = len(ids), store.tables
+    index = f'"bench"."{tables.table}_embedding_hnsw"'
+    definition = pg.execute(f"SELECT indexdef FROM pg_indexes WHERE schemaname = 'bench' "
+                            f"AND indexname = '{tables.table}_embedding_hnsw'")[0][0]
+    pg.execute(f"DROP INDEX {index}")
+    started = time.perf_counter()
+    for start in range(0, size, BATCH):
+        part = slice(start, start + BATCH)
+        store.upsert(ids[part], vectors[part], texts[part], metadatas[part])
+    load = time.perf_counter() - started
+    print(f"#   rows loaded in {load:.0f} s", flush=True)
+    started = time.perf_counter()
+    for start in range(0, size, BATCH):
+        part = slice(start, start + BATCH)
+        sparse.add(ids[part], texts[part], metadatas[part])
+    postings = time.perf_counter() - started
+    print(f"#   postings loaded in {postings:.0f} s", flush=True)
+    started = time.perf_counter()
+    with store.writer.cursor("bench") as cursor:
+        cursor.execute("SET maintenance_work_mem = '3GB'")
+        cursor.execute("SET max_parallel_maintenance_workers = 1")
+        cursor.execute(definition)
+        for table in (tables.chunks, tables.postings, tables.lengths, tables.terms):
+            cursor.execute(f"ANALYZE {table}")
+    build = time.perf_counter() - started
+    print(f"#   HNSW built in {build:.0f} s", flush=True)
+    return {"insert chunks/s": size / load, "BM25 postings chunks/s": size / postings,
+            "HNSW build s": build}
 
 
 def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[str],
-                   url: str | None) -> dict[str, float]:
+                   url: str | None, work_dir: Path | None) -> dict[str, float]:
+    """With ``work_dir`` the server's data stays there, and a table already loaded with
+    ``size`` chunks is searched again without reloading (its load figures are not re-measured)."""
     vectors, ids, texts, metadatas = data
-    with server(url) as pg:
-        pg.execute("SET maintenance_work_mem = '1GB'")
-        pg.execute("DROP SCHEMA IF EXISTS bench CASCADE")
-        pg.execute("CREATE SCHEMA bench")
-        settings = PostgresSettings(schema="bench", table=f"chunks_{size}", ef_search=100)
-        tables = Tables("bench", f"chunks_{size}")
+    table = f"chunks_{size}"
+    with server(url, work_dir) as pg:
+        tables = Tables("bench", table)
+        loaded = work_dir is not None and pg.execute(
+            f"SELECT to_regclass('bench.{table}_embedding_hnsw') IS NOT NULL")[0][0]
+        if loaded and pg.execute(f"SELECT count(*) FROM bench.{table}")[0][0] != size:
+            loaded = False
+        if loaded and pg.execute(f"SELECT value FROM bench.{table}_info "
+                                 f"WHERE key = 'bench_texts'") != [(TEXTS,)]:
+            loaded = False
+        if not loaded:
+            pg.execute(f"DROP TABLE IF EXISTS bench.{table} CASCADE")
+            pg.execute("CREATE SCHEMA IF NOT EXISTS bench")
+            for name in ("info", "postings", "lengths", "terms", "stats", "symbols", "files"):
+                pg.execute(f"DROP TABLE IF EXISTS bench.{table}_{name} CASCADE")
+        settings = PostgresSettings(schema="bench", table=table, ef_search=EF_SEARCH)
         store = PostgresStore(pg.url, tables, SPEC, settings)
-        index = f'"bench"."chunks_{size}_embedding_hnsw"'
-        definition = pg.execute(f"SELECT indexdef FROM pg_indexes WHERE schemaname = 'bench' "
-                                f"AND indexname = 'chunks_{size}_embedding_hnsw'")[0][0]
-        pg.execute(f"DROP INDEX {index}")
         sparse = PostgresSparseIndex(store.writer, store.reader, tables, Tokenizer())
-        started = time.perf_counter()
-        for start in range(0, size, BATCH):
-            part = slice(start, start + BATCH)
-            store.upsert(ids[part], vectors[part], texts[part], metadatas[part])
-        load = time.perf_counter() - started
-        started = time.perf_counter()
-        for start in range(0, size, BATCH):
-            part = slice(start, start + BATCH)
-            sparse.add(ids[part], texts[part], metadatas[part])
-        postings = time.perf_counter() - started
-        started = time.perf_counter()
-        with store.writer.cursor("bench") as cursor:
-            cursor.execute("SET maintenance_work_mem = '1GB'")
-            cursor.execute(definition)
-            cursor.execute(f"ANALYZE {tables.chunks}")
-            cursor.execute(f"ANALYZE {tables.postings}")
-            cursor.execute(f"ANALYZE {tables.lengths}")
-        build = time.perf_counter() - started
-        figures = {"insert chunks/s": size / load, "BM25 postings chunks/s": size / postings,
-                   "HNSW build s": build}
+        figures: dict[str, float] = {}
+        if not loaded:
+            figures |= load_postgres(pg, store, sparse, data)
+            store.set_info("bench_texts", TEXTS)
+        if LOAD_ONLY:
+            store.close()
+            return figures
         figures |= search_figures(store, vectors, ids, metadatas, probe)
-        hybrid = []
+        hybrid, sparse_times = [], []
         for query, text in zip(probe, texts_probe):
+            ms, _ = timed(lambda t=text: sparse.search(t, 100))
+            sparse_times.append(ms)
             ms, _ = timed(lambda q=query, t=text: (store.query(q, 100), sparse.search(t, 100)))
             hybrid.append(ms)
+        figures["sparse p50"] = statistics.median(sparse_times)
         figures["hybrid p50"] = statistics.median(hybrid)
         sizes = pg.execute(
             "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON "
-            "n.oid = c.relnamespace WHERE n.nspname = 'bench' AND c.relkind = 'r'")[0][0]
+            f"n.oid = c.relnamespace WHERE n.nspname = 'bench' AND c.relkind = 'r' "
+            f"AND c.relname LIKE '{table}%'")[0][0]
         figures["bytes/chunk"] = float(sizes) / size
         store.close()
-        pg.execute("DROP SCHEMA bench CASCADE")
+        if work_dir is None:
+            pg.execute("DROP SCHEMA bench CASCADE")
     return figures
 
 
@@ -214,13 +263,20 @@ def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> 
 
 
 def main() -> None:
+    global LOAD_ONLY, EF_SEARCH
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
     parser.add_argument("--stores", nargs="+", default=["postgres", "turboquant", "chroma"])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--url", help="a Postgres with pgvector (default: start one here)")
+    parser.add_argument("--work-dir", type=Path, help="keep the started server's data here "
+                        "and reuse a table already loaded (default: a temporary folder)")
+    parser.add_argument("--load-only", action="store_true",
+                        help="load Postgres into --work-dir and stop (search in a later run)")
+    parser.add_argument("--ef-search", type=int, default=EF_SEARCH)
     args = parser.parse_args()
+    LOAD_ONLY, EF_SEARCH = args.load_only, args.ef_search
     rows: list[tuple[str, int, dict[str, float]]] = []
     for size in args.sizes:
         started = time.perf_counter()
@@ -233,13 +289,17 @@ def main() -> None:
               f"made in {time.perf_counter() - started:.0f} s", flush=True)
         for kind in args.stores:
             if kind == "postgres":
-                figures = bench_postgres(size, data, probe, texts_probe, args.url)
+                figures = bench_postgres(size, data, probe, texts_probe, args.url, args.work_dir)
             else:
                 figures = bench_folder_store(kind, size, data, probe)
+            if LOAD_ONLY:
+                print(kind, size, figures, flush=True)
+                continue
             rows.append((kind, size, figures))
             print(kind, size, {k: round(v, 3) for k, v in figures.items()}, flush=True)
     columns = ["insert chunks/s", "HNSW build s", "dense p50", "dense p95", "dense recall@10",
-               "filtered p50", "filtered p95", "filtered recall@10", "hybrid p50", "bytes/chunk"]
+               "filtered p50", "filtered p95", "filtered recall@10", "sparse p50", "hybrid p50",
+               "bytes/chunk"]
     print("\n| store | chunks | " + " | ".join(columns) + " |")
     print("| --- | --- |" + " --- |" * len(columns))
     for kind, size, figures in rows:

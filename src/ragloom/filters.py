@@ -6,13 +6,16 @@
 in time linear in the path). A plain string with glob
 characters (``*?[``) under the ``path`` key is a glob. All conditions must hold, and as
 in Chroma a condition on a key a chunk does not have never holds (``$ne`` included).
+``{"$or": [{...}, {...}]}`` holds when one of its filters does, ``{"$and": [...]}`` when
+all do; they nest, and sit beside plain keys (``{"language": "python", "$or": [...]}``).
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragloom.globs import GlobError, compile_glob
@@ -21,6 +24,8 @@ from ragloom.types import Metadata, MetadataValue
 Filters = Mapping[str, Any]
 
 OPERATORS = ("$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte", "$glob")
+#: Operators combining whole filters, in place of a metadata key.
+LOGICAL = ("$and", "$or")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
@@ -31,6 +36,9 @@ class Condition:
     key: str
     operator: str
     value: Any
+    #: ``$in``/``$nin``: the values as a set, so a row is tested in O(1), not O(len(list))
+    #: (a 100,000-value list over 2,000 rows took 7 s compared value by value).
+    members: frozenset[Any] | None = field(default=None, compare=False, repr=False)
 
     def matches(self, metadata: Metadata) -> bool:
         if self.key not in metadata:
@@ -41,10 +49,12 @@ class Condition:
             return actual == self.value
         if op == "$ne":
             return actual != self.value
-        if op == "$in":
-            return actual in self.value
-        if op == "$nin":
-            return actual not in self.value
+        if op in ("$in", "$nin"):
+            try:
+                found = actual in (self.value if self.members is None else self.members)
+            except TypeError:  # an unhashable metadata value: compared one by one
+                found = actual in self.value
+            return found if op == "$in" else not found
         if op == "$glob":
             return compile_glob(self.value).matches(str(actual))
         if isinstance(actual, (str, bool)) or not isinstance(actual, (int, float)):
@@ -58,17 +68,42 @@ class Condition:
         return actual <= self.value  # $lte
 
 
-def compile_filters(filters: Filters | None) -> list[Condition]:
-    """Validate ``filters`` into conditions; a bad operator or value names the key."""
+@dataclass(frozen=True)
+class AnyOf:
+    """``$or``: holds when all conditions of one of its branches hold."""
+
+    branches: tuple[tuple[Condition | AnyOf, ...], ...]
+
+    def matches(self, metadata: Metadata) -> bool:
+        return any(matches_all(metadata, branch) for branch in self.branches)
+
+
+Node = Condition | AnyOf
+
+
+def compile_filters(filters: Filters | None) -> list[Node]:
+    """Validate ``filters`` into conditions that must all hold; a bad operator or value
+    names the key."""
     if not filters:
         return []
     if not isinstance(filters, Mapping):
         raise ValueError(f"filters must be a mapping of metadata key to condition, got {filters!r}")
-    conditions: list[Condition] = []
+    conditions: list[Node] = []
     for key, spec in filters.items():
         if not isinstance(key, str):
             raise ValueError(f"filter key {key!r} must be a string")
-        if isinstance(spec, Mapping):
+        if key in LOGICAL:
+            branches = _branches(key, spec)
+            if key == "$and":
+                conditions.extend(node for branch in branches for node in branch)
+            elif len(branches) == 1:
+                conditions.extend(branches[0])
+            else:
+                conditions.append(AnyOf(tuple(tuple(branch) for branch in branches)))
+        elif key.startswith("$"):
+            raise ValueError(f"unknown filter operator {key!r} in place of a key; valid: "
+                             f"{', '.join(LOGICAL)}")
+        elif isinstance(spec, Mapping):
             for operator, value in spec.items():
                 conditions.append(_condition(key, operator, value))
         elif key == "path" and isinstance(spec, str) and _GLOB_CHARS.search(spec):
@@ -78,15 +113,48 @@ def compile_filters(filters: Filters | None) -> list[Condition]:
     return conditions
 
 
+def _branches(operator: str, spec: Any) -> list[list[Node]]:
+    if isinstance(spec, (str, bytes, Mapping)) or not isinstance(spec, Iterable) or not spec:
+        raise ValueError(f"filter {operator} needs a non-empty list of filters, got {spec!r}")
+    branches = []
+    for item in spec:
+        if not isinstance(item, Mapping) or not item:
+            raise ValueError(f"filter {operator}: each item must be a non-empty filter mapping, "
+                             f"got {item!r}")
+        branches.append(compile_filters(item))
+    return branches
+
+
+def as_filters(conditions: Sequence[Node]) -> Filters:
+    """Compiled conditions back as a filter mapping (what a store's ``query`` accepts)."""
+    parts: list[dict[str, Any]] = []
+    for node in conditions:
+        if isinstance(node, AnyOf):
+            parts.append({"$or": [dict(as_filters(branch)) for branch in node.branches]})
+        else:
+            value = list(node.value) if node.operator in ("$in", "$nin") else node.value
+            parts.append({node.key: {node.operator: value}})
+    return parts[0] if len(parts) == 1 else {"$and": parts}
+
+
 def _condition(key: str, operator: str, value: Any) -> Condition:
+    if any(isinstance(item, float) and math.isnan(item) for item in
+           (value if isinstance(value, (list, tuple)) else [value])):
+        raise ValueError(f"filter on {key!r}: {operator} got NaN, which equals and orders with "
+                         f"nothing (the filter would silently match no chunk)")
     if operator not in OPERATORS:
         raise ValueError(
             f"filter on {key!r}: unknown operator {operator!r}; valid: {', '.join(OPERATORS)}"
         )
     if operator in ("$in", "$nin"):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value):
-            raise ValueError(f"filter on {key!r}: {operator} needs a non-empty list, got {value!r}")
-        return Condition(key, operator, tuple(value))
+        if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__") or not list(value):
+            raise ValueError(f"filter on {key!r}: {operator} needs a non-empty list, got {_short(value)}")
+        values = tuple(value)
+        wrong = [item for item in values if not isinstance(item, (str, int, float, bool))]
+        if wrong:
+            raise ValueError(f"filter on {key!r}: {operator} takes strings, numbers and booleans, "
+                             f"got {_short(wrong[0])}")
+        return Condition(key, operator, values, frozenset(values))
     if operator in ("$gt", "$gte", "$lt", "$lte") and (
         isinstance(value, bool) or not isinstance(value, (int, float))
     ):
@@ -103,7 +171,13 @@ def _condition(key: str, operator: str, value: Any) -> Condition:
     return Condition(key, operator, value)
 
 
-def matches_all(metadata: Metadata, conditions: list[Condition]) -> bool:
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to a length an error message can carry."""
+    text = repr(value)
+    return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
+
+
+def matches_all(metadata: Metadata, conditions: Sequence[Node]) -> bool:
     return all(condition.matches(metadata) for condition in conditions)
 
 
@@ -121,21 +195,40 @@ def resolve_globs(filters: Filters | None,
                   known_values: Callable[[str], Iterable[MetadataValue]]) -> Filters | None:
     """``filters`` with every ``$glob`` replaced by ``$in`` of the ``known_values(key)`` it
     matches, for stores that cannot match globs themselves (Chroma). Returns
-    MATCHES_NOTHING when some glob matches no known value."""
+    MATCHES_NOTHING when the filters can then match nothing (a glob matching no known
+    value, outside an ``$or`` with another way to match)."""
     conditions = compile_filters(filters)
-    if not any(c.operator == "$glob" for c in conditions):
+    if not _has_glob(conditions):
         return filters
-    resolved: dict[str, dict[str, Any]] = {}
-    for condition in conditions:
-        operator, value = condition.operator, condition.value
-        if operator == "$glob":
-            matching = {v for v in known_values(condition.key) if condition.matches({condition.key: v})}
-            operator, value = "$in", matching
-        spec = resolved.setdefault(condition.key, {})
-        if operator == "$in":
-            value = set(value) & set(spec["$in"]) if "$in" in spec else set(value)
-            if not value:
-                return MATCHES_NOTHING
-            value = sorted(value, key=str)
-        spec[operator] = value
-    return resolved
+    resolved = _resolved(conditions, known_values)
+    return MATCHES_NOTHING if resolved is None else as_filters(resolved)
+
+
+def _has_glob(conditions: Sequence[Node]) -> bool:
+    return any(any(_has_glob(branch) for branch in node.branches) if isinstance(node, AnyOf)
+               else node.operator == "$glob" for node in conditions)
+
+
+def _resolved(conditions: Sequence[Node],
+              known_values: Callable[[str], Iterable[MetadataValue]]) -> list[Node] | None:
+    """The conditions with globs as ``$in``; None when they can match nothing."""
+    out: list[Node] = []
+    for node in conditions:
+        if isinstance(node, AnyOf):
+            branches = [b for b in (_resolved(branch, known_values) for branch in node.branches)
+                        if b is not None]
+            if not branches:
+                return None
+            if len(branches) == 1:
+                out.extend(branches[0])
+            else:
+                out.append(AnyOf(tuple(tuple(branch) for branch in branches)))
+        elif node.operator == "$glob":
+            matching = sorted({v for v in known_values(node.key)
+                               if node.matches({node.key: v})}, key=str)
+            if not matching:
+                return None
+            out.append(Condition(node.key, "$in", tuple(matching), frozenset(matching)))
+        else:
+            out.append(node)
+    return out

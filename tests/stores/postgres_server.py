@@ -54,30 +54,42 @@ class PostgresServer:
 
 
 @contextmanager
-def postgres_server() -> Iterator[PostgresServer]:
-    """The server of RAGLOOM_TEST_POSTGRES_URL, else a bundled one started and stopped here."""
+def postgres_server(folder: Path | None = None) -> Iterator[PostgresServer]:
+    """The server of RAGLOOM_TEST_POSTGRES_URL, else a bundled one started and stopped here:
+    its data in a temporary folder, or kept in ``folder`` (benches reuse what they loaded)."""
     url = os.environ.get(URL_VARIABLE)
     if url:
         yield PostgresServer(url)
         return
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        with _started(folder) as server:
+            yield server
+        return
+    with tempfile.TemporaryDirectory(prefix="ragloom-pg-") as temporary, \
+            _started(Path(temporary)) as server:
+        yield server
+
+
+@contextmanager
+def _started(folder: Path) -> Iterator[PostgresServer]:
     with warnings.catch_warnings():  # platformdirs: XDG_RUNTIME_DIR is not set
         warnings.simplefilter("ignore")
         import pgserver
 
-    with tempfile.TemporaryDirectory(prefix="ragloom-pg-") as folder:
-        pgdata = Path(folder) / "pgdata"
-        pgdata.mkdir()
-        if hasattr(os, "geteuid") and os.geteuid() == 0:  # postgres refuses to run as root
-            os.chmod(folder, 0o755)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            handle = pgserver.get_server(pgdata, cleanup_mode="stop")
-        try:
-            server = PostgresServer(handle.get_uri(), handle)
-            server.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            yield server
-        finally:
-            handle.cleanup()
+    pgdata = folder / "pgdata"
+    pgdata.mkdir(exist_ok=True)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # postgres refuses to run as root
+        os.chmod(folder, 0o755)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        handle = pgserver.get_server(pgdata, cleanup_mode="stop")
+    try:
+        server = PostgresServer(handle.get_uri(), handle)
+        server.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        yield server
+    finally:
+        handle.cleanup()
 
 
 def available() -> bool:

@@ -16,7 +16,7 @@ import pytest
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
-from ragloom.errors import IndexLockedError, StoreError
+from ragloom.errors import IndexLockedError, IndexMismatchError, StoreError
 
 CHILD = Path(__file__).resolve().parent / "postgres_child.py"
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -100,10 +100,19 @@ def test_model_change_is_refused_not_dropped(postgres_server, postgres_schema, t
         a.index_directory()
         count = a.count()
     other = pg_config(postgres_server, postgres_schema, embedding_dim=64)
-    with pytest.raises(StoreError, match=r"never drops it"):
+    with pytest.raises(IndexMismatchError, match=r"never drops it implicitly; rebuild it on "
+                       r"purpose with 'ragloom index --rebuild'"):
         RAGEngine(other, tmp_path / "a")
     with RAGEngine(config, tmp_path / "a", read_only=True) as reader:
         assert reader.count() == count
+    # rebuilding on purpose, as with every store: dropped, then indexed again for 64-d
+    with RAGEngine(config, tmp_path / "b", read_only=True) as reader, \
+            pytest.raises(IndexMismatchError, match=r"reading never rebuilds"):
+        RAGEngine(other, tmp_path / "b", read_only=True)
+    with RAGEngine(other, tmp_path / "a", rebuild=True) as rebuilt:
+        rebuilt.index_directory()
+        assert rebuilt.count() == count
+        assert len(rebuilt.search("rocket orbit", top_k=2)) == 2
 
 
 def test_restart_between_calls_reconnects(postgres_server, postgres_schema, tmp_path: Path) -> None:

@@ -88,6 +88,49 @@ def test_sql_bm25_filters_and_feedback_equal_local(open_store) -> None:
         assert [s for _, s in ours] == pytest.approx([s for _, s in theirs], abs=1e-9), query
 
 
+def test_pruned_search_is_exact_and_skips_frequent_terms(open_store, monkeypatch) -> None:
+    """A frequent term's postings are only probed once rarer terms found k chunks whose
+    scores its best possible weight cannot beat; the top k stays the local BM25's, also
+    after deletes (whose bounds only grow looser) and with filters."""
+    from ragloom.retrieval import postgres_bm25
+
+    monkeypatch.setattr(postgres_bm25, "_SCAN_BELOW", 0)  # prune even this small corpus
+    rng = random.Random(3)
+    vocabulary = [f"w{i}" for i in range(300)]
+    ranks = [1 / (i + 1) for i in range(300)]
+    size = 1500
+    ids = [f"d{i:04d}" for i in range(size)]
+    texts = [" ".join(rng.choices(vocabulary, ranks, k=rng.randint(2, 40))) for _ in ids]
+    metadatas = [{"path": f"p{i % 4}.py", "chunk_index": i} for i in range(size)]
+    store = open_store()
+    state = owned_state(store, Tokenizer(), lambda text, meta: text, False)
+    store.upsert(ids, np.random.default_rng(0).normal(size=(size, DIM)).astype(np.float32),
+                 texts, metadatas)
+    state.sparse.add(ids, texts, metadatas)
+    local = SparseIndex(None, Tokenizer())
+    local.add(ids, texts, metadatas)
+    queries = ["w0 w150", "w1 w2 w200", "w0 w0 w77 w3", "w250 w5", "w0 w1", "w120 w121 w0"]
+    conditions = compile_filters({"path": {"$in": ["p1.py", "p2.py"]}})
+    pruned = 0
+    for _ in range(2):  # before and after deletes
+        for query in queries:
+            for k, where in ((5, None), (3, conditions)):
+                ours, theirs = state.sparse.search(query, k, where), local.search(query, k, where)
+                # the same scores; a chunk tied (up to float summation order) with the k-th
+                # may stand in for another, but every chunk has its local score
+                assert [s for _, s in ours] == pytest.approx([s for _, s in theirs], abs=1e-9)
+                every = dict(local.search(query, size, where))
+                assert all(score == pytest.approx(every[i], abs=1e-9) for i, score in ours), query
+                pruned += len(state.sparse.last_essential) < len(set(Tokenizer()(query)))
+        doomed = ids[::5]
+        store.delete(doomed)
+        local.remove(doomed)
+    assert pruned >= 8  # most searches left the frequent w0/w1/w2 postings unread
+    monkeypatch.undo()  # so few postings: one scan, every term read
+    state.sparse.search("w0 w150", 5)
+    assert len(state.sparse.last_essential) == len(set(Tokenizer()("w0 w150")))
+
+
 def test_deleting_chunks_deletes_their_postings(open_store) -> None:
     store = open_store()
     state, local = filled(store)

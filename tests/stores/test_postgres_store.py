@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ragloom.errors import IndexNotFoundError, StoreError
+from ragloom.errors import IndexLockedError, IndexMismatchError, IndexNotFoundError, StoreError
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.postgres import PostgresSettings, Tables
 from ragloom.stores.postgres.store import PostgresStore
@@ -70,15 +70,26 @@ def test_model_change_is_refused_and_nothing_dropped(open_store) -> None:
     assert open_store().count() == 4
 
 
-def test_model_change_rebuilds_when_asked(open_store) -> None:
+def test_model_change_offers_a_rebuild_on_purpose(open_store) -> None:
     store = open_store()
     ids, vectors, texts, metadatas = sample_rows()
     store.upsert(ids, vectors, texts, metadatas)
     store.close()
-    rebuilt = open_store(EmbeddingSpec("hash/test", 32), on_model_change="rebuild")
+    with pytest.raises(IndexMismatchError) as refused:
+        open_store(EmbeddingSpec("hash/test", 32))
+    writer = open_store()  # a writer holds the index: the rebuild is refused, nothing dropped
+    with pytest.raises(IndexLockedError, match="being written by another process: not rebuilt"):
+        refused.value.discard()
+    writer.close()
+    refused.value.discard()  # what RAGEngine(..., rebuild=True) calls
+    rebuilt = open_store(EmbeddingSpec("hash/test", 32))
     assert rebuilt.count() == 0
     rebuilt.upsert(["x"], np.ones((1, 32), dtype=np.float32), ["t"], [{}])
     assert [r.id for r in rebuilt.query(np.ones(32, dtype=np.float32), top_k=3)] == ["x"]
+    rebuilt.close()
+    with pytest.raises(IndexMismatchError) as reading:
+        PostgresStore(rebuilt.writer.url, rebuilt.tables, SPEC, read_only=True)
+    assert reading.value.discard is None and "reading never rebuilds" in str(reading.value)
 
 
 def test_create_false_refuses_to_create(open_store, postgres_server, postgres_schema) -> None:

@@ -28,6 +28,7 @@ from ragloom.apps.query_options import (
 from ragloom.apps.status_view import print_status
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
+from ragloom.prompt import one_line
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -95,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="what the index holds")
     status.add_argument("--json", action="store_true")
     status.add_argument("--check", action="store_true",
-                        help="also verify that store, BM25 index and manifest agree (exit 1 if not)")
+                        help="also verify every segment file's checksums and that store, BM25 "
+                             "index and manifest agree (exit 1 if not)")
     mcp = commands.add_parser("mcp", help="serve the index to MCP clients (stdio by default)")
     mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
@@ -236,7 +238,7 @@ def _ingest(engine: RAGEngine, files: list[Path], out, as_json: bool = False) ->
     if as_json:
         print(json.dumps(records, indent=2), file=out)
     for record in [] if as_json else records:
-        status, path = record["status"], record["path"]
+        status, path = record["status"], one_line(str(record["path"]))
         if status in ("missing", "skipped"):
             print(f"{status} {path}: {record['reason']}", file=out)
         elif status == "unchanged":

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragloom.config import RAGConfig
-from ragloom.types import SearchResult
+from ragloom.types import Metadata, SearchResult
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -139,16 +139,22 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
 
 
 def ranked_documents(engine: RAGEngine, results: Sequence[SearchResult]) -> list[str]:
-    """Document ids in rank order, each once: a chunk stands for the document (source id)
-    it came from, and a result standing for copies of its text for theirs too."""
+    """Document ids in rank order, each once: a chunk of an added text stands for its
+    document (source id), a chunk of a file for itself (its chunk id), and a result standing
+    for copies of its text for theirs too."""
     ranked: dict[str, None] = {}
     for result in results:
-        ranked.setdefault(str(result.metadata["source_id"]), None)
+        ranked.setdefault(document_id(result.id, result.metadata), None)
         copies = result.metadata.get("duplicate_ids")
         if copies:
             for chunk in engine.store.get(str(copies).split(",")):
-                ranked.setdefault(str(chunk.metadata["source_id"]), None)
+                ranked.setdefault(document_id(chunk.id, chunk.metadata), None)
     return list(ranked)
+
+
+def document_id(chunk_id: str, metadata: Metadata) -> str:
+    """The id a dev set judges: the source id of an added text, else the chunk's own id."""
+    return str(metadata.get("source_id", chunk_id))
 
 
 def run_eval(config: RAGConfig, dataset_dir: str | Path, modes: Sequence[str] = MODES,

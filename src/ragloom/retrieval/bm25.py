@@ -19,8 +19,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from ragloom.arrayfile import ArrayFile
 from ragloom.digests import key_hash
-from ragloom.filters import Condition, matches_all
+from ragloom.filters import Node, matches_all
 from ragloom.retrieval.bm25_segment import Segment
 from ragloom.segments import merge_start
 from ragloom.types import Metadata
@@ -139,6 +140,11 @@ class BM25Index:
     def __len__(self) -> int:
         return self._count
 
+    def files(self) -> list[ArrayFile]:
+        """The mapped files of the saved segments (for checking them)."""
+        with self._lock:
+            return [segment.file for segment in self._segments if segment.file is not None]
+
     def __contains__(self, doc_id: str) -> bool:
         return doc_id in self._ids_map()
 
@@ -217,7 +223,7 @@ class BM25Index:
         return all_slots[keep], np.concatenate(tfs)[keep].astype(np.float64)
 
     def top_k(self, query: Sequence[str] | dict[str, float], k: int,
-              conditions: list[Condition] | None = None) -> list[tuple[str, float]]:
+              conditions: list[Node] | None = None) -> list[tuple[str, float]]:
         """The ``k`` best (id, score) pairs among documents holding a query term, filters
         applied first. Scores can be negative in tiny corpora (Okapi idf), order still holds."""
         with self._lock:

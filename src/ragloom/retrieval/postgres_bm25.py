@@ -1,6 +1,11 @@
-"""BM25 in SQL: postings and document lengths in the index's database, scored by one
-grouped query with the same tokenizer and the same Okapi formula (k1, b, and rank-bm25's
-epsilon floor for negative idf) as ``retrieval.bm25``, so scores equal the local index's.
+"""BM25 in SQL: postings and document lengths in the index's database, scored by grouped
+queries with the same tokenizer and the same Okapi formula (k1, b, and rank-bm25's epsilon
+floor for negative idf) as ``retrieval.bm25``, so scores equal the local index's.
+
+A search reads the postings of its rarest terms in full and only probes a frequent term's
+postings for the chunks found (MaxScore): each term's best possible weight is bounded from
+its df, largest tf and smallest length, so the result is the exact top k, with today's idf
+and average length (nothing is precomputed that a later write would make stale).
 
 Writes join the writer's transaction, so a window's chunks and their postings commit
 together; deleting a chunk deletes its postings (foreign keys, ``ON DELETE CASCADE``).
@@ -9,12 +14,14 @@ together; deleting a chunk deletes its postings (foreign keys, ``ON DELETE CASCA
 from __future__ import annotations
 
 import logging
+import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from ragloom.chunking.context import IndexedText, plain_text
-from ragloom.filters import Condition
+from ragloom.filters import Condition, Node
 from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
@@ -27,25 +34,48 @@ logger = logging.getLogger("ragloom")
 K1, B, EPSILON = 1.5, 0.75, 0.25
 _PAGE = 2000
 
-_SCORE = """
-WITH q(term, weight) AS (SELECT * FROM unnest(%s::text[], %s::float8[])),
-stats AS MATERIALIZED (SELECT documents::float8 AS n, tokens::float8 AS total FROM {stats}),
-idf AS MATERIALIZED (
-  SELECT q.term, q.weight, ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5) AS idf
-  FROM q JOIN {terms} t USING (term), stats),
-idf_floor AS MATERIALIZED (
-  SELECT %s * avg(ln(stats.n - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5)) AS value
-  FROM {terms} t, stats),
-weighted AS MATERIALIZED (
-  SELECT idf.term, idf.weight * CASE WHEN idf.idf < 0 THEN (SELECT value FROM idf_floor)
-                                     ELSE idf.idf END AS weight,
-         %s * (1 - %s) AS base, %s * %s / (stats.total / stats.n) AS slope
-  FROM idf, stats)
-SELECT p.id, sum(w.weight * p.tf * (%s + 1) / (p.tf + w.base + w.slope * p.length)) AS score
-FROM {postings} p JOIN weighted w USING (term) {join}
-WHERE {where}
-GROUP BY p.id ORDER BY score DESC, p.id LIMIT %s
+#: One term's Okapi weight in one chunk: w = query weight x idf (floored), then
+#: w x tf x (k1 + 1) / (tf + k1 x (1 - b) + k1 x b / avgdl x length).
+_TERM = "w.weight * p.tf * %(k1_plus_1)s / (p.tf + %(base)s + %(slope)s * p.length)"
+
+#: Every posting of every query term, summed per chunk.
+_SCORE_ALL = f"""
+SELECT p.id, sum({_TERM}) AS score
+FROM unnest(%(terms)s::text[], %(weights)s::float8[]) AS w(term, weight)
+JOIN {{postings}} p ON p.term = w.term {{join}}
+WHERE {{where}}
+GROUP BY p.id ORDER BY score DESC, p.id LIMIT %(k)s
 """
+
+#: The chunks holding an essential term, each scored over every query term (the other
+#: terms' postings probed by (term, id), never scanned).
+_SCORE_ESSENTIAL = f"""
+SELECT c.id, sum({_TERM}) AS score
+FROM (SELECT DISTINCT p.id FROM unnest(%(essential)s::text[]) AS e(term)
+      JOIN {{postings}} p ON p.term = e.term {{join}} WHERE {{where}}) AS c
+CROSS JOIN unnest(%(terms)s::text[], %(weights)s::float8[]) AS w(term, weight)
+CROSS JOIN LATERAL (SELECT tf, length FROM {{postings}}  -- LIMIT 1: one primary-key probe
+                    WHERE term = w.term AND id = c.id LIMIT 1) AS p
+GROUP BY c.id ORDER BY score DESC, c.id LIMIT %(k)s
+"""
+
+#: What bounds each term's best weight in any chunk: its df, largest tf, smallest length.
+_BOUNDS = """
+SELECT s.documents, s.tokens, t.term, t.df, t.max_tf, t.min_length
+FROM {stats} s LEFT JOIN {terms} t ON t.term = ANY(%s)
+"""
+
+#: rank-bm25's floor for a negative idf: EPSILON x the mean idf of every term.
+_FLOOR = """
+SELECT %s * avg(ln(s.documents::float8 - t.df::float8 + 0.5) - ln(t.df::float8 + 0.5))
+FROM {terms} t, {stats} s
+"""
+
+#: A query whose terms have at most this many postings in all is scored in one scan.
+_SCAN_BELOW = 20_000
+
+#: Bounds are widened by this much, so float rounding never prunes a chunk that belongs.
+_MARGIN = 1e-6
 
 
 class PostgresSparseIndex:
@@ -59,6 +89,8 @@ class PostgresSparseIndex:
         self.text_of = text_of
         self.read_only = read_only
         self.path = None
+        #: The terms whose postings the last search read in full (the others were probed).
+        self.last_essential: list[str] = []
 
     def __len__(self) -> int:
         return int(self.reader.execute("count", f"SELECT documents FROM {self.tables.stats}")[0][0])
@@ -134,7 +166,7 @@ class PostgresSparseIndex:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def search(self, query: str, k: int, conditions: list[Condition] | None = None,
+    def search(self, query: str, k: int, conditions: list[Node] | None = None,
                feedback_docs: int = 0, feedback_terms: int = 10,
                feedback_weight: float = 0.5) -> list[tuple[str, float]]:
         """Top ``k`` (id, BM25 score), filters applied in SQL; with ``feedback_docs`` the
@@ -151,20 +183,74 @@ class PostgresSparseIndex:
         return hits[:k]
 
     def _top_k(self, weights: dict[str, float], k: int,
-               conditions: list[Condition] | None) -> list[tuple[str, float]]:
-        """One grouped query: idf from the postings' document frequencies (the negative-idf
-        floor is computed only when a term needs it), then the Okapi sum per chunk."""
-        where, where_params = conditions_clause(conditions or [], "c.metadata")
-        join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
+               conditions: list[Node] | None) -> list[tuple[str, float]]:
+        """The exact top ``k``, reading only the postings it has to (MaxScore): a chunk
+        holding only terms whose best possible weights sum below the k-th score found so
+        far cannot enter the top ``k``, so those terms' postings (a frequent term's long
+        list) are only probed for the chunks that hold a rarer term."""
+        plan = self._plan(weights)
+        if plan is None:
+            return []
+        okapi, bounds = plan
+        order = sorted(bounds, key=lambda term: (-bounds[term], term))
+        self.last_essential = list(order)
+        if any(weight <= 0 for weight in okapi["weights"]):
+            order = []  # a weight that is not positive: bounds prune nothing safely
+        df = okapi.pop("df")
+        postings = sum(df.values())
+        if postings <= _SCAN_BELOW:
+            order = []  # one scan of so few postings beats a round trip per pruning step
+        for count in range(1, len(order)):
+            essential = order[:count]
+            if sum(df[term] for term in essential) * len(order) > postings:
+                break  # probing every query term for that many chunks costs more than a scan
+            hits = self._run(_SCORE_ESSENTIAL, {**okapi, "essential": essential}, k,
+                             conditions)
+            rest = sum(bounds[term] for term in order[count:]) * (1 + _MARGIN)
+            if len(hits) >= k and rest < hits[k - 1][1]:
+                self.last_essential = essential
+                return hits
+        return self._run(_SCORE_ALL, okapi, k, conditions)
+
+    def _plan(self, weights: dict[str, float]) -> tuple[dict[str, Any], dict[str, float]] | None:
+        """The Okapi parameters of the query terms some chunk holds (each term's weight:
+        query weight x idf, a negative idf floored as rank-bm25 does), and each term's
+        largest possible weight in any chunk; None when no chunk holds a query term."""
         t = self.tables
-        sql = _SCORE.format(stats=t.stats, terms=t.terms, postings=t.postings, join=join, where=where)
-        terms = list(weights)
-        params = [terms, [float(w) for w in weights.values()], EPSILON, K1, B, K1, B, K1,
-                  *where_params, k]
-        rows = self.reader.execute("BM25 search", sql, params)
+        rows = self.reader.execute("BM25 search", _BOUNDS.format(stats=t.stats, terms=t.terms),
+                                   (list(weights),))
+        documents, tokens = float(rows[0][0]), float(rows[0][1])
+        found = [row[2:] for row in rows if row[2] is not None]
+        if not found:
+            return None
+        idf = {term: math.log(documents - df + 0.5) - math.log(df + 0.5)
+               for term, df, _, _ in found}
+        floor = 0.0
+        if any(value < 0 for value in idf.values()):
+            floor = float(self.reader.execute("BM25 search", _FLOOR.format(
+                stats=t.stats, terms=t.terms), (EPSILON,))[0][0])
+        base, slope = K1 * (1 - B), K1 * B / (tokens / documents)
+        terms = [term for term, _, _, _ in found]
+        term_weights = [weights[term] * (idf[term] if idf[term] >= 0 else floor) for term in terms]
+        bounds = {term: weight * (K1 + 1) * max_tf / (max_tf + base + slope * min_length)
+                  for (term, _, max_tf, min_length), weight in zip(found, term_weights)}
+        okapi = {"terms": terms, "weights": term_weights, "k1_plus_1": K1 + 1, "base": base,
+                 "slope": slope, "df": {term: df for term, df, _, _ in found}}
+        return okapi, bounds
+
+    def _run(self, template: str, params: dict[str, Any], k: int,
+             conditions: list[Node] | None) -> list[tuple[str, float]]:
+        where, where_params = conditions_clause(conditions or [], "c.metadata")
+        # the filter's positional placeholders as named ones, beside the query's
+        names = iter(range(len(where_params)))
+        where = re.sub(r"%%|%s", lambda m: m[0] if m[0] == "%%" else f"%(f{next(names)})s", where)
+        join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
+        sql = template.format(postings=self.tables.postings, join=join, where=where)
+        values = {**params, "k": k, **{f"f{i}": value for i, value in enumerate(where_params)}}
+        rows = self.reader.execute("BM25 search", sql, values)
         return [(doc_id, float(score)) for doc_id, score in rows]
 
-    def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
+    def defining(self, query: str, conditions: list[Node] | None = None) -> list[str]:
         """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
         names = query_names(query)
         if not names:

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from ragloom.config.tables import RetrievalConfig
-from ragloom.filters import MATCHES_NOTHING, Condition, Filters
+from ragloom.filters import MATCHES_NOTHING, Filters, Node
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 from ragloom.types import RetrieverHit, SearchResult
@@ -29,7 +29,7 @@ class Query:
     text: str
     vector: np.ndarray
     filters: Filters | None = None
-    conditions: list[Condition] = field(default_factory=list)
+    conditions: list[Node] = field(default_factory=list)
     #: ``filters`` as the vector store takes them (globs resolved when it cannot match
     #: them; MATCHES_NOTHING when a glob matches nothing).
     store_filters: Filters | None = None

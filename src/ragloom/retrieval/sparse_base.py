@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ragloom.filters import Condition
+from ragloom.filters import Node
 from ragloom.stores.base import VectorStore
 from ragloom.types import Metadata, MetadataValue
 
@@ -32,13 +32,13 @@ class SparseBackend(Protocol):
 
     def clear(self) -> None: ...
 
-    def search(self, query: str, k: int, conditions: list[Condition] | None = None,
+    def search(self, query: str, k: int, conditions: list[Node] | None = None,
                feedback_docs: int = 0, feedback_terms: int = 10,
                feedback_weight: float = 0.5) -> list[tuple[str, float]]:
         """The ``k`` best (id, score) pairs for ``query``, filters applied before ranking."""
         ...
 
-    def defining(self, query: str, conditions: list[Condition] | None = None) -> list[str]:
+    def defining(self, query: str, conditions: list[Node] | None = None) -> list[str]:
         """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
         ...
 

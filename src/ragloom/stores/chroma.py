@@ -29,7 +29,7 @@ from ragloom.errors import (
     ReadOnlyError,
     StoreError,
 )
-from ragloom.filters import Condition, Filters, compile_filters
+from ragloom.filters import AnyOf, Filters, Node, compile_filters
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.chroma_texts import ChromaTexts
@@ -301,17 +301,19 @@ class ChromaVectorStore:
             raise StoreError(f"Chroma {method} failed on collection {self._collection_name!r} at "
                              f"{self.location}: {type(exc).__name__}: {exc}") from exc
 
-    def _where(self, conditions: list[Condition]) -> dict[str, Any] | None:
-        """The Chroma ``where`` clause for ``conditions``."""
+    def _where(self, conditions: Sequence[Node]) -> dict[str, Any] | None:
+        """The Chroma ``where`` clause for ``conditions`` (``$or`` as Chroma's ``$or``)."""
         clauses: list[dict[str, Any]] = []
-        for condition in conditions:
-            if condition.operator == "$glob":
-                raise ValueError(f"filter on {condition.key!r}: the Chroma store cannot match "
+        for node in conditions:
+            if isinstance(node, AnyOf):
+                clauses.append({"$or": [self._where(branch) for branch in node.branches]})
+            elif node.operator == "$glob":
+                raise ValueError(f"filter on {node.key!r}: the Chroma store cannot match "
                                  f"$glob itself; search through RAGEngine, which resolves globs")
-            if condition.operator in ("$in", "$nin"):
-                clauses.append({condition.key: {condition.operator: list(condition.value)}})
+            elif node.operator in ("$in", "$nin"):
+                clauses.append({node.key: {node.operator: list(node.value)}})
             else:
-                clauses.append({condition.key: {condition.operator: condition.value}})
+                clauses.append({node.key: {node.operator: node.value}})
         if not clauses:
             return None
         return clauses[0] if len(clauses) == 1 else {"$and": clauses}

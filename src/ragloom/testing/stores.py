@@ -107,6 +107,25 @@ class StoreConformance:
         assert ids({"language": "python", "kind": "class"}) == {"a1"}
         assert ids({"language": "cobol"}) == set()
 
+    def test_filter_and_or(self, store: VectorStore) -> None:
+        def ids(filters: dict) -> set[str]:
+            return {r.id for r in store.query(unit(1), top_k=10, filters=filters)}
+
+        assert ids({"$or": [{"language": "markdown"}, {"kind": "class"}]}) == {"a1", "b0"}
+        assert ids({"language": "python",
+                    "$or": [{"kind": "class"}, {"chunk_index": {"$gte": 5}}]}) == {"a1"}
+        assert ids({"$and": [{"language": {"$ne": "text"}},
+                             {"$or": [{"chunk_index": {"$gt": 0}}, {"kind": "section"}]}]}) == {"a1", "b0"}
+        assert ids({"$or": [{"start_line": {"$lt": 10}}, {"language": "cobol"}]}) == {"c0"}
+        assert ids({"$or": [{"language": "cobol"}, {"kind": "macro"}]}) == set()
+        assert ids({"$and": [{"language": "python"}]}) == {"a0", "a1"}
+        for bad, message in (({"$or": []}, r"\$or needs a non-empty list of filters"),
+                             ({"$and": {"language": "python"}}, r"\$and needs a non-empty list"),
+                             ({"$or": [{"language": "text"}, "c0"]}, r"each item must be"),
+                             ({"$xor": [{"language": "text"}]}, r"unknown filter operator '\$xor'")):
+            with pytest.raises(ValueError, match=message):
+                store.query(unit(1), top_k=10, filters=bad)
+
     def test_glob_filters_or_a_clear_refusal(self, store: VectorStore) -> None:
         """A store matching globs itself must match them as ``ragloom.filters`` does; one
         that cannot must refuse them (the searcher resolves globs for it)."""

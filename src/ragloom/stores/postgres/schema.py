@@ -12,7 +12,8 @@
     model         text NOT NULL        -- embedding model identity, e.g. "local/all-MiniLM-L6-v2"
 
 Beside it: ``<table>_info`` (key/value: layout version, model, dimension, tokenizer),
-``<table>_postings``, ``<table>_lengths``, ``<table>_terms`` and ``<table>_stats`` (the BM25
+``<table>_postings``, ``<table>_lengths``, ``<table>_terms`` (document frequency, and the
+largest tf and smallest length among a term's postings) and ``<table>_stats`` (the BM25
 index and its statistics, kept by triggers), ``<table>_symbols`` (the names chunks define),
 ``<table>_files`` (the manifest) and ``<table>_embeddings`` (the embedding cache, shared by
 every writer).
@@ -25,7 +26,7 @@ from typing import Any
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 
 #: Bumped only with a migration; a table of another layout is refused, never altered.
-LAYOUT_VERSION = "1"
+LAYOUT_VERSION = "2"
 
 
 def create_statements(tables: Tables, dimension: int, settings: PostgresSettings) -> list[str]:
@@ -52,7 +53,8 @@ def create_statements(tables: Tables, dimension: int, settings: PostgresSettings
         f"CREATE TABLE IF NOT EXISTS {t.postings} (term text NOT NULL, id text NOT NULL "
         f"REFERENCES {t.chunks} ON DELETE CASCADE, tf integer NOT NULL, length integer NOT NULL, "
         f"PRIMARY KEY (term, id))",
-        f"CREATE TABLE IF NOT EXISTS {t.terms} (term text PRIMARY KEY, df integer NOT NULL)",
+        f"CREATE TABLE IF NOT EXISTS {t.terms} (term text PRIMARY KEY, df integer NOT NULL, "
+        f"max_tf integer NOT NULL, min_length integer NOT NULL)",
         f"CREATE TABLE IF NOT EXISTS {t.stats} (one boolean PRIMARY KEY DEFAULT TRUE CHECK (one), "
         f"documents bigint NOT NULL, tokens bigint NOT NULL)",
         f"INSERT INTO {t.stats} VALUES (TRUE, 0, 0) ON CONFLICT DO NOTHING",
@@ -71,7 +73,9 @@ def create_statements(tables: Tables, dimension: int, settings: PostgresSettings
 
 def _counting_triggers(t: Tables) -> list[str]:
     """Statement triggers keeping the BM25 statistics (documents, tokens, document frequency
-    of each term) in step with the postings, in the same transaction as every change."""
+    of each term) in step with the postings, in the same transaction as every change.
+    A term's ``max_tf`` and ``min_length`` (bounds of its best possible BM25 weight, which
+    lets a search skip its postings) only grow looser on a delete: still bounds."""
     function = t.name("_bm25_counts")
     body = f"""
 CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $body$
@@ -85,8 +89,10 @@ BEGIN
         tokens = tokens - (SELECT coalesce(sum(length), 0) FROM changed_old);
     END IF;
   ELSIF TG_OP = 'INSERT' THEN
-    INSERT INTO {t.terms} SELECT term, count(*) FROM changed_new GROUP BY term
-      ON CONFLICT (term) DO UPDATE SET df = {t.terms}.df + excluded.df;
+    INSERT INTO {t.terms} SELECT term, count(*), max(tf), min(length) FROM changed_new
+      GROUP BY term ON CONFLICT (term) DO UPDATE SET df = {t.terms}.df + excluded.df,
+        max_tf = greatest({t.terms}.max_tf, excluded.max_tf),
+        min_length = least({t.terms}.min_length, excluded.min_length);
   ELSE
     UPDATE {t.terms} SET df = {t.terms}.df - gone.n
       FROM (SELECT term, count(*) AS n FROM changed_old GROUP BY term) gone

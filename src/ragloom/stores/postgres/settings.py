@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ragloom.errors import ConfigError
+from ragloom.errors import REBUILD_HINT, ConfigError
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -31,9 +31,16 @@ class PostgresSettings(BaseModel):
     create: bool = True
     #: How long a second writer waits for the first to close before IndexLockedError.
     wait_for_writer_seconds: float = Field(0.0, ge=0, le=86400)
-    #: What opening the index for another embedding model or dimension does: "refuse"
-    #: (StoreError; a shared index is never dropped implicitly) or "rebuild" (drop its rows).
-    on_model_change: Literal["refuse", "rebuild"] = "refuse"
+    #: Removed: another model is refused like every store's, unless rebuilding on purpose.
+    on_model_change: Any = Field(None, exclude=True)
+
+    @field_validator("on_model_change")
+    @classmethod
+    def _removed(cls, value: Any) -> None:
+        if value is not None:
+            raise ValueError(f"removed (it was {value!r}): an index built with another "
+                             f"embedding model is refused like every store's; {REBUILD_HINT}")
+        return None
 
 
 def table_name(collection_name: str) -> str:

@@ -3,8 +3,9 @@
 
 Any number of processes on any number of machines read and write the same index: readers
 see committed versions through MVCC, and a writer's change of a window of files is one
-transaction. A table built for another embedding model or dimension is refused (or
-rebuilt when ``on_model_change = "rebuild"``): a shared index is never dropped implicitly.
+transaction. A table built for another embedding model or dimension is refused
+(IndexMismatchError) unless the engine rebuilds on purpose (``rebuild=True``, ``ragloom
+index --rebuild``): a shared index is never dropped implicitly.
 """
 
 from __future__ import annotations
@@ -13,12 +14,20 @@ import logging
 import os
 import socket
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ragloom.embeddings.base import l2_normalize
-from ragloom.errors import IndexNotFoundError, ReadOnlyError, StoreError
+from ragloom.errors import (
+    REBUILD_HINT,
+    IndexLockedError,
+    IndexMismatchError,
+    IndexNotFoundError,
+    ReadOnlyError,
+    StoreError,
+)
 from ragloom.filters import Filters
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.postgres.connection import Database, psycopg
@@ -122,22 +131,12 @@ class PostgresStore:
 
     def _model_changed(self, built: tuple[str | None, str | None],
                        wanted: tuple[str, str]) -> None:
-        described = f"{built[0]} ({built[1]}-d)"
-        if self.read_only or self.settings.on_model_change == "refuse":
-            raise StoreError(
-                f"the index at {self.location} was built with {described}, not {wanted[0]} "
-                f"({wanted[1]}-d); it is shared, so ragloom never drops it implicitly: use the "
-                f"model it was built with, another table, or set [rag.vector_store.postgres] "
-                f"on_model_change = \"rebuild\" to drop and rebuild it")
-        logger.warning("index at %s was built with %s; rebuilding it for %s (%s-d) as "
-                       "on_model_change = \"rebuild\" asks", self.location, described, *wanted)
-        t = self.tables
-        with self.writer.transaction("rebuild"):
-            self.writer.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (lock_key(t) ^ _DDL,))
-            for table in dropped_tables(t):
-                self.writer.execute("rebuild", f"DROP TABLE IF EXISTS {table}")
-            self.writer.execute("rebuild", f"DROP FUNCTION IF EXISTS {t.name('_bm25_counts')}()")
-        self._create()
+        reading = " (reading never rebuilds)" if self.read_only else ""
+        raise IndexMismatchError(
+            f"the index at {self.location} was built with {built[0]} ({built[1]}-d), not "
+            f"{wanted[0]} ({wanted[1]}-d): it is shared, so ragloom never drops it "
+            f"implicitly{reading}; {REBUILD_HINT}",
+            None if self.read_only else partial(drop_index, self.writer.url, self.tables))
 
     def info(self, key: str) -> str | None:
         """A value of the index's ``_info`` table (model, dimension, layout, ...)."""
@@ -222,8 +221,9 @@ class PostgresStore:
         if query.shape[0] != self._embedding.dimension:
             raise ValueError(f"query vector has dimension {query.shape[0]}, the index holds "
                              f"{self._embedding.dimension}")
-        sql = (f"SELECT id, text, metadata, embedding <=> %s AS distance FROM {self.tables.chunks} "
-               f"WHERE {where} ORDER BY embedding <=> %s LIMIT %s")
+        # the vector in binary: no float formatting here nor parsing on the server
+        sql = (f"SELECT id, text, metadata, embedding <=> %b AS distance FROM {self.tables.chunks} "
+               f"WHERE {where} ORDER BY embedding <=> %b LIMIT %s")
         width = str(max(self.settings.ef_search, min(top_k, 1000)))  # HNSW finds ef_search rows
         with self.reader.cursor("search") as cursor:
             if self.reader.session.get("hnsw.ef_search") != width:
@@ -256,6 +256,24 @@ class PostgresStore:
 
     def count(self) -> int:
         return int(self.reader.execute("count", f"SELECT count(*) FROM {self.tables.chunks}")[0][0])
+
+
+def drop_index(url: str, tables: Tables) -> None:
+    """For a rebuild on purpose: drop every table of the index (nothing else), unless a
+    writer holds it (IndexLockedError); readers' open searches finish first."""
+    database = Database(url, f"ragloom rebuild {socket.gethostname()} pid {os.getpid()}")
+    try:
+        with database.transaction("rebuild"):
+            database.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (lock_key(tables) ^ _DDL,))
+            if not database.execute("rebuild", "SELECT pg_try_advisory_xact_lock(%s)",
+                                    (lock_key(tables),))[0][0]:
+                raise IndexLockedError(f"the index at {database.where} table {tables.label} is "
+                                       f"being written by another process: not rebuilt")
+            for table in dropped_tables(tables):
+                database.execute("rebuild", f"DROP TABLE IF EXISTS {table}")
+            database.execute("rebuild", f"DROP FUNCTION IF EXISTS {tables.name('_bm25_counts')}()")
+    finally:
+        database.close()
 
 
 def _array(vector: Any) -> np.ndarray:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from ragloom.filters import Condition, Filters, compile_filters, glob_regex
+from ragloom.filters import AnyOf, Condition, Filters, Node, compile_filters, glob_regex
 
 _GLOB_SPECIAL = re.compile(r"[*?\[]")
 _COMPARISONS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
@@ -22,14 +23,20 @@ def where_clause(filters: Filters | None, column: str = "metadata") -> tuple[str
     return conditions_clause(compile_filters(filters), column)
 
 
-def conditions_clause(conditions: list[Condition], column: str = "metadata") -> tuple[str, list[Any]]:
-    """``(sql, params)`` for compiled conditions (``"TRUE"`` when there are none)."""
+def conditions_clause(conditions: Sequence[Node], column: str = "metadata") -> tuple[str, list[Any]]:
+    """``(sql, params)`` for compiled conditions (``"TRUE"`` when there are none); an
+    ``$or`` is an ``OR`` of its branches' clauses."""
     if not conditions:
         return "TRUE", []
     parts: list[str] = []
     params: list[Any] = []
-    for condition in conditions:
-        sql, values = _condition(condition, column)
+    for node in conditions:
+        if isinstance(node, AnyOf):
+            branches = [conditions_clause(branch, column) for branch in node.branches]
+            sql = " OR ".join(f"({branch})" for branch, _ in branches)
+            values = [value for _, branch_values in branches for value in branch_values]
+        else:
+            sql, values = _condition(node, column)
         parts.append(sql)
         params.extend(values)
     return " AND ".join(f"({part})" for part in parts), params
@@ -70,4 +77,5 @@ def literal(text: str) -> str:
     """``text`` as a SQL string literal (standard_conforming_strings, on since Postgres 9.1)."""
     if "\x00" in text:
         raise ValueError(f"filter key {text!r} contains a NUL character")
-    return "'" + text.replace("'", "''") + "'"
+    # a % would read as a parameter placeholder: doubled, psycopg sends one
+    return "'" + text.replace("'", "''").replace("%", "%%") + "'"
