@@ -1323,11 +1323,321 @@ def u_npm_token_in_yarnrc(rng: random.Random) -> Case:
                 f'npmRegistries:\n  "https://registry.npmjs.org":\n    npmAuthToken: "{token}"\n', [token])
 
 
+# --- second unseen set (issue 27, second attack): formats and file types none of the sets
+# above has, written from the providers' documented token formats before the detector was
+# looked at again; measured before any fix ------------------------------------------------
+SECOND: list[Callable[[random.Random], Case]] = []
+
+
+def second(make: Callable[[random.Random], Case]) -> Callable[[random.Random], Case]:
+    SECOND.append(make)
+    return make
+
+
+BASE32_LOWER = LOWER + "234567"
+
+
+@second
+def s_xai_in_r(rng: random.Random) -> Case:
+    key = "xai-" + rand(rng, ALNUM, 80)
+    return Case("second", "xai-key", "analysis/setup.R",
+                f'library(httr2)\nSys.setenv(XAI_API_KEY = "{key}")\nresp <- request(base_url) |>\n'
+                "  req_perform()\n", [key])
+
+
+@second
+def s_openrouter_in_lua(rng: random.Random) -> Case:
+    key = "sk-or-v1-" + rand(rng, HEX, 64)
+    return Case("second", "openrouter-key", "nvim/lua/plugins/ai.lua",
+                'return {\n  "olimorris/codecompanion.nvim",\n  opts = {\n    adapters = {\n'
+                f'      openrouter = {{ api_key = "{key}", model = "anthropic/claude-3.5-sonnet" }},\n'
+                "    },\n  },\n}\n", [key])
+
+
+@second
+def s_langsmith_in_envrc(rng: random.Random) -> Case:
+    key = "lsv2_pt_" + rand(rng, HEX, 32) + "_" + rand(rng, HEX, 10)
+    return Case("second", "langsmith-key", ".envrc",
+                f"layout python3\nexport LANGCHAIN_TRACING_V2=true\nexport LANGSMITH_API_KEY={key}\n", [key])
+
+
+@second
+def s_pinecone_in_elixir(rng: random.Random) -> Case:
+    key = "pcsk_" + rand(rng, ALNUM, 6) + "_" + rand(rng, ALNUM, 64)
+    return Case("second", "pinecone-key", "config/runtime.exs",
+                "import Config\n\nconfig :search, Search.Vectors,\n"
+                f'  api_key: "{key}",\n  index: "docs-prod"\n', [key])
+
+
+@second
+def s_render_in_justfile(rng: random.Random) -> Case:
+    key = "rnd_" + rand(rng, ALNUM, 28)
+    return Case("second", "render-key", "Justfile",
+                f'export RENDER_API_KEY := "{key}"\n\ndeploy:\n    render deploys create srv-abc123\n',
+                [key])
+
+
+@second
+def s_planetscale_in_go_struct(rng: random.Random) -> Case:
+    secret = "pscale_pw_" + rand(rng, B64URL, 43)
+    return Case("second", "planetscale-password", "internal/db/db.go",
+                "cfg := mysql.Config{\n\tUser:   \"k3v9q2m1x8\",\n"
+                f'\tPasswd: "{secret}",\n\tNet:    "tcp",\n\tAddr:   "aws.connect.psdb.cloud",\n}}\n',
+                [secret])
+
+
+@second
+def s_buildkite_in_pipeline(rng: random.Random) -> Case:
+    token = "bkua_" + rand(rng, HEX, 40)
+    return Case("second", "buildkite-token", ".buildkite/pipeline.yml",
+                "steps:\n  - label: ':rocket: release'\n    command: scripts/release.sh\n    env:\n"
+                f"      BUILDKITE_API_TOKEN: {token}\n", [token])
+
+
+@second
+def s_sourcegraph_in_vscode_settings(rng: random.Random) -> Case:
+    token = "sgp_" + rand(rng, HEX, 16) + "_" + rand(rng, HEX, 40)
+    return Case("second", "sourcegraph-token", ".vscode/settings.json",
+                '{\n  "editor.formatOnSave": true,\n  "cody.serverEndpoint": "https://sourcegraph.acme.dev",\n'
+                f'  "cody.accessToken": "{token}"\n}}\n', [token])
+
+
+@second
+def s_dynatrace_in_helm_values(rng: random.Random) -> Case:
+    token = "dt0c01." + rand(rng, UPPER + DIGITS, 24) + "." + rand(rng, UPPER + DIGITS, 64)
+    return Case("second", "dynatrace-token", "charts/app/values-prod.yaml",
+                "oneagent:\n  enabled: true\n  apiUrl: https://abc12345.live.dynatrace.com/api\n"
+                f"  apiToken: {token}\n", [token])
+
+
+@second
+def s_contentful_in_gatsby(rng: random.Random) -> Case:
+    token = "CFPAT-" + rand(rng, B64URL, 43)
+    return Case("second", "contentful-token", "gatsby-config.js",
+                "module.exports = {\n  plugins: [{\n    resolve: 'gatsby-source-contentful',\n"
+                f"    options: {{ spaceId: 'x1y2z3', accessToken: process.env.CF_TOKEN || '{token}' }},\n"
+                "  }],\n};\n", [token])
+
+
+@second
+def s_asana_in_swift(rng: random.Random) -> Case:
+    token = f"2/{rng.randint(10**15, 10**16 - 1)}/{rng.randint(10**15, 10**16 - 1)}:" + rand(rng, HEX, 32)
+    return Case("second", "asana-token", "Sources/Sync/AsanaClient.swift",
+                f'struct AsanaClient {{\n    let token = "{token}"\n    let workspace = "acme"\n}}\n',
+                [token])
+
+
+@second
+def s_azure_devops_pat_in_nuget_config(rng: random.Random) -> Case:
+    pat = rand(rng, BASE32_LOWER, 52)
+    return Case("second", "azure-devops-pat", "NuGet.Config",
+                '<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n  <packageSourceCredentials>\n'
+                '    <AcmeFeed>\n      <add key="Username" value="build" />\n'
+                f'      <add key="ClearTextPassword" value="{pat}" />\n'
+                "    </AcmeFeed>\n  </packageSourceCredentials>\n</configuration>\n", [pat])
+
+
+@second
+def s_twitch_irc_in_python(rng: random.Random) -> Case:
+    token = rand(rng, LOWER + DIGITS, 30)
+    return Case("second", "twitch-oauth", "bot/irc.py",
+                "sock = socket.create_connection(('irc.chat.twitch.tv', 6667))\n"
+                f"sock.send(b'PASS oauth:{token}\\r\\n')\nsock.send(b'NICK acme_bot\\r\\n')\n", [token])
+
+
+@second
+def s_swarm_join_token(rng: random.Random) -> Case:
+    token = "SWMTKN-1-" + rand(rng, LOWER + DIGITS, 50) + "-" + rand(rng, LOWER + DIGITS, 25)
+    return Case("second", "swarm-join-token", "provision/join-worker.sh",
+                f"#!/bin/sh\ndocker swarm join --token {token} 10.0.0.10:2377\n", [token])
+
+
+@second
+def s_kafka_jaas(rng: random.Random) -> Case:
+    secret = rand(rng, B64, 64)
+    return Case("second", "kafka-jaas", "client.properties",
+                "bootstrap.servers=pkc-abcd.eu-west-1.aws.confluent.cloud:9092\nsecurity.protocol=SASL_SSL\n"
+                "sasl.mechanism=PLAIN\n"
+                "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+                f'required username="{rand(rng, UPPER + DIGITS, 16)}" password="{secret}";\n', [secret])
+
+
+@second
+def s_wireguard(rng: random.Random) -> Case:
+    key = b64(rng, 32)
+    return Case("second", "wireguard-key", "wg0.conf",
+                f"[Interface]\nAddress = 10.8.0.2/24\nPrivateKey = {key}\nDNS = 1.1.1.1\n\n[Peer]\n"
+                f"PublicKey = {b64(rng, 32)}\nEndpoint = vpn.acme.dev:51820\nAllowedIPs = 0.0.0.0/0\n", [key])
+
+
+@second
+def s_openvpn_static_key(rng: random.Random) -> Case:
+    lines = [rand(rng, HEX, 32) for _ in range(16)]
+    label = "OpenVPN Static key V1"
+    block = "\n".join([f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"])
+    return Case("second", "openvpn-static-key", "client.ovpn",
+                "client\ndev tun\nproto udp\nremote vpn.acme.dev 1194\nkey-direction 1\n"
+                f"<tls-auth>\n{block}\n"
+                "</tls-auth>\n", [lines[7]])
+
+
+@second
+def s_putty_ppk(rng: random.Random) -> Case:
+    private = b64(rng, 48)
+    return Case("second", "putty-private-key", "keys/deploy.ppk",
+                "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy@build\n"
+                f"Public-Lines: 2\n{b64(rng, 48)}\n{b64(rng, 3)}\nPrivate-Lines: 1\n{private}\n"
+                f"Private-MAC: {rand(rng, HEX, 64)}\n", [private])
+
+
+@second
+def s_kubeconfig_client_key(rng: random.Random) -> Case:
+    data = b64(rng, 240)
+    return Case("second", "kubeconfig-key", "kubeconfig",
+                "apiVersion: v1\nkind: Config\nusers:\n- name: admin\n  user:\n"
+                f"    client-certificate-data: {b64(rng, 120)}\n    client-key-data: {data}\n", [data])
+
+
+@second
+def s_gradle_signing(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("second", "gradle-password", "app/build.gradle",
+                "android {\n    signingConfigs {\n        release {\n"
+                "            storeFile file('release.jks')\n"
+                f"            storePassword \"{secret}\"\n            keyAlias 'release'\n"
+                "        }\n    }\n}\n",
+                [secret])
+
+
+@second
+def s_redis_url_without_user(rng: random.Random) -> Case:
+    secret = rand(rng, ALNUM, 32)
+    return Case("second", "url-password", "config/cable.yml",
+                f"production:\n  adapter: redis\n  url: rediss://:{secret}@cache.acme.internal:6380/1\n",
+                [secret])
+
+
+@second
+def s_jdbc_query_password_hocon(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("second", "jdbc-password", "conf/application.conf",
+                "db.default {\n  driver = org.postgresql.Driver\n"
+                f'  url = "jdbc:postgresql://db:5432/app?user=app&password={secret}&ssl=true"\n}}\n',
+                [secret])
+
+
+@second
+def s_systemd_environment(rng: random.Random) -> Case:
+    token = rand(rng, HEX, 40)
+    return Case("second", "systemd-env", "deploy/worker.service",
+                "[Unit]\nDescription=Acme worker\n\n[Service]\n"
+                f'Environment="API_TOKEN={token}"\nExecStart=/usr/bin/acme-worker\n', [token])
+
+
+@second
+def s_crontab_mysqldump(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("second", "cli-password", "crontab.txt",
+                "# m h dom mon dow command\n"
+                f"0 3 * * * mysqldump -u backup -p'{secret}' shop | gzip > /srv/shop.sql.gz\n",
+                [secret])
+
+
+@second
+def s_google_chat_webhook(rng: random.Random) -> Case:
+    token = rand(rng, B64URL, 43)
+    return Case("second", "chat-webhook", "src/notify.ts",
+                "const WEBHOOK = 'https://chat.googleapis.com/v1/spaces/AAAAq1w2e3r/messages"
+                f"?key=AIzaSy{rand(rng, B64URL, 33)}&token={token}%3D';\n", [token])
+
+
+@second
+def s_teams_webhook(rng: random.Random) -> Case:
+    secret = rand(rng, HEX, 32)
+    return Case("second", "teams-webhook", "alerts/routes.yaml",
+                "receivers:\n  - name: teams\n    url: https://acme.webhook.office.com/webhookb2/"
+                f"{uuid(rng)}@{uuid(rng)}/IncomingWebhook/{secret}/{uuid(rng)}\n", [secret])
+
+
+@second
+def s_resend_in_deno(rng: random.Random) -> Case:
+    key = "re_" + rand(rng, ALNUM, 8) + "_" + rand(rng, ALNUM, 24)
+    return Case("second", "resend-key", "supabase/functions/send/index.ts",
+                f"import {{ Resend }} from 'npm:resend';\nconst resend = new Resend('{key}');\n", [key])
+
+
+@second
+def s_flutterwave_in_dart(rng: random.Random) -> Case:
+    key = "FLWSECK-" + rand(rng, HEX, 32) + "-X"
+    return Case("second", "flutterwave-key", "lib/payments.dart",
+                f"const flwSecret = '{key}';\nfinal client = Flutterwave(secret: flwSecret);\n", [key])
+
+
+@second
+def s_consul_gossip_key(rng: random.Random) -> Case:
+    key = b64(rng, 32)
+    return Case("second", "consul-gossip-key", "consul.d/server.hcl",
+                f'datacenter = "eu1"\nserver = true\nencrypt = "{key}"\nbootstrap_expect = 3\n', [key])
+
+
+@second
+def s_ansible_inventory_inline(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("second", "ansible-inline", "inventory/hosts.ini",
+                "[web]\n"
+                f"web1 ansible_host=10.0.0.5 ansible_user=deploy ansible_password={secret} ansible_port=22\n",
+                [secret])
+
+
+@second
+def s_libpq_conninfo(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("second", "conninfo-password", "postgresql.auto.conf",
+                f"primary_conninfo = 'host=10.0.0.4 port=5432 user=replicator password={secret} "
+                "sslmode=require'\n",
+                [secret])
+
+
+@second
+def s_odbc_pwd_python(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("second", "odbc-password", "reports/export.py",
+                "conn = pyodbc.connect('DRIVER={ODBC Driver 18 for SQL Server};SERVER=sql.acme.local;'\n"
+                f"                      'DATABASE=sales;UID=report;PWD={secret}')\n", [secret])
+
+
+@second
+def s_sssd_authtok(rng: random.Random) -> Case:
+    secret = password(rng)
+    return Case("second", "ldap-authtok", "sssd.conf",
+                "[domain/acme.local]\nid_provider = ldap\nldap_uri = ldaps://ldap.acme.local\n"
+                f"ldap_default_bind_dn = cn=sssd,dc=acme,dc=local\nldap_default_authtok = {secret}\n",
+                [secret])
+
+
+@second
+def s_github_actions_vercel(rng: random.Random) -> Case:
+    token = rand(rng, ALNUM, 24)
+    return Case("second", "vercel-token", ".github/workflows/preview.yml",
+                "jobs:\n  deploy:\n    steps:\n      - uses: amondnet/vercel-action@v25\n        with:\n"
+                f"          vercel-token: {token}\n          vercel-org-id: team_abc\n", [token])
+
+
+@second
+def s_laravel_app_key(rng: random.Random) -> Case:
+    key = "base64:" + b64(rng, 32)
+    return Case("second", "laravel-app-key", ".env.testing.local",
+                f"APP_NAME=Shop\nAPP_ENV=testing\nAPP_KEY={key}\nAPP_DEBUG=true\n", [key[7:]])
+
+
 SET_NOTES = {
     "holdout": "written when the main set reached 100%; first measured at 18/26, then the general "
                "rules it showed missing were added",
     "unseen": "written after the holdout's rules; first measured at 20/22 (90.9%: the figure to "
               "expect on new secrets), then the positional-password rule it showed missing was added",
+    "second": "second attack (issue 27): formats and file types no set above has, written before the "
+              "detector was read again; first measured at 26/35 (74.3%), then the general rules its 9 "
+              "misses showed were added",
 }
 
 
@@ -1487,7 +1797,7 @@ def main() -> None:
     detectors["ragloom"] = redaction_detector(redactors["ragloom"])
     cases = [make(random.Random(f"{args.seed}:{make.__name__}")) for make in CASES]
     detection(detectors, redactors, cases, args.list_misses)
-    for title, makers in (("holdout", HOLDOUT), ("unseen", UNSEEN)):
+    for title, makers in (("holdout", HOLDOUT), ("unseen", UNSEEN), ("second", SECOND)):
         print(f"{title} set ({SET_NOTES[title]}):")
         extra = [make(random.Random(f"{args.seed}:{make.__name__}")) for make in makers]
         detection(detectors, redactors, extra, args.list_misses)

@@ -20,7 +20,7 @@ ARCHITECTURE_DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.
 #: A name covers the module and everything under it; the longest name that matches wins.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "types", "digests", "atomic", "faults", "sqlite_db", "_optional",
-                    "_registry", "globs", "filters", "security", "ownership", "locking", "prompt",
+                    "_registry", "_lazy", "globs", "filters", "security", "ownership", "locking", "prompt",
                     "quant", "arrayfile", "segments", "version")),
     ("config", ("config",)),
     ("parts", ("chunking", "embeddings", "readers", "stores")),

@@ -130,3 +130,40 @@ def test_the_regex_text_for_other_engines_agrees_with_the_matcher() -> None:
         glob = Glob(pattern)
         assert (re.fullmatch(glob.regex(), path, re.DOTALL) is not None) == glob.matches(path), (
             pattern, path)
+
+
+class CountingStr(str):
+    """A metadata value that counts how often it is compared for equality."""
+
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        CountingStr.comparisons += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_an_in_filter_tests_each_row_in_constant_time_however_long_its_list() -> None:
+    """A 100,000-value ``$in`` (one MCP request) must not cost 100,000 comparisons per row:
+    over a large index that kept a server busy for minutes."""
+    values = [f"src/file_{i}.py" for i in range(100_000)]
+    conditions = compile_filters({"path": {"$in": values}, "kind": {"$nin": values}})
+    CountingStr.comparisons = 0
+    rows = [{"path": CountingStr(f"docs/page_{i}.md"), "kind": CountingStr("section")} for i in range(50)]
+    rows.append({"path": CountingStr("src/file_7.py"), "kind": CountingStr("function")})
+    assert [matches_all(row, conditions) for row in rows] == [False] * 50 + [True]
+    assert CountingStr.comparisons <= 2 * len(rows)
+
+
+@pytest.mark.parametrize("spec", [{"$in": [{"a": 1}]}, {"$nin": [[1, 2]]}, {"$in": [None]},
+                                  {"$in": {"a": 1}}, {"$in": "abc"}, {"$in": []}])
+def test_in_lists_of_anything_but_scalars_are_refused_naming_the_key(spec: dict) -> None:
+    with pytest.raises(ValueError, match=r"filter on 'kind': \$n?in "):
+        compile_filters({"kind": spec})
+
+
+@pytest.mark.parametrize("spec", [{"$gt": float("nan")}, {"$eq": float("nan")}, {"$in": [1, float("nan")]}])
+def test_a_nan_in_a_filter_is_an_error_not_a_silent_empty_result(spec: dict) -> None:
+    with pytest.raises(ValueError, match=r"filter on 'start_line': \$\w+ got NaN"):
+        compile_filters({"start_line": spec})

@@ -159,6 +159,54 @@ def test_secrets_found_by_where_they_stand_are_redacted(text: str, secret: str, 
     assert redaction.text.count("\n") == text.count("\n")
 
 
+HEX32 = _fake(HEX, 32, seed=5)
+TWITCH = _fake("abcdefghijklmnopqrstuvwxyz0123456789", 30)
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), [
+    # the second attack's misses (issue 27), each by the general rule that now finds it
+    (f"export LANGSMITH_API_KEY=lsv2_pt_{HEX32}_{HEX32[:10]}\n", f"lsv2_pt_{HEX32}_{HEX32[:10]}",
+     "secret"),                                               # a prefixed token is no snake name
+    (f"const resend = new Resend('re_{TOKEN[:8]}_{TOKEN[8:]}');\n", f"re_{TOKEN[:8]}_{TOKEN[8:]}",
+     "prefixed-token"),                                       # prefix_<random>, wherever it stands
+    (f"render({{ key: rnd_{TOKEN} }})\n", f"rnd_{TOKEN}", "prefixed-token"),
+    ("<tls-auth>\n-----BEGIN OpenVPN Static key V1-----\n" + f"{HEX32}\n" * 3
+     + "-----END OpenVPN Static key V1-----\n</tls-auth>\n", HEX32, "private-key"),
+    ("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + f"{TOKEN}\n" * 2
+     + "-----END PGP PRIVATE KEY BLOCK-----\n", TOKEN, "private-key"),
+    (f"Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5\nPrivate-Lines: 1\n{TOKEN}==\nPrivate-MAC: {HEX32}\n",
+     f"{TOKEN}==", "putty-private-key"),
+    (f"0 3 * * * mysqldump -u backup -p'{PASSWORD}' shop | gzip > shop.sql.gz\n", PASSWORD, "secret"),
+    (f"mysql -h db -uroot -p{PASSWORD} shop < dump.sql\n", PASSWORD, "secret"),
+    (f"sshpass -p '{PASSWORD}' ssh deploy@web1\n", PASSWORD, "secret"),
+    (f"redis-cli -h cache -a {PASSWORD} ping\n", PASSWORD, "secret"),
+    (f"url: https://acme.webhook.office.com/webhookb2/{HEX32}@{HEX32}/IncomingWebhook/{TOKEN}/{HEX32}\n",
+     TOKEN, "teams-webhook"),
+    (f"sock.send(b'PASS oauth:{TWITCH}\\r\\n')\n", TWITCH, "twitch-oauth"),
+    (f'encrypt = "{TOKEN}+Q8=" \n', f"{TOKEN}+Q8=", "secret"),  # Consul/Nomad gossip key
+    (f"ldap_default_authtok = {PASSWORD}\n", PASSWORD, "secret"),  # sssd
+])
+def test_second_attack_formats_are_redacted(text: str, secret: str, kind: str) -> None:
+    redaction = redact_secrets(text)
+    assert secret not in redaction.text
+    assert f"[REDACTED:{kind}]" in redaction.text
+    assert redaction.text.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize("text", [
+    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n",
+    "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF2\n-----END PGP PUBLIC KEY BLOCK-----\n",
+    "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n",
+    "test_MultiLineString2DGeometry = 1\n",                 # words and numbers: an identifier
+    "value = sha3_256_0123456789abcdef\n",
+    "mysql -u root -p shop\n",                                # -p alone: mysql prompts
+    "ENCRYPT = True\nencrypt = 'AES'\n",
+    "from_address = oauth:reset\n",
+])
+def test_the_second_attacks_rules_leave_look_alikes_alone(text: str) -> None:
+    assert redact_secrets(text).text == text
+
+
 def test_every_value_of_a_kubernetes_secret_is_redacted() -> None:
     user, password, blob = "YXBw", "RmFsY29uMTk4NyE=", "bGluZTEKbGluZTIK"
     text = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\ntype: Opaque\ndata:\n"

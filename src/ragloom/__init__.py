@@ -4,16 +4,15 @@ The public surface: the core (``RAGEngine``, config, prompt helpers, types, erro
 extension points a plugin implements (``EmbeddingProvider``, ``VectorStore``, ``Reader``,
 ``Chunker``, ``Reranker``, ``Retriever``, ``Filters``), and ``send``, the Gemini chat
 call with retrieval, from the outer ring (``ragloom.integrations``).
+
+Names are imported on first use (``ragloom._lazy``): ``import ragloom`` and the commands
+that need little (``ragloom status``) do not pay for the engine, numpy and the stores.
 """
 
 import logging
+from typing import TYPE_CHECKING
 
-from ragloom.chunking.base import Chunker
-from ragloom.config import RAGConfig, load_config
-from ragloom.config.tables import VectorStoreConfig
-from ragloom.embeddings.base import EmbeddingProvider
-from ragloom.engine import RAGEngine
-from ragloom.engine.checks import check_config
+from ragloom._lazy import lazy_exports
 from ragloom.errors import (
     ConfigError,
     CorruptIndexError,
@@ -27,18 +26,56 @@ from ragloom.errors import (
     RebuildNeededError,
     StoreError,
 )
-from ragloom.filters import Filters
-from ragloom.indexing.consistency import VerifyReport
-from ragloom.indexing.progress import IndexProgress
-from ragloom.integrations.gemini import send
-from ragloom.prompt import format_context, inject_context
-from ragloom.readers.base import Reader, ReadText, SkipFile, TextSpan
-from ragloom.retrieval.rerankers import Reranker
-from ragloom.retrieval.retrievers import Retriever
-from ragloom.retrieval.searcher import SearchResponse
-from ragloom.stores.base import EmbeddingSpec, VectorStore
-from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
 from ragloom.version import __version__
+
+if TYPE_CHECKING:
+    from ragloom.chunking.base import Chunker
+    from ragloom.config import RAGConfig, load_config
+    from ragloom.config.tables import VectorStoreConfig
+    from ragloom.embeddings.base import EmbeddingProvider
+    from ragloom.engine import RAGEngine
+    from ragloom.engine.checks import check_config
+    from ragloom.filters import Filters
+    from ragloom.indexing.consistency import VerifyReport
+    from ragloom.indexing.progress import IndexProgress
+    from ragloom.integrations.gemini import send
+    from ragloom.prompt import format_context, inject_context
+    from ragloom.readers.base import Reader, ReadText, SkipFile, TextSpan
+    from ragloom.retrieval.rerankers import Reranker
+    from ragloom.retrieval.retrievers import Retriever
+    from ragloom.retrieval.searcher import SearchResponse
+    from ragloom.stores.base import EmbeddingSpec, VectorStore
+    from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
+
+_EXPORTS = {
+    "Chunker": "ragloom.chunking.base",
+    "RAGConfig": "ragloom.config",
+    "VectorStoreConfig": "ragloom.config.tables",
+    "load_config": "ragloom.config",
+    "EmbeddingProvider": "ragloom.embeddings.base",
+    "RAGEngine": "ragloom.engine",
+    "check_config": "ragloom.engine.checks",
+    "Filters": "ragloom.filters",
+    "VerifyReport": "ragloom.indexing.consistency",
+    "IndexProgress": "ragloom.indexing.progress",
+    "send": "ragloom.integrations.gemini",
+    "format_context": "ragloom.prompt",
+    "inject_context": "ragloom.prompt",
+    "Reader": "ragloom.readers.base",
+    "ReadText": "ragloom.readers.base",
+    "SkipFile": "ragloom.readers.base",
+    "TextSpan": "ragloom.readers.base",
+    "Reranker": "ragloom.retrieval.rerankers",
+    "Retriever": "ragloom.retrieval.retrievers",
+    "SearchResponse": "ragloom.retrieval.searcher",
+    "EmbeddingSpec": "ragloom.stores.base",
+    "VectorStore": "ragloom.stores.base",
+    "Chunk": "ragloom.types",
+    "IndexReport": "ragloom.types",
+    "IndexStatus": "ragloom.types",
+    "SearchResult": "ragloom.types",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 # A library logs; the app decides what is shown (without this, Python's last-resort
 # handler would print ragloom's warnings to stderr of apps that configured no logging).

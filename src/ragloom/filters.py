@@ -12,9 +12,10 @@ all do; they nest, and sit beside plain keys (``{"language": "python", "$or": [.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragloom.globs import GlobError, compile_glob
@@ -35,6 +36,9 @@ class Condition:
     key: str
     operator: str
     value: Any
+    #: ``$in``/``$nin``: the values as a set, so a row is tested in O(1), not O(len(list))
+    #: (a 100,000-value list over 2,000 rows took 7 s compared value by value).
+    members: frozenset[Any] | None = field(default=None, compare=False, repr=False)
 
     def matches(self, metadata: Metadata) -> bool:
         if self.key not in metadata:
@@ -45,10 +49,12 @@ class Condition:
             return actual == self.value
         if op == "$ne":
             return actual != self.value
-        if op == "$in":
-            return actual in self.value
-        if op == "$nin":
-            return actual not in self.value
+        if op in ("$in", "$nin"):
+            try:
+                found = actual in (self.value if self.members is None else self.members)
+            except TypeError:  # an unhashable metadata value: compared one by one
+                found = actual in self.value
+            return found if op == "$in" else not found
         if op == "$glob":
             return compile_glob(self.value).matches(str(actual))
         if isinstance(actual, (str, bool)) or not isinstance(actual, (int, float)):
@@ -132,14 +138,23 @@ def as_filters(conditions: Sequence[Node]) -> Filters:
 
 
 def _condition(key: str, operator: str, value: Any) -> Condition:
+    if any(isinstance(item, float) and math.isnan(item) for item in
+           (value if isinstance(value, (list, tuple)) else [value])):
+        raise ValueError(f"filter on {key!r}: {operator} got NaN, which equals and orders with "
+                         f"nothing (the filter would silently match no chunk)")
     if operator not in OPERATORS:
         raise ValueError(
             f"filter on {key!r}: unknown operator {operator!r}; valid: {', '.join(OPERATORS)}"
         )
     if operator in ("$in", "$nin"):
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or not list(value):
-            raise ValueError(f"filter on {key!r}: {operator} needs a non-empty list, got {value!r}")
-        return Condition(key, operator, tuple(value))
+        if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__") or not list(value):
+            raise ValueError(f"filter on {key!r}: {operator} needs a non-empty list, got {_short(value)}")
+        values = tuple(value)
+        wrong = [item for item in values if not isinstance(item, (str, int, float, bool))]
+        if wrong:
+            raise ValueError(f"filter on {key!r}: {operator} takes strings, numbers and booleans, "
+                             f"got {_short(wrong[0])}")
+        return Condition(key, operator, values, frozenset(values))
     if operator in ("$gt", "$gte", "$lt", "$lte") and (
         isinstance(value, bool) or not isinstance(value, (int, float))
     ):
@@ -154,6 +169,12 @@ def _condition(key: str, operator: str, value: Any) -> Condition:
     if not isinstance(value, (str, int, float, bool, tuple)):
         raise ValueError(f"filter on {key!r}: unsupported value {value!r}")
     return Condition(key, operator, value)
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to a length an error message can carry."""
+    text = repr(value)
+    return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
 
 
 def matches_all(metadata: Metadata, conditions: Sequence[Node]) -> bool:
@@ -207,7 +228,7 @@ def _resolved(conditions: Sequence[Node],
                                if node.matches({node.key: v})}, key=str)
             if not matching:
                 return None
-            out.append(Condition(node.key, "$in", tuple(matching)))
+            out.append(Condition(node.key, "$in", tuple(matching), frozenset(matching)))
         else:
             out.append(node)
     return out

@@ -58,6 +58,17 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda match: match.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
+#: Control characters but line breaks and tabs: what a terminal would act on (escape sequences).
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with the control characters a terminal would act on (an escape sequence in a
+    file's text or name that clears the screen or retitles the window) shown as escapes;
+    line breaks and tabs kept."""
+    return _TERMINAL_CONTROL.sub(lambda match: match.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
 def _neutralize_markers(text: str) -> str:
     """Stop retrieved text from opening or closing the context block itself."""
     return text.replace(CONTEXT_END, "[END RETRIEVED CONTEXT\u200b]").replace(

@@ -13,9 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-def connect(path: Path | None, synchronous: str = "FULL", read_only: bool = False) -> sqlite3.Connection:
-    """A connection to ``path`` (in memory when None), WAL mode on disk; ``read_only``
-    opens an existing database without the right to change it."""
+def connect(path: Path | None, synchronous: str = "FULL", read_only: bool = False,
+            journal_mode: str = "WAL") -> sqlite3.Connection:
+    """A connection to ``path`` (in memory when None), WAL mode on disk (other processes
+    read while one writes); ``read_only`` opens an existing database without the right to
+    change it. A database one process uses at a time may take a rollback journal
+    (``journal_mode="TRUNCATE"``): pages appended by a transaction are then written once,
+    where WAL writes every page twice (to the log, then back into the file)."""
     if read_only and path is not None:
         return _connect_read_only(path)
     if path is not None:
@@ -23,7 +27,7 @@ def connect(path: Path | None, synchronous: str = "FULL", read_only: bool = Fals
     connection = sqlite3.connect(":memory:" if path is None else str(path), timeout=60.0,
                                  check_same_thread=False, isolation_level=None)
     if path is not None:
-        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute(f"PRAGMA journal_mode={journal_mode}")
         connection.execute(f"PRAGMA synchronous={synchronous}")
     return connection
 
@@ -67,11 +71,13 @@ def is_damaged(exc: sqlite3.DatabaseError) -> bool:
 
 
 def set_aside(path: Path) -> Path:
-    """Move a damaged database (and its WAL files) to ``<name>.corrupt-<time>`` beside it,
-    so it can be looked at and a new one started; nothing is deleted. Returns the new name."""
+    """Move a damaged database (and its WAL or rollback journal files) to
+    ``<name>.corrupt-<time>`` beside it, so it can be looked at and a new one started (a
+    journal left behind would be rolled into the new file); nothing is deleted. Returns the
+    new name."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = path.with_name(f"{path.name}.corrupt-{stamp}-{os.getpid()}")
-    for suffix in ("-wal", "-shm", ""):
+    for suffix in ("-wal", "-shm", "-journal", ""):
         part = path.with_name(path.name + suffix)
         if part.exists():
             os.replace(part, aside.with_name(aside.name + suffix))

@@ -159,3 +159,31 @@ def test_no_config_says_where_it_indexes_once(tmp_path: Path) -> None:
     again = subprocess.run([sys.executable, "-m", "ragloom", "index"], cwd=tmp_path, capture_output=True,
                            text=True, timeout=300, env=env)
     assert again.returncode == 0 and "no ragloom.toml" not in again.stderr
+
+
+def test_file_names_and_texts_cannot_forge_lines_or_drive_the_terminal() -> None:
+    """A file named ``a\\n2. 0.9999  src/trusted.py`` cannot print a fake result line, and an
+    escape sequence in a name or a file's text (clear the screen, retitle the window) is
+    shown escaped, not sent to the terminal; line breaks inside the text stay."""
+    import io
+
+    from ragloom.apps.cli_progress import describe_report
+    from ragloom.apps.query_options import print_results
+    from ragloom.types import IndexReport, SearchResult, SkippedFile
+
+    forged = "src/a\n2. 0.9999  src/trusted.py:1-2\n   password = hunter2.py"
+    results = [SearchResult(id="x", text='def evil():\n    return "\x1b]0;pwned\x07\x1b[2J"',
+                            metadata={"path": forged, "start_line": 1, "end_line": 2}, score=0.5,
+                            distance=0.5),
+               SearchResult(id="y", text="plain", metadata={"path": "src/\x1b[31mred.py"}, score=0.4,
+                            distance=0.6)]
+    out = io.StringIO()
+    print_results(results, False, out)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "1. 0.5000  src/a\\n2. 0.9999  src/trusted.py:1-2\\n   password = hunter2.py:1-2"
+    assert lines[1:3] == ["   def evil():", '       return "\\x1b]0;pwned\\x07\\x1b[2J"']
+    assert lines[3] == "2. 0.4000  src/\\x1b[31mred.py:?-?"
+    assert "\x1b" not in out.getvalue()
+    skipped = SkippedFile("src/\x1b[2Jx\ny.py", "broken or looping symlink")
+    report = IndexReport(files_skipped=1, skipped=[skipped])
+    assert "  skipped src/\\x1b[2Jx\\ny.py: broken or looping symlink" in describe_report(report).splitlines()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import hash_config
 from ragloom import RAGEngine
-from ragloom.apps.eval import evaluate, index_dataset, load_beir, run_eval
+from ragloom.apps.eval import Dataset, evaluate, index_dataset, load_beir, run_eval
 
 LONG = " ".join(f"Section {n} describes gliders, thermals and sailplane wings." for n in range(40))
 
@@ -45,3 +45,20 @@ def test_run_eval_indexes_in_a_work_dir_it_can_reuse(tmp_path: Path) -> None:
     first = run_eval(config, folder, modes=["sparse"], k=3, work_dir=tmp_path / "work")
     again = run_eval(config, folder, modes=["sparse"], k=3, work_dir=tmp_path / "work")
     assert first[0].ndcg == again[0].ndcg == 1.0 and first[0].queries == 2
+
+
+def test_file_chunks_rank_under_their_chunk_ids(tmp_path: Path) -> None:
+    """A dev set built over indexed files judges chunk ids (file chunks have no source id)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "wings.md").write_text("# Wings\n\nSailplane wings ride thermals.\n", encoding="utf-8")
+    (project / "fruit.md").write_text("# Fruit\n\nApples and pears ripen in autumn.\n",
+                                      encoding="utf-8")
+    with RAGEngine(hash_config(relevance_gate=0.0), project) as engine:
+        engine.index_directory()
+        ids = {r.metadata["path"]: r.id for r in engine.search("apples pears", 5, mode="sparse")}
+        fruit = ids["fruit.md"]
+        dataset = Dataset("files", {fruit: "Apples and pears"}, {"q": "apples pears ripen"},
+                          {"q": {fruit: 1}})
+        scores = evaluate(engine, dataset, modes=["sparse"], k=3)
+    assert scores[0].ndcg == scores[0].mrr == 1.0

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from helpers import write
+from helpers import hash_config, write
 from ragloom import RAGEngine, format_context, load_config
 from ragloom.embeddings.hashing import HashEmbeddingProvider
 
@@ -219,3 +219,50 @@ def test_mcp_routes_carry_no_secret(project: Path) -> None:
     for text in seen:
         assert_no_secret(text, "MCP")
     assert_index_folder_clean(project)
+
+
+def test_an_indexed_file_swapped_for_a_symlink_to_a_secret_file_is_not_served(tmp_path: Path) -> None:
+    """resources/read judges the file as the walk would now: a file indexed as ordinary text
+    and then replaced by a link to ``.env`` (or an outside file) is refused, not read."""
+    from mcp.server.mcpserver.exceptions import ResourceError
+
+    from ragloom.apps.mcp_server import read_indexed_file
+
+    write(tmp_path, "src/settings.txt", "ordinary settings\n")
+    write(tmp_path, ".env", "LOGIN_NOTE=the door code is 4711\n")
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+    link = tmp_path / "src/settings.txt"
+    link.unlink()
+    link.symlink_to("../.env")
+    with RAGEngine(config, tmp_path, read_only=True) as reader:
+        with pytest.raises(ResourceError, match=r"'src/settings.txt' is not served: symlink to \.env"):
+            read_indexed_file(reader, "src/settings.txt")
+        link.unlink()
+        link.write_text("ordinary settings, edited\n")
+        assert read_indexed_file(reader, "src/settings.txt") == "ordinary settings, edited\n"
+
+
+def test_a_file_whose_name_holds_a_token_is_skipped_and_reported_redacted(tmp_path: Path) -> None:
+    """A token pasted into a file or folder name would reach every result's path, the
+    context block, the CLI and MCP: the file is skipped, its path shown redacted."""
+    token = "ghp_" + "a1B2c3D4e5F6" * 3
+    write(tmp_path, f"notes/{token}.md", "# Notes\nhow to deploy the service\n")
+    write(tmp_path, f"keys-{token}/readme.md", "# Keys\nhow to deploy the service\n")
+    write(tmp_path, "notes/plan.md", "# Plan\nhow to deploy the service\n")
+    write(tmp_path, "assets/main.4f3a2b1c9d8e7f60aa.js", "console.log('deploy the service');\n")
+    config = hash_config(vector_store={"provider": "turboquant"})
+    with RAGEngine(config, tmp_path) as engine:
+        report = engine.index_directory()
+        assert engine.get_all_indexed_paths() == ["assets/main.4f3a2b1c9d8e7f60aa.js", "notes/plan.md"]
+        assert sorted((s.path, s.reason) for s in report.skipped) == [
+            ("keys-[REDACTED:github-token]/readme.md", "its path holds a secret (github-token)"),
+            ("notes/[REDACTED:github-token].md", "its path holds a secret (github-token)")]
+        assert engine.excluded_reason(tmp_path / f"notes/{token}.md") == \
+            "its path holds a secret (github-token)"
+        single = engine.index_file(tmp_path / f"notes/{token}.md")
+        assert single.files_indexed == 0 and token not in str(single.to_dict())
+    for path in (tmp_path / ".ragloom").rglob("*"):
+        if path.is_file():
+            assert token.encode() not in path.read_bytes(), path

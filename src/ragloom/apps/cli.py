@@ -13,7 +13,6 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,9 +25,10 @@ from ragloom.apps.query_options import (
     filters_from,
     print_results,
 )
+from ragloom.apps.status_view import print_status
 from ragloom.config import RAGConfig, load_config, tomllib
 from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
-from ragloom.types import IndexStatus
+from ragloom.prompt import one_line
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="what the index holds")
     status.add_argument("--json", action="store_true")
     status.add_argument("--check", action="store_true",
-                        help="also verify that store, BM25 index and manifest agree (exit 1 if not)")
+                        help="also verify every segment file's checksums and that store, BM25 "
+                             "index and manifest agree (exit 1 if not)")
     mcp = commands.add_parser("mcp", help="serve the index to MCP clients (stdio by default)")
     mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
@@ -131,10 +132,18 @@ def _non_negative_int(text: str) -> int:
 
 
 def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-untyped-def]
+    config, base_dir = find_config(args.config, Path.cwd())
+    if args.command == "status" and not args.check:
+        from ragloom.indexing.disk_status import read_status
+
+        quick = read_status(config, base_dir)  # no store opened, no model built
+        if quick is not None:
+            print_status(quick, None, args.json, out)
+            return EXIT_OK
+
     from ragloom.engine import RAGEngine
     from ragloom.prompt import format_context
 
-    config, base_dir = find_config(args.config, Path.cwd())
     if args.command == "eval":
         from ragloom.apps.eval import format_scores, run_eval
 
@@ -193,34 +202,11 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 print(json.dumps({"context": block, "results": [r.to_dict() for r in response.results]},
                                  indent=2) if args.json else block, file=out)
         elif args.command == "status":
-            status = engine.status()
             check = engine.verify() if args.check else None
-            if args.json:
-                payload = status.to_dict() | ({"check": check.to_dict()} if check else {})
-                print(json.dumps(payload, indent=2), file=out)
-            else:
-                when = (datetime.fromtimestamp(status.last_indexed, tz=timezone.utc).isoformat(
-                    timespec="seconds") if status.last_indexed else "never")
-                print(f"files: {status.files}\nchunks: {status.chunks}\nstore: {status.store}\n"
-                      f"model: {status.embedding_provider}/{status.embedding_model} "
-                      f"({status.dimension}-d)\nindex: {status.index_dir} "
-                      f"({status.index_bytes / 1e6:.1f} MB)\nlast indexed: {when}\n"
-                      f"files pending: {status.files_pending}", file=out)
-                print(_size_rows(status), file=out)
-                if check is not None:
-                    print("check: ok" if check.ok else "check: FAILED\n" + "\n".join(
-                        f"  {problem}" for problem in check.problems), file=out)
+            print_status(engine.status(), check, args.json, out)
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK
-
-
-def _size_rows(status: IndexStatus) -> str:
-    """Bytes on disk per part, in total and per chunk (what ``status`` prints)."""
-    per_chunk = status.bytes_per_chunk
-    rows = [f"  {part.replace('_', ' ')}: {size / 1e6:.1f} MB ({per_chunk[part]:,.0f} B/chunk)"
-            for part, size in status.bytes_by_part.items()]
-    return "\n".join([f"size: {status.index_bytes / 1e6:.1f} MB ({per_chunk['total']:,.0f} B/chunk)", *rows])
 
 
 def from_current_folder(path: str | None) -> Path | None:
@@ -252,7 +238,7 @@ def _ingest(engine: RAGEngine, files: list[Path], out, as_json: bool = False) ->
     if as_json:
         print(json.dumps(records, indent=2), file=out)
     for record in [] if as_json else records:
-        status, path = record["status"], record["path"]
+        status, path = record["status"], one_line(str(record["path"]))
         if status in ("missing", "skipped"):
             print(f"{status} {path}: {record['reason']}", file=out)
         elif status == "unchanged":

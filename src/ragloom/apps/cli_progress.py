@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 from ragloom.indexing.progress import IndexProgress
+from ragloom.prompt import one_line
 from ragloom.types import IndexReport
 
 PROGRESS_LINE_SECONDS = 5.0
@@ -66,6 +67,6 @@ def describe_report(report: IndexReport) -> str:
              f"{report.files_skipped} skipped, {report.files_removed} removed; "
              f"{report.chunks_added} chunks written ({report.chunks_embedded} embedded), "
              f"{report.chunks_removed} removed in {report.seconds:.1f}s"]
-    lines += [f"  skipped {s.path}: {s.reason}" for s in report.skipped]
+    lines += [f"  skipped {one_line(s.path)}: {one_line(s.reason)}" for s in report.skipped]
     lines += [f"  warning {w}" for w in report.warnings]
     return "\n".join(lines)

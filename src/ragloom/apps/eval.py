@@ -11,17 +11,18 @@ from __future__ import annotations
 import csv
 import json
 import math
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragloom.config import RAGConfig
-from ragloom.engine import RAGEngine
-from ragloom.types import SearchResult
+from ragloom.types import Metadata, SearchResult
+
+if TYPE_CHECKING:
+    from ragloom.engine import RAGEngine
 
 MODES = ("dense", "sparse", "hybrid", "hybrid+mmr")
 
@@ -110,6 +111,8 @@ def index_dataset(engine: RAGEngine, dataset: Dataset, batch: int = 4096) -> Non
 def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
              k: int = 10) -> list[ModeScores]:
     """Mean nDCG/Recall/MRR at ``k`` per mode over the dataset's judged queries."""
+    from statistics import fmean  # imported here: the CLI imports this module for MODES
+
     runners: dict[str, Callable[[str], list[str]]] = {
         "dense": lambda q: ranked_documents(engine, engine.search(q, k, mode="dense", mmr=False)),
         "sparse": lambda q: ranked_documents(engine, engine.search(q, k, mode="sparse", mmr=False)),
@@ -130,28 +133,36 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
             recall.append(recall_at_k(ranked, judgements, k))
             mrr.append(mrr_at_k(ranked, judgements, k))
         elapsed = (time.perf_counter() - started) * 1000 / max(len(dataset.queries), 1)
-        scores.append(ModeScores(mode, statistics.fmean(ndcg), statistics.fmean(recall),
-                                 statistics.fmean(mrr), len(dataset.queries), elapsed))
+        scores.append(ModeScores(mode, fmean(ndcg), fmean(recall), fmean(mrr),
+                                 len(dataset.queries), elapsed))
     return scores
 
 
 def ranked_documents(engine: RAGEngine, results: Sequence[SearchResult]) -> list[str]:
-    """Document ids in rank order, each once: a chunk stands for the document (source id)
-    it came from, and a result standing for copies of its text for theirs too."""
+    """Document ids in rank order, each once: a chunk of an added text stands for its
+    document (source id), a chunk of a file for itself (its chunk id), and a result standing
+    for copies of its text for theirs too."""
     ranked: dict[str, None] = {}
     for result in results:
-        ranked.setdefault(str(result.metadata["source_id"]), None)
+        ranked.setdefault(document_id(result.id, result.metadata), None)
         copies = result.metadata.get("duplicate_ids")
         if copies:
             for chunk in engine.store.get(str(copies).split(",")):
-                ranked.setdefault(str(chunk.metadata["source_id"]), None)
+                ranked.setdefault(document_id(chunk.id, chunk.metadata), None)
     return list(ranked)
+
+
+def document_id(chunk_id: str, metadata: Metadata) -> str:
+    """The id a dev set judges: the source id of an added text, else the chunk's own id."""
+    return str(metadata.get("source_id", chunk_id))
 
 
 def run_eval(config: RAGConfig, dataset_dir: str | Path, modes: Sequence[str] = MODES,
              k: int = 10, work_dir: str | Path | None = None) -> list[ModeScores]:
     """Index a BEIR folder with ``config`` (in ``work_dir``, a temp folder by default) and
     score each mode. Reusing a work_dir reuses its index and embedding cache."""
+    from ragloom.engine import RAGEngine
+
     dataset = load_beir(dataset_dir)
     with tempfile.TemporaryDirectory(prefix="ragloom-eval-") as scratch:
         base = Path(work_dir) if work_dir is not None else Path(scratch)

@@ -166,6 +166,11 @@ def read_indexed_file(engine: RAGEngine, relative: str) -> str:
     target = (engine.base_dir / relative).resolve()
     if engine.base_dir.resolve() not in target.parents:
         raise refused(f"{relative!r} is outside the project folder")
+    # judged as the walk judges it now: a file swapped since indexing for a symlink to .env
+    # (or become excluded or gitignored) is not served
+    refusal = engine.excluded_reason(engine.base_dir / relative)
+    if refusal is not None:
+        raise refused(f"{relative!r} is not served: {refusal}")
     try:
         text = read_file(target, relative, engine.config.max_file_bytes, FileReaders(engine.config)).text
     except SkipFile as skip:

@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ragloom.filters import compile_filters
+from ragloom.prompt import one_line, printable
 
 if TYPE_CHECKING:
     from ragloom.retrieval.searcher import SearchResponse
@@ -81,7 +82,7 @@ def _scalar(text: str) -> Any:
 def location(result: SearchResult) -> str:
     """``path:12-30`` for text, ``path page 3`` or ``path pages 3-4`` for paged documents."""
     meta = result.metadata
-    where = str(meta.get("path", result.id))
+    where = one_line(str(meta.get("path", result.id)))  # a name may hold a newline or an escape
     if "page" in meta:
         last = meta.get("page_end")
         pages = f"pages {meta['page']}-{last}" if last not in (None, meta["page"]) else f"page {meta['page']}"
@@ -118,4 +119,4 @@ def print_results(results: list[SearchResult], as_json: bool, out: TextIO) -> No
         return
     for rank, r in enumerate(results, start=1):
         print(f"{rank}. {r.score:.4f}  {location(r)}", file=out)
-        print("   " + r.text.strip().replace("\n", "\n   ")[:400], file=out)
+        print("   " + printable(r.text.strip()).replace("\n", "\n   ")[:400], file=out)

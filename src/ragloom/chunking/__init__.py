@@ -1,8 +1,23 @@
 """Chunkers: cut file text into chunks with path, index and line metadata."""
 
-from ragloom.chunking.base import Chunker, chunk_id, content_hash
-from ragloom.chunking.character import CharacterChunker
-from ragloom.chunking.registry import FileChunker, language_for_path
+from typing import TYPE_CHECKING
+
+from ragloom._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ragloom.chunking.base import Chunker, chunk_id, content_hash
+    from ragloom.chunking.character import CharacterChunker
+    from ragloom.chunking.registry import FileChunker, language_for_path
+
+_EXPORTS = {
+    "Chunker": "ragloom.chunking.base",
+    "chunk_id": "ragloom.chunking.base",
+    "content_hash": "ragloom.chunking.base",
+    "CharacterChunker": "ragloom.chunking.character",
+    "FileChunker": "ragloom.chunking.registry",
+    "language_for_path": "ragloom.chunking.registry",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [
     "CharacterChunker",

@@ -23,7 +23,6 @@ from ragloom.config.rules import (
 )
 from ragloom.config.tables import ChunkingConfig, RetrievalConfig, VectorStoreConfig
 from ragloom.errors import ConfigError
-from ragloom.security import redact_secrets
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -150,6 +149,8 @@ _SECRET_KEY = re.compile(r"(?i)key|token|secret|passw|credential|auth")
 
 def _describe_errors(exc: ValidationError, source: str) -> str:
     """One line per pydantic error: where, which key, which value, what is wrong."""
+    from ragloom.security import redact_secrets  # its patterns compile on import: only here
+
     lines = []
     for error in exc.errors():
         key = ".".join(str(part) for part in error["loc"])

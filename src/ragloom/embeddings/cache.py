@@ -9,6 +9,11 @@ raw bytes and the vector a float32 blob, in a rowid table with a unique index on
 and 8 KB pages (about 1.7 KB per 384-d vector; the first layout, a WITHOUT ROWID table
 repeating the namespace string in every row, took 4.5 KB: it is moved into a new file of
 this layout when the cache is opened).
+
+Only the index's writer uses the file, one process at a time, so it keeps a rollback
+journal instead of WAL: the pages a write appends (the vectors) are written once, where
+WAL writes every page twice, to the log and back into the file (bench/scale_open.py's
+bytes written; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -107,7 +112,8 @@ class EmbeddingCache:
     def _open(self) -> sqlite3.Connection:
         if self.path is not None:
             _prepare_file(self.path)
-        connection = connect(self.path, synchronous="NORMAL")  # a lost entry is re-embedded
+        # the writer's alone: a rollback journal writes appended pages once (see above)
+        connection = connect(self.path, synchronous="FULL", journal_mode="TRUNCATE")
         try:
             for statement in _SCHEMA:
                 connection.execute(statement)

@@ -195,7 +195,8 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         return self._searcher.relevance_gate
 
     def verify(self) -> VerifyReport:
-        """Check that store, BM25 index and manifest agree (see ``ragloom status --check``)."""
+        """Check every byte of the index's segment files against their checksums, then that
+        store, BM25 index and manifest agree (see ``ragloom status --check``)."""
         self._require_enabled()
         with self._write_lock, self._readers_writer.reading():
             return verify_index(self.store, self.sparse, self._manifest)

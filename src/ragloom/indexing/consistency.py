@@ -57,10 +57,18 @@ def recover_interrupted(store: VectorStore, sparse: SparseBackend, manifest: Man
 
 
 def verify_index(store: VectorStore, sparse: SparseBackend, manifest: Manifest) -> VerifyReport:
-    """Every stored file chunk belongs to a known file version, no orphans or duplicates,
-    manifest ids all stored, BM25 index holding exactly the stored ids."""
+    """Every byte of the store's and BM25 index's files matching their checksums (for the
+    parts that keep files and can check them: ``verify_files``), every stored file chunk
+    belonging to a known file version, no orphans or duplicates, manifest ids all stored,
+    BM25 index holding exactly the stored ids."""
     records = manifest.records()
     report = VerifyReport(files=len(records))
+    for part in (store, sparse):
+        check_files = getattr(part, "verify_files", None)
+        if callable(check_files):
+            report.problems += check_files()
+    if report.problems:  # the checks below would read the damaged bytes
+        return report
     ids = store.ids()
     report.chunks = len(ids)
     expected = {cid: path for path, record in records.items() for cid in record.chunk_ids}

@@ -33,6 +33,7 @@ from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_r
 from ragloom.readers.base import SpanLookup
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.sparse_base import SparseBackend
+from ragloom.security import redact_secrets
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 
@@ -117,7 +118,7 @@ class Indexer:
                                exclude=[*self.exclude, *(exclude or ())],
                                index_dir=self.index_dir,
                                respect_gitignore=self.respect_gitignore,
-                               config_files=self.config_files)
+                               config_files=self.config_files, secret_names=self.redact)
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         self._index_files(found.files, report, progress)
@@ -128,7 +129,7 @@ class Indexer:
     def count_pending(self, root: Path) -> int:
         """Files under ``root`` that the next indexing run would (re)index or remove."""
         found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
-                               self.respect_gitignore, self.config_files)
+                               self.respect_gitignore, self.config_files, self.redact)
         return count_pending(found.files, root, self.base_dir, self.manifest)
 
     def index_file(self, path: Path) -> IndexReport:
@@ -140,7 +141,8 @@ class Indexer:
         rules = self.rules()
         reason = rules.excluded(path) if rules.inside(path) else None
         if reason is not None:  # the walk's rules hold for a file named on its own too
-            report.skipped.append(SkippedFile(relative_posix(path, self.base_dir), reason))
+            shown = redact_secrets(relative_posix(path, self.base_dir)).text  # a name may hold a key
+            report.skipped.append(SkippedFile(shown, reason))
             report.files_skipped += 1
             report.seconds = time.perf_counter() - started
             return report
@@ -151,7 +153,7 @@ class Indexer:
     def rules(self) -> Rules:
         """The rules that decide which files are indexed (those of the walk)."""
         return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
-                     self.respect_gitignore, self.config_files)
+                     self.respect_gitignore, self.config_files, self.redact)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""

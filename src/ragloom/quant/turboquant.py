@@ -32,6 +32,8 @@ _BLOCK_ROWS = 2048      # rows quantized together
 
 #: The axis along which each part of ``CompressedVectors`` holds its rows.
 _ROW_AXIS = {"planes": 1, "norms": 0, "qjl_signs": 0, "residual_norms": 0, "refine": 1}
+#: The names of the arrays ``CompressedVectors.arrays`` gives (what a store persists).
+CODE_PARTS = tuple(_ROW_AXIS)
 
 
 def _rows_at(axis: int, rows: slice | np.ndarray) -> tuple[slice | np.ndarray, ...]:

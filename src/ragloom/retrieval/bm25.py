@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from ragloom.arrayfile import ArrayFile
 from ragloom.digests import key_hash
 from ragloom.filters import Node, matches_all
 from ragloom.retrieval.bm25_segment import Segment
@@ -138,6 +139,11 @@ class BM25Index:
 
     def __len__(self) -> int:
         return self._count
+
+    def files(self) -> list[ArrayFile]:
+        """The mapped files of the saved segments (for checking them)."""
+        with self._lock:
+            return [segment.file for segment in self._segments if segment.file is not None]
 
     def __contains__(self, doc_id: str) -> bool:
         return doc_id in self._ids_map()

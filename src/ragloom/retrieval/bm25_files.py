@@ -22,7 +22,7 @@ from ragloom.retrieval.bm25 import MAX_SEGMENTS, MERGE_FACTOR, BM25Index
 from ragloom.retrieval.bm25_segment import Segment
 from ragloom.segments import merge_start, remove_unlisted
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4  # 4: array files with CRC-32s (an older index is rebuilt from the store)
 SEGMENT_LIST = "segments.json"
 #: The files a BM25 folder holds (and so the only ones it ever deletes).
 OWN_FILE = re.compile(r"^(segments\.json|\d{8}\.seg|\.(segments\.json|\d{8}\.seg)\.\d+\.tmp)$")
@@ -47,6 +47,7 @@ def save_index(bm25: BM25Index, folder: Path) -> None:
         crash_point("bm25-segment-written")
         header = {"version": FORMAT_VERSION, "k1": bm25.k1, "b": bm25.b, "epsilon": bm25.epsilon,
                   "tokenizer": bm25.tokenizer, "next": bm25._next_number,
+                  "documents": bm25._count,  # live documents, for ``ragloom status``
                   "segments": [f"{s.number:08d}.seg" for s in bm25._segments]}
         with atomic_write(folder / SEGMENT_LIST) as handle:
             handle.write(json.dumps(header).encode("utf-8"))
@@ -90,7 +91,8 @@ def load_index(folder: Path) -> BM25Index:
     except (ValueError, KeyError, TypeError) as exc:
         raise StoreError(f"{listing} is damaged ({exc}); run 'ragloom index --rebuild'") from exc
     if header.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{folder}: unsupported BM25 index version {header.get('version')}")
+        raise StoreError(f"{folder} holds a BM25 index of format {header.get('version')}, not "
+                         f"{FORMAT_VERSION} (an older ragloom wrote it)")
     index = BM25Index(header["k1"], header["b"], header["epsilon"], header.get("tokenizer", ""))
     index._next_number = int(header.get("next", 1))
     for name in names:

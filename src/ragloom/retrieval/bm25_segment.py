@@ -23,6 +23,9 @@ from ragloom.retrieval.symbols import defined_names
 from ragloom.types import Metadata
 
 LOOKUPS = ("symbols", "content_hash")
+#: The arrays opening an index reads whole (their checksums are checked then; the rest only
+#: by the explicit check, ``Segment.verify``).
+READ_AT_OPEN = ("doc_len", "dead_seg", "dead_row")
 _DECODED_ROWS = 50_000  # parsed metadata kept per segment
 
 
@@ -39,6 +42,7 @@ class Segment:
     def __init__(self, number: int, arrays: Mapping[str, np.ndarray], saved: bool = False) -> None:
         self.number = number
         self.saved = saved
+        self.file: ArrayFile | None = None  # the file it was opened from
         self.arrays = arrays
         self.ids = Strings(arrays["id_blob"], arrays["id_off"])
         self.metas = Strings(arrays["meta_blob"], arrays["meta_off"])
@@ -220,8 +224,12 @@ class Segment:
 
     @classmethod
     def open(cls, number: int, path: Path) -> Segment:
+        """Map a segment file; the arrays read whole at open are checked against their CRC-32."""
         mapped = ArrayFile(path)
-        return cls(number, {name: mapped[name] for name in mapped.names()}, saved=True)
+        segment = cls(number, {name: mapped.checked(name) if name in READ_AT_OPEN else mapped[name]
+                               for name in mapped.names()}, saved=True)
+        segment.file = mapped
+        return segment
 
 
 def _dump(metadata: Metadata) -> str:

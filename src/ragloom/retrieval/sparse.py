@@ -10,6 +10,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragloom.arrayfile import ArrayFile
 from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.errors import StoreError
 from ragloom.filters import Node, matches_all
@@ -41,13 +42,17 @@ class SparseIndex:
         self._values: dict[str, list[MetadataValue]] = {}  # distinct values by key, dropped on change
         self._holders: dict[str, dict[MetadataValue, list[str]]] = {}  # key -> value -> ids
         self.index = BM25Index(tokenizer=tokenizer.signature)
+        self._unreadable: str | None = None  # why the files on disk could not be loaded
+        self._files: list[ArrayFile] = []  # the segment files on disk, as last loaded or saved
         if path is not None and (path / SEGMENT_LIST).is_file():
             try:
                 loaded = load_index(path)
             except (OSError, ValueError, KeyError, StoreError) as exc:
                 logger.warning("BM25 index %s is unreadable (%s); it will be rebuilt", path, exc)
                 self._stale = True
+                self._unreadable = str(exc)
             else:
+                self._files = loaded.files()
                 if loaded.tokenizer == tokenizer.signature:
                     self.index = loaded
                 else:
@@ -168,7 +173,25 @@ class SparseIndex:
             if self.path is not None and self._dirty and not self.read_only:
                 self.path.with_suffix(".npz").unlink(missing_ok=True)  # an older version's file
                 save_index(self.index, self.path)
+                self._unreadable = None
+                self._files = self.index.files()
             self._dirty = False
+
+    def verify_files(self) -> list[str]:
+        """Problems with the files on disk: every byte of the segment files as last loaded or
+        saved checked against its checksums (opening checks only what it reads whole, and a
+        reader may have rebuilt its copy from the store), and an index that could not be
+        loaded, rebuilt in memory but not yet written again."""
+        with self._lock:
+            problems = [] if self._unreadable is None else [
+                f"BM25 index {self.path} could not be read ({self._unreadable}); searches use a "
+                f"copy rebuilt from the vector store, and the next 'ragloom index' rewrites it"]
+            for file in self._files:
+                try:
+                    file.verify()
+                except StoreError as exc:
+                    problems.append(str(exc))
+            return problems
 
     def disk_bytes(self) -> int:
         """Bytes the index takes on disk."""

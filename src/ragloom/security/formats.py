@@ -17,8 +17,12 @@ _HEX = r"[0-9a-f]"
 
 #: kind -> regex of the whole secret value.
 KEY_FORMATS: dict[str, str] = {
-    "private-key": r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----.*?"
-                   r"(?:-----END[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    # any armored block whose label names a key or secret but not a public one: PEM private
+    # keys of every kind, PGP private key blocks, OpenVPN static keys, ...
+    "private-key": r"-----BEGIN (?:(?!PUBLIC)[A-Za-z0-9 ]){0,40}(?:PRIVATE KEY|(?i:key\b)|SECRET)"
+                   r"[A-Za-z0-9 ]{0,20}-----.*?(?:-----END [A-Za-z0-9 ]{1,60}-----|\Z)",
+    # PuTTY key files (.ppk): the lines after ``Private-Lines: N``
+    "putty-private-key": r"Private-Lines:[ \t]*\d+[ \t]*\r?\n(?:[A-Za-z0-9+/=]{4,}[ \t]*(?:\r?\n|\Z))+",
     # AI providers
     "anthropic-key": rf"\bsk-ant-(?:api|admin|sid|oat|ort)\d\d-{_B64URL}{{20,}}",
     "openai-key": rf"\bsk-(?:proj-|svcacct-|admin-|None-)?{_B64URL}{{20,}}",
@@ -74,6 +78,9 @@ KEY_FORMATS: dict[str, str] = {
     "age-secret-key": r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b",
     # messaging, payments, commerce, email
     "slack-token": r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{32,}",
+    "twitch-oauth": r"\boauth:[a-z0-9]{30}\b",
+    "teams-webhook": r"https://[A-Za-z0-9-]+\.webhook\.office\.com/webhook(?:b2)?/[^\s\"'<>`]+"
+                     r"|https://outlook\.office(?:365)?\.com/webhook/[^\s\"'<>`]+",
     "slack-webhook": r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20,}",
     "discord-webhook": r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{40,}",
     "discord-bot-token": r"\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b",
@@ -98,7 +105,8 @@ KEY_FORMATS: dict[str, str] = {
 #: Discord bot tokens and new Mailgun keys have no prefix: looked for only where the text
 #: names the provider.
 NEEDLES: dict[str, tuple[str, ...]] = {
-    "private-key": ("PRIVATE KEY",),
+    "private-key": ("-----BEGIN ",),
+    "putty-private-key": ("Private-Lines:",),
     "anthropic-key": ("sk-ant-",),
     "openai-key": ("sk-",),
     "huggingface-token": ("hf_", "api_org_"),
@@ -150,6 +158,8 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "alibaba-access-key": ("LTAI",),
     "age-secret-key": ("AGE-SECRET-KEY-1",),
     "slack-token": ("xox", "xapp-"),
+    "twitch-oauth": ("oauth:",),
+    "teams-webhook": (".webhook.office.com/", "outlook.office"),
     "slack-webhook": ("hooks.slack.com",),
     "discord-webhook": ("/api/webhooks/",),
     "discord-bot-token": ("discord", "Discord", "DISCORD"),

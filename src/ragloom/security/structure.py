@@ -15,7 +15,7 @@ import re
 import string
 from collections.abc import Callable
 
-from ragloom.security.values import looks_like_password, looks_random
+from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
 
 #: (kind, secret) -> what stands in the text instead.
 Replace = Callable[[str, str], str]
@@ -24,15 +24,16 @@ Replace = Callable[[str, str], str]
 _SECRET_WORD = (r"(?:passw(?:or)?d|passwd|(?<![a-z])pwd(?![a-z])|passphrase|secret|token|"
                 r"api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|"
                 r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z])|"
-                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|(?<=[a-z0-9][_.-])key(?![a-z]))")
+                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|(?<=[a-z0-9][_.-])key(?![a-z])|"
+                r"authtok|(?<![a-z])encrypt(?![a-z]))")
 #: The same words in ASCII-lowered text.
 _SECRET_WORD_LOWER = re.compile(
     r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
     r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
     r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
-    r"(?<=[a-z0-9][_.-])key(?![a-z])|identified|securestring")
+    r"(?<=[a-z0-9][_.-])key(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-_PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring")
+_PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring|authtok")
 #: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
 #: value there must be long and random, as a dictionary or sort key in code never is.
 _BARE_KEY_NAME = re.compile(r"(?i)[_.-]key$")
@@ -82,6 +83,24 @@ _POSITIONAL = re.compile(
 _PGPASS = re.compile(
     r"(?m)^[ \t]*(?P<name>[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+):(?P<bare>\S+)[ \t]*$")
 
+#: Password options of command-line clients that take the value glued or next to a short
+#: flag with no secret word: ``mysql -p'...'`` (and mysqldump, mariadb...), ``sshpass -p ...``,
+#: ``redis-cli -a ...``.
+_TOOL_PASSWORD = re.compile(
+    r"(?i)(?P<name>\b(?:mysql\w{0,10}|mariadb[\w-]{0,10})\b[^\n|;&]{0,200}?[ \t]-p"
+    r"|\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+)"
+    r"(?:(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,256})(?P=quote)|(?P<bare>[^\s\"']{1,256}))")
+
+#: A token made the way many providers make them: a short lower-case prefix, ``_`` and a long
+#: random run (``re_<8>_<24>``, ``rnd_<28>``, ``pcsk_<6>_<64>``), wherever it stands; the run
+#: must mix upper case, lower case and digits, not spell words, and look random. Found from
+#: the run (a pattern starting with ``_`` is scanned 7x faster), then the prefix before it.
+_PREFIXED_RUN = re.compile(r"_(?P<bare>(?:[A-Za-z0-9]{4,16}_)?[A-Za-z0-9]{20,128})(?![A-Za-z0-9_-])")
+_PREFIX_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])[a-z][a-z0-9]{1,9}(?:_[a-z0-9]{1,9}){0,2}\Z")
+#: Words and numbers (``MultiLineString2D``, ``HTTPServer42``): an identifier, not a token.
+_CAMEL_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])|\d+)+")
+MIN_PREFIXED_ENTROPY_BITS = 4.0
+
 #: The secret half of a key pair passed beside its (already redacted) key id:
 #: ``oss2.Auth('LTAI...', '<secret>')``, ``Session('AKIA...', '<secret>')``.
 _KEY_PAIR = re.compile(r"\[REDACTED:(?:aws|alibaba)-access-key\][\"']?[ \t]*,[ \t]*"
@@ -127,6 +146,10 @@ def redact_structure(text: str, replace: Replace) -> str:
         if needle in lower:
             text = _sub(pattern, text, "secret", _named_secret, replace)
     text = _redact_secret_lines(text, replace)
+    if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
+        text = _sub(_TOOL_PASSWORD, text, "secret", lambda m, v: looks_like_password(v, True), replace)
+    if "_" in text:
+        text = _redact_prefixed_tokens(text, replace)
     if ":" in text:
         text = _sub(_PGPASS, text, "secret", lambda m, v: looks_like_password(v), replace)
     return text
@@ -207,6 +230,26 @@ def _named_secret(match: re.Match[str], value: str) -> bool:
     if _BARE_KEY_NAME.search(name) and not _KEY_WORD.search(name):
         return len(value) >= MIN_BARE_KEY_LENGTH and looks_random(value, quoted)
     return looks_random(value, quoted)
+
+
+def _redact_prefixed_tokens(text: str, replace: Replace) -> str:
+    parts: list[str] = []
+    done = 0
+    for match in _PREFIXED_RUN.finditer(text):
+        start = match.start()
+        prefix = _PREFIX_BEFORE.search(text, max(0, start - 32), start)
+        if prefix is None or start < done or not _prefixed_token(match.group("bare")):
+            continue
+        parts += [text[done:prefix.start()], replace("prefixed-token", text[prefix.start():match.end()])]
+        done = match.end()
+    return "".join(parts) + text[done:] if parts else text
+
+
+def _prefixed_token(value: str) -> bool:
+    run = value.rsplit("_", 1)[-1]
+    return (any(c.isupper() for c in run) and any(c.islower() for c in run)
+            and sum(c.isdigit() for c in run) >= 2 and not _CAMEL_WORDS.fullmatch(run)
+            and shannon_entropy(value) >= MIN_PREFIXED_ENTROPY_BITS)
 
 
 def _ends_in_secret_word(name: str) -> bool:

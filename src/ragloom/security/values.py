@@ -58,14 +58,23 @@ def is_placeholder(value: str, quoted: bool = False) -> bool:
                 or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value)
 
 
-#: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference.
+#: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference ...
 _SNAKE_NAME = re.compile(r"[A-Za-z_]\w*_\w*")
+#: ... unless a part of it is a long run of letters and digits, as in prefixed tokens
+#: (``lsv2_pt_<32 hex>_<10 hex>``, ``rnd_<28 chars>``): no name has such a part.
+_RANDOM_PART = re.compile(r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{16,}")
+
+
+def _snake_name(value: str) -> bool:
+    return bool(_SNAKE_NAME.fullmatch(value)) and not any(
+        _RANDOM_PART.fullmatch(part) and shannon_entropy(part) >= MIN_ENTROPY_BITS
+        for part in value.split("_"))
 
 
 def looks_random(value: str, quoted: bool = False) -> bool:
     """Whether a value is random-looking enough to be a machine-made credential."""
     return (len(value) >= MIN_TOKEN_LENGTH and not is_placeholder(value, quoted)
-            and (quoted or not _SNAKE_NAME.fullmatch(value))
+            and (quoted or not _snake_name(value))
             and character_classes(value) >= MIN_CHARACTER_CLASSES
             and shannon_entropy(value) >= MIN_ENTROPY_BITS)
 

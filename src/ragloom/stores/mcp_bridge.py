@@ -24,11 +24,11 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from ragloom._optional import import_optional
 from ragloom.errors import StoreError
 from ragloom.filters import Filters
+from ragloom.stores.mcp_settings import McpBridgeSettings  # noqa: F401  (its settings, re-exported)
 from ragloom.types import Chunk, Metadata, SearchResult
 
 DEFAULT_TOOL = "rag_search"
@@ -38,15 +38,6 @@ _RESULT_HEADER = re.compile(r"^--- Result \d+ \(score: (?P<score>-?[\d.]+), sour
                             re.MULTILINE)
 _LINES = re.compile(r"^(?P<path>.*):(?P<start>\d+)-(?P<end>\d+)$")
 _SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth")
-
-
-class McpBridgeSettings(BaseModel):
-    """``[rag.vector_store.mcp]``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    #: Longest wait for the server to start or to answer one call.
-    timeout_seconds: float = Field(30.0, gt=0, le=3600)
 
 
 class McpBridgeStore:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
@@ -12,14 +13,15 @@ from ragloom._registry import Registry
 from ragloom.config import RAGConfig
 from ragloom.config.tables import TurboQuantSettings
 from ragloom.errors import ConfigError
-from ragloom.stores.base import EmbeddingSpec, VectorStore
-from ragloom.stores.mcp_bridge import McpBridgeSettings
-from ragloom.stores.mock import MockVectorStore
+from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings, Tables
+
+if TYPE_CHECKING:  # the stores (and numpy) are imported when one is built
+    from ragloom.stores.base import EmbeddingSpec, VectorStore
 
 #: (config, base_dir, embedding, read_only) -> store; a read-only store never creates,
 #: rebuilds or deletes anything, and raises IndexNotFoundError when there is nothing to read.
-StoreFactory = Callable[[RAGConfig, Path, EmbeddingSpec, bool], VectorStore]
+StoreFactory = Callable[[RAGConfig, Path, "EmbeddingSpec", bool], "VectorStore"]
 
 #: Built-ins plus the ``ragloom.vector_stores`` entry points of installed plugins.
 vector_stores: Registry[StoreFactory] = Registry("vector store", "vector_store.provider",
@@ -49,9 +51,20 @@ def store_owns_index_state(config: RAGConfig) -> bool:
     return bool(getattr(vector_stores.get(config.vector_store.provider), "owns_index_state", False))
 
 
+def store_keeps_local_files(config: RAGConfig) -> bool:
+    """Whether the configured store keeps its data in files under ``store_path`` (no server
+    url set), named after its provider key, with ragloom's manifest and BM25 index beside
+    it: its factory says ``local_files = True``. ``ragloom status`` then reads the index's
+    files without opening the store (``indexing.disk_status``)."""
+    factory = vector_stores.get(config.vector_store.provider)
+    return bool(getattr(factory, "local_files", False)) and not config.vector_store.url
+
+
 @vector_stores.register("mock")
 def _mock_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                 read_only: bool) -> VectorStore:
+    from ragloom.stores.mock import MockVectorStore
+
     return MockVectorStore()
 
 
@@ -71,6 +84,9 @@ def _chroma_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                                         embedding, read_only)
 
 
+_chroma_store.local_files = True  # type: ignore[attr-defined]  # embedded, without a url
+
+
 @vector_stores.register("turboquant")
 def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                       read_only: bool) -> VectorStore:
@@ -83,6 +99,7 @@ def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpe
 
 
 _turboquant_store.settings_model = TurboQuantSettings  # type: ignore[attr-defined]
+_turboquant_store.local_files = True  # type: ignore[attr-defined]
 
 
 @vector_stores.register("postgres")

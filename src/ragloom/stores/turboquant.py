@@ -78,6 +78,7 @@ class TurboQuantStore:
     def _reset_memory(self) -> None:
         self._rows = TurboQuantRows(self.quantizer)
         self._segments: list[str] = []
+        self._files: dict[str, ArrayFile] = {}  # segment name -> its mapped file
 
     def _settings(self) -> dict[str, object]:
         return {"quantizer": self.quantizer.describe(), "embedding_model": self.embedding.model,
@@ -96,6 +97,12 @@ class TurboQuantStore:
         settings, segments = listed
         if settings != self._settings():
             identity = {key: value for key, value in self._settings().items() if key != "segment_format"}
+            if {key: settings.get(key) for key in identity} == identity and self.read_only:
+                raise IndexMismatchError(
+                    f"TurboQuant store at {path} was written by an older ragloom (segment format "
+                    f"{settings.get('segment_format')}, now {SEGMENT_FORMAT}) and reading never "
+                    f"rebuilds: run 'ragloom index' once (a writer rebuilds it from the source "
+                    f"files; embeddings come from the cache)")
             if self.read_only or {key: settings.get(key) for key in identity} != identity:
                 reading = " (reading never rebuilds)" if self.read_only else ""
                 raise IndexMismatchError(
@@ -120,12 +127,28 @@ class TurboQuantStore:
             except Exception as exc:  # anything failing here means the file is damaged
                 raise self._corrupt(path / name, exc) from None
         self._segments = segments
+        self._files = dict(zip(segments, files))
         self._rows.mark_saved()
 
     def _corrupt(self, file: Path, cause: BaseException) -> CorruptIndexError:
+        discard = None if self.read_only else self._discard
+        if isinstance(cause, CorruptIndexError):  # already names the file, the array and the way out
+            return CorruptIndexError(str(cause), discard)
         return CorruptIndexError(
             f"TurboQuant store file {file} is damaged ({type(cause).__name__}: {cause}); "
-            f"{REBUILD_HINT}", None if self.read_only else self._discard)
+            f"{REBUILD_HINT}", discard)
+
+    def verify_files(self) -> list[str]:
+        """Check every byte of the segment files against their checksums (the explicit
+        check: opening checks only the codes, which it reads whole anyway)."""
+        problems = []
+        with self._lock:
+            for file in self._files.values():
+                try:
+                    file.verify()
+                except CorruptIndexError as exc:
+                    problems.append(str(exc))
+        return problems
 
     def _discard(self) -> None:
         """For a rebuild on purpose: delete the files this store wrote, nothing else."""
@@ -257,7 +280,8 @@ class TurboQuantStore:
             if compact:
                 self._compact_memory(name)
             else:  # the rows just saved are read from their file from now on, not memory
-                table.columns.map_file(ArrayFile(self.path / name))
+                self._files[name] = ArrayFile(self.path / name)
+                table.columns.map_file(self._files[name])
             self._segments = segments
             self._rows.mark_saved()
 
@@ -275,6 +299,7 @@ class TurboQuantStore:
         file = ArrayFile(self.path / name)
         self._rows.reserve(int(file.meta["rows"]))
         self._rows.replay(file)
+        self._files = {name: file}
 
     def close(self) -> None:
         self.persist()

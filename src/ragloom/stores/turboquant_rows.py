@@ -14,7 +14,7 @@ import numpy as np
 from ragloom.arrayfile import ArrayFile
 from ragloom.digests import key_hash
 from ragloom.quant.bits import sign_words
-from ragloom.quant.turboquant import CompressedVectors, TurboQuantizer
+from ragloom.quant.turboquant import CODE_PARTS, CompressedVectors, TurboQuantizer
 from ragloom.stores.columns import HashIndex, RowColumns
 from ragloom.types import Metadata
 
@@ -82,10 +82,12 @@ class TurboQuantRows:
 
     def replay(self, file: ArrayFile) -> None:
         """Append a segment's rows: codes copied, ids, texts and metadata mapped."""
-        compressed = CompressedVectors.from_arrays({name: file[name] for name in file.names()})
-        self._fill(compressed, file["id_hash"])
+        # the codes, hashes and deletions are copied: their checksums are checked on the way
+        compressed = CompressedVectors.from_arrays({name: file.checked(name) for name in file.names()
+                                                    if name in CODE_PARTS})
+        self._fill(compressed, file.checked("id_hash"))
         self.columns.add_file(file)
-        dead = np.asarray(file["dead"], dtype=np.int64)
+        dead = np.asarray(file.checked("dead"), dtype=np.int64)
         self.live -= int(self._alive_buffer[np.unique(dead)].sum())
         self._alive_buffer[dead] = False
 

@@ -12,7 +12,7 @@ from ragloom.atomic import atomic_write
 from ragloom.segments import remove_unlisted
 
 SEGMENT_LIST = "segments.json"
-SEGMENT_FORMAT = 3  # 3: mapped array files; 2 (npz with a JSON header) is rebuilt
+SEGMENT_FORMAT = 4  # 4: arrays with CRC-32s; 3 (no checksums) and 2 (npz) are rebuilt by a writer
 #: Past this many segments the next persist compacts them into one.
 MAX_SEGMENTS = 64
 #: The files this store writes (and so the only ones it ever deletes).
