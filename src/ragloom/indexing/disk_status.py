@@ -26,8 +26,10 @@ from ragloom.indexing.disk_usage import disk_usage
 from ragloom.ownership import INDEX_MARKER
 from ragloom.types import IndexStatus
 
-#: ``retrieval.bm25_files.SEGMENT_LIST``, named here so reading it imports no numpy.
+#: ``retrieval.bm25_files.SEGMENT_LIST`` and ``FORMAT_VERSION``, named here so reading the
+#: list imports no numpy (a test keeps them equal).
 BM25_SEGMENT_LIST = "segments.json"
+BM25_FORMAT_VERSION = 4
 
 
 def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -> IndexStatus | None:
@@ -98,7 +100,9 @@ def _bm25_documents(folder: Path) -> int | None:
         header = json.loads(listing.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    documents = header.get("documents") if isinstance(header, dict) else None
+    if not isinstance(header, dict) or header.get("version") != BM25_FORMAT_VERSION:
+        return None  # written by another version: the engine says what to do with it
+    documents = header.get("documents")
     if isinstance(documents, int):
         return documents
     from ragloom.retrieval.bm25_files import load_index
