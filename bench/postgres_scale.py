@@ -19,6 +19,12 @@ TurboQuant (4 bits + 4-bit refine) and embedded Chroma get the same figures wher
 apply (their filter: ``$in`` of the matching paths, as the searcher resolves globs).
 
     python bench/postgres_scale.py [--sizes 200000 1000000] [--stores postgres turboquant chroma]
+        [--work-dir DIR] [--load-only | --dense-only] [--ef-search 100 200 ...]
+
+With ``--work-dir`` the started server keeps its data there: a later run searches a table
+loaded before (same size and text generator) without reloading; ``--load-only`` stops
+after loading, ``--dense-only`` measures dense and filtered search of a loaded table at
+each ``--ef-search`` width without making texts.
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ VOCABULARY = 20_000
 SPEC = EmbeddingSpec("bench/random", DIM)
 FILTER = {"path": "src/dir7/**"}
 EF_SEARCH = 100
+EF_SEARCHES = [EF_SEARCH]
+DENSE_ONLY = False
 #: Which text generator made a loaded table's postings (a table of another is reloaded).
 TEXTS = "2"
 LOAD_ONLY = False
@@ -63,7 +71,8 @@ def unit_rows(rows: np.ndarray) -> np.ndarray:
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-def make_data(size: int, seed: int = 0) -> tuple[np.ndarray, list[str], list[str], list[dict]]:
+def make_data(size: int, seed: int = 0,
+              with_texts: bool = True) -> tuple[np.ndarray, list[str], list[str], list[dict]]:
     rng = np.random.default_rng(seed)
     centres = unit_rows(rng.normal(size=(CENTRES, DIM)))
     vectors = np.empty((size, DIM), dtype=np.float32)
@@ -71,6 +80,15 @@ def make_data(size: int, seed: int = 0) -> tuple[np.ndarray, list[str], list[str
         stop = min(size, start + 50_000)
         noise = rng.normal(scale=0.35 / np.sqrt(DIM), size=(stop - start, DIM))
         vectors[start:stop] = unit_rows(centres[rng.integers(0, CENTRES, stop - start)] + noise)
+    texts = make_texts(rng, size) if with_texts else [""] * size
+    ids = [f"c{i}" for i in range(size)]
+    metadatas = [{"path": f"src/dir{i % 100}/file{i % 5000}.py", "chunk_index": i // 5000,
+                  "language": "python", "source": "file", "content_hash": f"{i:016x}"}
+                 for i in range(size)]
+    return vectors, ids, texts, metadatas
+
+
+def make_texts(rng: np.random.Generator, size: int) -> list[str]:
     letters = "bcdfghjklmnpqrstvwxz"
     words = ["".join(letters[(i // 20 ** k) % 20] + "aeiou"[(i // 7 ** k) % 5] for k in range(4))
              for i in range(VOCABULARY)]  # letters only: the tokenizer splits letters from digits
@@ -84,11 +102,7 @@ def make_data(size: int, seed: int = 0) -> tuple[np.ndarray, list[str], list[str
     for length in lengths:
         texts.append(" ".join(words[r] for r in ranks[offset:offset + length]))
         offset += length
-    ids = [f"c{i}" for i in range(size)]
-    metadatas = [{"path": f"src/dir{i % 100}/file{i % 5000}.py", "chunk_index": i // 5000,
-                  "language": "python", "source": "file", "content_hash": f"{i:016x}"}
-                 for i in range(size)]
-    return vectors, ids, texts, metadatas
+    return texts
 
 
 def queries(vectors: np.ndarray, count: int, seed: int = 1) -> np.ndarray:
@@ -199,9 +213,11 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
             f"SELECT to_regclass('bench.{table}_embedding_hnsw') IS NOT NULL")[0][0]
         if loaded and pg.execute(f"SELECT count(*) FROM bench.{table}")[0][0] != size:
             loaded = False
-        if loaded and pg.execute(f"SELECT value FROM bench.{table}_info "
-                                 f"WHERE key = 'bench_texts'") != [(TEXTS,)]:
+        if loaded and not DENSE_ONLY and pg.execute(
+                f"SELECT value FROM bench.{table}_info WHERE key = 'bench_texts'") != [(TEXTS,)]:
             loaded = False
+        if DENSE_ONLY and not loaded:
+            raise SystemExit(f"--dense-only searches a table loaded before; none of {size} chunks")
         if not loaded:
             pg.execute(f"DROP TABLE IF EXISTS bench.{table} CASCADE")
             pg.execute("CREATE SCHEMA IF NOT EXISTS bench")
@@ -217,15 +233,23 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
         if LOAD_ONLY:
             store.close()
             return figures
-        figures |= search_figures(store, vectors, ids, metadatas, probe)
+        for ef in EF_SEARCHES:
+            store.settings = store.settings.model_copy(update={"ef_search": ef})
+            dense = search_figures(store, vectors, ids, metadatas, probe)
+            print(f"#   ef_search {ef}:", {k: round(v, 3) for k, v in dense.items()}, flush=True)
+            figures |= dense if ef == EF_SEARCHES[0] else {f"{k} (ef {ef})": v for k, v in dense.items()}
+        store.settings = store.settings.model_copy(update={"ef_search": EF_SEARCHES[0]})
         hybrid, sparse_times = [], []
+        if DENSE_ONLY:
+            texts_probe = []
         for query, text in zip(probe, texts_probe):
             ms, _ = timed(lambda t=text: sparse.search(t, 100))
             sparse_times.append(ms)
             ms, _ = timed(lambda q=query, t=text: (store.query(q, 100), sparse.search(t, 100)))
             hybrid.append(ms)
-        figures["sparse p50"] = statistics.median(sparse_times)
-        figures["hybrid p50"] = statistics.median(hybrid)
+        if hybrid:
+            figures["sparse p50"] = statistics.median(sparse_times)
+            figures["hybrid p50"] = statistics.median(hybrid)
         sizes = pg.execute(
             "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON "
             f"n.oid = c.relnamespace WHERE n.nspname = 'bench' AND c.relkind = 'r' "
@@ -263,7 +287,7 @@ def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> 
 
 
 def main() -> None:
-    global LOAD_ONLY, EF_SEARCH
+    global LOAD_ONLY, EF_SEARCH, EF_SEARCHES, DENSE_ONLY
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
@@ -274,17 +298,21 @@ def main() -> None:
                         "and reuse a table already loaded (default: a temporary folder)")
     parser.add_argument("--load-only", action="store_true",
                         help="load Postgres into --work-dir and stop (search in a later run)")
-    parser.add_argument("--ef-search", type=int, default=EF_SEARCH)
+    parser.add_argument("--ef-search", type=int, nargs="+", default=[EF_SEARCH],
+                        help="HNSW search widths to measure dense search at (the first for hybrid)")
+    parser.add_argument("--dense-only", action="store_true", help="only dense and filtered "
+                        "search of a Postgres table loaded before (its texts are not needed)")
     args = parser.parse_args()
-    LOAD_ONLY, EF_SEARCH = args.load_only, args.ef_search
+    LOAD_ONLY, EF_SEARCHES, DENSE_ONLY = args.load_only, args.ef_search, args.dense_only
+    EF_SEARCH = EF_SEARCHES[0]
     rows: list[tuple[str, int, dict[str, float]]] = []
     for size in args.sizes:
         started = time.perf_counter()
-        data = make_data(size)
+        data = make_data(size, with_texts=not DENSE_ONLY)
         probe = queries(data[0], args.queries)
         rng = np.random.default_rng(2)
-        texts_probe = [" ".join(rng.choice(data[2][int(i)].split(), 3)) for i in
-                       rng.integers(0, size, args.queries)]
+        texts_probe = [] if DENSE_ONLY else [" ".join(rng.choice(data[2][int(i)].split(), 3))
+                                             for i in rng.integers(0, size, args.queries)]
         print(f"# {size:,} random 384-d unit vectors (clustered; not real embeddings), "
               f"made in {time.perf_counter() - started:.0f} s", flush=True)
         for kind in args.stores:
