@@ -22,6 +22,12 @@ def test_header_names_path_and_symbol_or_heading() -> None:
     assert chunk_header({"source": "other", "path": "x"}) == ""  # another source: as given
 
 
+def test_header_of_an_ingested_text_names_its_place_not_its_id() -> None:
+    assert chunk_header({"source": "text", "source_id": "1042"}) == ""
+    assert chunk_header({"source": "text", "source_id": "ticket-7",
+                         "heading_path": "Install > Pip"}) == "Install > Pip\n"
+
+
 def test_header_names_each_symbol_once_without_what_the_path_says() -> None:
     # a PHP chunk: the class once, its namespace (the path's folders) not repeated per name
     php = "App\\Models\\User, App\\Models\\User, App\\Models\\User::save, App\\Models\\User::delete"

@@ -23,8 +23,9 @@ def header_budget(measure: TextMeasure) -> int:
 
 
 def chunk_header(metadata: Metadata) -> str:
-    """``path: symbol`` (or heading path) of a file chunk, ``source_id: ...`` of an ingested
-    text; empty for a chunk of any other source."""
+    """``path: symbol`` (or heading path) of a file chunk; the heading path or symbols of
+    an ingested text without its source id (ids are mostly opaque: "1042", "ticket-7",
+    and on Cranfield embedding them cost 0.007 nDCG@10); empty for any other source."""
     source = metadata.get("source")
     path = metadata.get("path") if source == "file" else metadata.get("source_id") if source == "text" \
         else None
@@ -32,6 +33,8 @@ def chunk_header(metadata: Metadata) -> str:
         return ""
     symbols = metadata.get("symbols") or metadata.get("symbol")
     place = short_symbols(str(symbols), str(path)) if symbols else metadata.get("heading_path") or ""
+    if source == "text":
+        return f"{place}\n" if place else ""
     return f"{path}: {place}\n" if place else f"{path}\n"
 
 
