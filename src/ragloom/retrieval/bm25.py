@@ -202,9 +202,7 @@ class BM25Index:
                 norm = self.k1 * (1 - self.b + self.b * lengths)
                 scores[slots] += weight * idf * (tfs * (self.k1 + 1) / (tfs + norm))
                 matched[slots] = True
-            scores[~alive] = 0.0
-            matched &= alive
-            return scores, matched
+            return scores, matched  # postings hold live slots only: dead slots stay 0
 
     def _postings(self, term: str, offsets: np.ndarray,
                   alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -214,13 +212,14 @@ class BM25Index:
         for segment, offset in zip(self._segments, offsets.tolist()):
             found = segment.postings(term, hashed)
             if found is not None:
-                slots.append(found[0] + offset)
+                slots.append(found[0].astype(np.int64) + offset)
                 tfs.append(found[1])
         if not slots:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        all_slots = np.concatenate(slots).astype(np.int64)
+        all_slots = slots[0] if len(slots) == 1 else np.concatenate(slots)
+        all_tfs = tfs[0] if len(tfs) == 1 else np.concatenate(tfs)
         keep = alive[all_slots]
-        return all_slots[keep], np.concatenate(tfs)[keep].astype(np.float64)
+        return all_slots[keep], all_tfs[keep].astype(np.float64)
 
     def top_k(self, query: Sequence[str] | dict[str, float], k: int,
               conditions: list[Node] | None = None) -> list[tuple[str, float]]:
