@@ -90,6 +90,10 @@ def _started(folder: Path) -> Iterator[PostgresServer]:
         yield server
     finally:
         handle.cleanup()
+        if (pgdata / "postmaster.pid").exists():
+            # A test restarted it: pgserver stops only the postmaster it started itself.
+            pgserver.pg_ctl(["-w", "stop", "-m", "fast"], pgdata=handle.pgdata,
+                            user=handle.system_user)
 
 
 def available() -> bool:
