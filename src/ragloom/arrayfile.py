@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import mmap
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +160,17 @@ class ArrayFile:
         if actual != int(entry["crc32"]):
             raise self._damaged(f"array {name!r} does not match its checksum: CRC-32 {actual:08x}, "
                                 f"written {int(entry['crc32']):08x}")
+
+
+def damaged_files(files: Iterable[ArrayFile]) -> list[str]:
+    """What ``verify()`` finds wrong in each file, one message per damaged file."""
+    problems = []
+    for file in files:
+        try:
+            file.verify()
+        except CorruptIndexError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def pack_strings(values: list[str]) -> tuple[np.ndarray, np.ndarray]:

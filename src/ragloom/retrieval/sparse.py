@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragloom.arrayfile import ArrayFile
+from ragloom.arrayfile import ArrayFile, damaged_files
 from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.errors import StoreError
 from ragloom.filters import Node, matches_all
@@ -186,12 +186,7 @@ class SparseIndex:
             problems = [] if self._unreadable is None else [
                 f"BM25 index {self.path} could not be read ({self._unreadable}); searches use a "
                 f"copy rebuilt from the vector store, and the next 'ragloom index' rewrites it"]
-            for file in self._files:
-                try:
-                    file.verify()
-                except StoreError as exc:
-                    problems.append(str(exc))
-            return problems
+            return problems + damaged_files(self._files)
 
     def disk_bytes(self) -> int:
         """Bytes the index takes on disk."""

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragloom.arrayfile import ArrayFile, write_arrays
+from ragloom.arrayfile import ArrayFile, damaged_files, write_arrays
 from ragloom.embeddings.base import l2_normalize
 from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexMismatchError, ReadOnlyError
 from ragloom.faults import crash_point
@@ -141,14 +141,8 @@ class TurboQuantStore:
     def verify_files(self) -> list[str]:
         """Check every byte of the segment files against their checksums (the explicit
         check: opening checks only the codes, which it reads whole anyway)."""
-        problems = []
         with self._lock:
-            for file in self._files.values():
-                try:
-                    file.verify()
-                except CorruptIndexError as exc:
-                    problems.append(str(exc))
-        return problems
+            return damaged_files(self._files.values())
 
     def _discard(self) -> None:
         """For a rebuild on purpose: delete the files this store wrote, nothing else."""
