@@ -76,6 +76,8 @@ DENSE_ONLY = False
 TEXTS = "2"
 LOAD_ONLY = False
 ROWS_ONLY = False
+#: With --url: reuse and keep the bench schema, as --work-dir does.
+KEEP = False
 #: "random" (made here) or "real" (``bench/real_corpus.py``'s files in CORPUS_DIR).
 VECTORS = "random"
 CORPUS_DIR = Path(".")
@@ -248,7 +250,7 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
     table, kind = (f"chunks_{size}", TEXTS) if VECTORS == "random" else ("real", "real")
     with server(url, work_dir) as pg:
         tables = Tables("bench", table)
-        exists = work_dir is not None and pg.execute(
+        exists = (work_dir is not None or KEEP) and pg.execute(
             f"SELECT to_regclass('bench.{table}') IS NOT NULL")[0][0]
         if exists and not DENSE_ONLY and pg.execute(
                 f"SELECT value FROM bench.{table}_info WHERE key = 'bench_texts'") != [(kind,)]:
@@ -301,7 +303,7 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
             f"AND c.relname LIKE '{table}%'")[0][0]
         figures["bytes/chunk"] = float(sizes) / size
         store.close()
-        if work_dir is None:
+        if work_dir is None and not KEEP:
             pg.execute("DROP SCHEMA bench CASCADE")
     return figures
 
@@ -333,7 +335,7 @@ def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> 
 
 def main() -> None:
     global LOAD_ONLY, EF_SEARCH, EF_SEARCHES, DENSE_ONLY, ROWS_ONLY, VECTORS, CORPUS_DIR
-    global SPEC, MAINTENANCE_WORK_MEM
+    global SPEC, MAINTENANCE_WORK_MEM, KEEP
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
@@ -350,6 +352,8 @@ def main() -> None:
                         "search of a Postgres table loaded before (its texts are not needed)")
     parser.add_argument("--rows-only", action="store_true", help="with --load-only: load "
                         "rows and postings, not the HNSW index (a later run resumes)")
+    parser.add_argument("--keep", action="store_true", help="with --url: reuse a table "
+                        "loaded before and keep the bench schema (as --work-dir does)")
     parser.add_argument("--vectors", choices=["random", "real"], default="random")
     parser.add_argument("--corpus-dir", type=Path, help="with --vectors real: the folder "
                         "bench/real_corpus.py wrote")
@@ -360,6 +364,7 @@ def main() -> None:
     LOAD_ONLY, EF_SEARCHES, DENSE_ONLY = args.load_only, args.ef_search, args.dense_only
     ROWS_ONLY, VECTORS, MAINTENANCE_WORK_MEM = args.rows_only, args.vectors, args.maintenance_work_mem
     SERVER_SETTINGS["shared_buffers"] = args.shared_buffers
+    KEEP = args.keep
     EF_SEARCH = EF_SEARCHES[0]
     if VECTORS == "real":
         if args.corpus_dir is None:
