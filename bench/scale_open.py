@@ -12,6 +12,7 @@ is left out: this measures ragloom). Then prints:
 - warm p50 latency per mode (dense, sparse, hybrid) in one read-only engine.
 
     nice python bench/scale_open.py [--files 40000] [--work /tmp/ragloom-scale] [--runs 5]
+    python bench/scale_open.py --warm-only --against OTHER_CHECKOUT/src   (two versions, one run)
 """
 
 from __future__ import annotations
@@ -137,9 +138,7 @@ def warm_latency(root: Path, queries: int, cpu: bool = False) -> dict[str, float
     from ragloom.config import load_config
 
     engine = RAGEngine(load_config(root / "ragloom.toml"), root, read_only=True)
-    rng = random.Random(3)
-    words = " ".join(QUERIES).split()
-    texts = [" ".join(rng.sample(words, 3)) for _ in range(queries)]
+    texts = query_texts(queries)
     figures = {}
     for mode in ("dense", "sparse", "hybrid"):
         engine.search(texts[0], 10, mode=mode)
@@ -151,6 +150,62 @@ def warm_latency(root: Path, queries: int, cpu: bool = False) -> dict[str, float
         figures[mode] = statistics.median(laps)
     engine.close()
     return figures
+
+
+def query_texts(count: int) -> list[str]:
+    rng = random.Random(3)
+    words = " ".join(QUERIES).split()
+    return [" ".join(rng.sample(words, 3)) for _ in range(count)]
+
+
+def serve_queries(root: Path) -> None:
+    """A worker of ``compare_versions``: for each ``mode start count`` line on stdin, the
+    wall milliseconds of those queries, as one JSON list per line."""
+    from ragloom import RAGEngine
+    from ragloom.config import load_config
+
+    engine = RAGEngine(load_config(root / "ragloom.toml"), root, read_only=True)
+    texts = query_texts(200)
+    for mode in ("dense", "sparse", "hybrid"):
+        engine.search(texts[0], 10, mode=mode)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        mode, start, count = line.split()
+        laps = []
+        for text in texts[int(start):int(start) + int(count)]:
+            started = time.perf_counter()
+            engine.search(text, 10, mode=mode)
+            laps.append((time.perf_counter() - started) * 1000)
+        print(json.dumps(laps), flush=True)
+    engine.close()
+
+
+def compare_versions(root: Path, sources: list[Path], batches: int = 20) -> None:
+    """Warm p50 of two versions (each a ``src`` folder) in one run: two worker processes
+    answer the same queries in alternating batches of 10, so load changes hit both alike."""
+    workers = []
+    for source in sources:
+        env = dict(os.environ, PYTHONPATH=str(source))
+        worker = subprocess.Popen([sys.executable, __file__, "--serve-queries", str(root)], env=env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
+        workers.append(worker)
+    for mode in ("dense", "sparse", "hybrid"):
+        laps: list[list[float]] = [[] for _ in workers]
+        for batch in range(batches):
+            for index in (range(len(workers)) if batch % 2 == 0 else reversed(range(len(workers)))):
+                worker = workers[index]
+                assert worker.stdin is not None and worker.stdout is not None
+                worker.stdin.write(f"{mode} {batch * 10 % 200} 10\n")
+                worker.stdin.flush()
+                laps[index] += json.loads(worker.stdout.readline())
+        first, second = (statistics.median(times) for times in laps)
+        print(f"warm p50 {mode}: {sources[0]} {first:.1f} ms, {sources[1]} {second:.1f} ms, "
+              f"ratio {first / second:.3f}")
+    for worker in workers:
+        assert worker.stdin is not None
+        worker.stdin.close()
+        worker.wait()
 
 
 def index_bytes(root: Path) -> dict[str, int]:
@@ -175,12 +230,22 @@ def main() -> None:
                              "with another version's PYTHONPATH and --work to compare)")
     parser.add_argument("--cpu", action="store_true",
                         help="warm latency in CPU time of the process instead of wall time")
+    parser.add_argument("--against", type=Path, metavar="SRC",
+                        help="with --warm-only: compare this checkout with another version's src "
+                             "folder in one run (alternating batches of queries)")
     parser.add_argument("--child-build", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-queries", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_build:
         child_build(args.child_build)
         return
+    if args.serve_queries:
+        serve_queries(args.serve_queries)
+        return
     root = args.work / f"corpus-{args.files}"
+    if args.warm_only and args.against:
+        compare_versions(root, [Path(__file__).resolve().parents[1] / "src", args.against.resolve()])
+        return
     if args.warm_only:
         warm = warm_latency(root, args.queries, args.cpu)
         print(f"warm p50{' (CPU time)' if args.cpu else ''}: "

@@ -205,3 +205,22 @@ def test_files_written_before_checksums_are_refused_with_the_way_out(tmp_path: P
     with RAGEngine(config(), project) as writer:  # a writer rebuilds it from the sources
         writer.index_directory()
         assert writer.count() > 0 and writer.verify().ok
+
+
+@pytest.mark.parametrize("array", ["text_blob", "meta_blob"])
+def test_a_search_that_reads_damaged_mapped_bytes_names_the_file(pristine: Path, tmp_path: Path,
+                                                                  array: str) -> None:
+    """Opening does not read the mapped arrays; the search that decodes a damaged one
+    checks the files and raises CorruptIndexError naming the file, not a decode error."""
+    project = tmp_path / "project"
+    shutil.copytree(pristine, project)
+    target = sorted((project / ".ragloom/turboquant_ragloom").glob("*.seg"))[0]
+    start, stop = ArrayFile(target).span(array)
+    data = bytearray(target.read_bytes())
+    data[start] ^= 0x80  # the first row's first character: ASCII becomes a bad UTF-8 lead byte
+    target.write_bytes(bytes(data))
+    with RAGEngine(config(), project, read_only=True) as reader:
+        with pytest.raises(CorruptIndexError, match=rf"{target}.*'{array}' does not match its checksum"
+                                                     r".*'ragloom index --rebuild'"):
+            for mode in ("dense", "sparse", "hybrid"):
+                reader.search("Doubles value number function guide details", top_k=20, mode=mode)

@@ -255,3 +255,25 @@ def test_colliding_term_hashes_keep_terms_apart(monkeypatch: pytest.MonkeyPatch,
             want = reference_scores(live, query)
             assert dict(load_index(tmp_path / "bm25").top_k(query, 200)) == pytest.approx(
                 {doc: score for doc, score in want.items() if score}, abs=1e-9)
+
+
+def test_a_term_scores_the_same_densely_and_at_its_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Common terms are scored over the whole segment, rare ones at their rows: both ways
+    give the same scores and the same matched rows."""
+    from ragloom.retrieval import bm25_scoring
+
+    rng = np.random.default_rng(5)
+    length_norm = rng.uniform(0.5, 2.0, 1_000)
+    rows = np.sort(rng.choice(1_000, 300, replace=False)).astype(np.int32)
+    tfs = rng.integers(1, 5, 300).astype(np.uint16)
+    outcomes = []
+    for share in (1_000_000, 1):  # every term dense, then every term at its rows
+        monkeypatch.setattr(bm25_scoring, "DENSE_SHARE", share)
+        scores, matched = np.full(1_000, 0.5), np.zeros(1_000, dtype=bool)
+        bm25_scoring.add_term_scores(scores, matched, length_norm, rows, tfs, 2.5)
+        outcomes.append((scores, matched))
+    (dense, dense_matched), (sparse, sparse_matched) = outcomes
+    assert np.allclose(dense, sparse, rtol=0, atol=1e-12)
+    assert np.flatnonzero(dense_matched).tolist() == rows.tolist() == np.flatnonzero(sparse_matched).tolist()
+    expected = 0.5 + 2.5 * tfs / (tfs + length_norm[rows])
+    assert np.allclose(sparse[rows], expected, rtol=0, atol=1e-12)

@@ -3,6 +3,7 @@ and retrievers together; the algorithms live in those parts."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -23,10 +24,10 @@ from ragloom.engine.opening import IndexOpener, IndexParts
 from ragloom.engine.preloading import PreloadMethods
 from ragloom.engine.syncing import SyncMethods
 from ragloom.engine.texts import TextMethods
-from ragloom.errors import RagloomError, ReadOnlyError
+from ragloom.errors import CorruptIndexError, RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
-from ragloom.indexing.consistency import VerifyReport, verify_index
+from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, verify_index
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer
@@ -40,6 +41,9 @@ from ragloom.stores.registry import store_path
 from ragloom.types import IndexReport, IndexStatus, SearchResult
 
 logger = logging.getLogger("ragloom")
+#: What reading damaged bytes of a mapped array raises: text or JSON that does not decode,
+#: an offset or row number out of range.
+_DAMAGE_SYMPTOMS = (UnicodeDecodeError, json.JSONDecodeError, IndexError)
 
 PathLike = str | os.PathLike[str]
 
@@ -186,7 +190,15 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         if k < 1:
             raise ValueError(f"top_k must be at least 1, got {k}")
         with self._readers_writer.reading():
-            return self._searcher.search(query, k, filters, mode, mmr, min_score)
+            try:
+                return self._searcher.search(query, k, filters, mode, mmr, min_score)
+            except _DAMAGE_SYMPTOMS as exc:
+                # Mapped arrays are checked against their checksums only when asked; bytes
+                # that do not decode send us to check them now, to name the damaged file.
+                problems = damaged_file_problems(self.store, self.sparse)
+                if problems:
+                    raise CorruptIndexError("; ".join(problems)) from exc
+                raise
 
     @property
     def relevance_gate(self) -> float | None:

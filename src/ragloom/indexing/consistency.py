@@ -56,6 +56,18 @@ def recover_interrupted(store: VectorStore, sparse: SparseBackend, manifest: Man
     return sorted(pending)
 
 
+def damaged_file_problems(store: VectorStore, sparse: SparseBackend) -> list[str]:
+    """Every byte of the store's and BM25 index's files checked against their checksums,
+    for the parts that keep files and can check them (``verify_files``): one message per
+    damaged file, naming it, the array and the rebuild."""
+    problems: list[str] = []
+    for part in (store, sparse):
+        check_files = getattr(part, "verify_files", None)
+        if callable(check_files):
+            problems += check_files()
+    return problems
+
+
 def verify_index(store: VectorStore, sparse: SparseBackend, manifest: Manifest) -> VerifyReport:
     """Every byte of the store's and BM25 index's files matching their checksums (for the
     parts that keep files and can check them: ``verify_files``), every stored file chunk
@@ -63,10 +75,7 @@ def verify_index(store: VectorStore, sparse: SparseBackend, manifest: Manifest) 
     BM25 index holding exactly the stored ids."""
     records = manifest.records()
     report = VerifyReport(files=len(records))
-    for part in (store, sparse):
-        check_files = getattr(part, "verify_files", None)
-        if callable(check_files):
-            report.problems += check_files()
+    report.problems += damaged_file_problems(store, sparse)
     if report.problems:  # the checks below would read the damaged bytes
         return report
     ids = store.ids()

@@ -16,19 +16,34 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ragloom.arrayfile import ArrayFile
 from ragloom.digests import key_hash
 from ragloom.filters import Node, matches_all
+from ragloom.retrieval.bm25_scoring import add_term_scores
 from ragloom.retrieval.bm25_segment import Segment
 from ragloom.segments import merge_start
+from ragloom.top_k import top_k_indices
 from ragloom.types import Metadata
 
 MERGE_FACTOR = 8          # this many segments of one size class merge into one
 MAX_SEGMENTS = 24
 _COMPACT_DEAD_SHARE = 0.4
+
+
+@dataclass(frozen=True)
+class _SlotView:
+    """The live segments laid end to end, rebuilt after each change: where each segment's
+    rows start among all slots, which slots are alive, which segments have no dead row,
+    and each slot's length norm k1 x (1 - b + b x length / average length)."""
+
+    offsets: np.ndarray
+    alive: np.ndarray
+    whole: list[bool]
+    length_norm: np.ndarray
 
 
 class BM25Index:
@@ -46,7 +61,7 @@ class BM25Index:
         self._count = 0
         self._total_len = 0
         self._next_number = 1
-        self._view: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._view: _SlotView | None = None
         self._floor: float | None = None
         self.bytes_written = 0
 
@@ -177,13 +192,12 @@ class BM25Index:
     def _score(self, query: Sequence[str] | dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
         """Scores of every slot and which live slots contain at least one query term."""
         with self._lock:
-            offsets, alive, doc_len = self._slots()
-            scores = np.zeros(len(alive), dtype=np.float64)
-            matched = np.zeros(len(alive), dtype=bool)
+            view = self._slots()
+            scores = np.zeros(len(view.alive), dtype=np.float64)
+            matched = np.zeros(len(view.alive), dtype=bool)
             corpus_size = self._count
             if corpus_size == 0:
                 return scores, matched
-            average_len = self._total_len / corpus_size
             weights: dict[str, float] = {}
             if isinstance(query, dict):
                 weights = dict(query)
@@ -191,35 +205,34 @@ class BM25Index:
                 for term in query:
                     weights[term] = weights.get(term, 0.0) + 1.0
             for term, weight in weights.items():
-                slots, tfs = self._postings(term, offsets, alive)
-                frequency = len(slots)
+                parts = self._postings(term, view)
+                frequency = sum(len(rows) for _, rows, _ in parts)
                 if frequency == 0:
                     continue
                 idf = np.log(corpus_size - frequency + 0.5) - np.log(frequency + 0.5)
                 if idf < 0:
                     idf = self._idf_floor()
-                lengths = doc_len[slots] / average_len if average_len else 0.0
-                norm = self.k1 * (1 - self.b + self.b * lengths)
-                scores[slots] += weight * idf * (tfs * (self.k1 + 1) / (tfs + norm))
-                matched[slots] = True
+                scale = weight * idf * (self.k1 + 1)
+                for span, rows, tfs in parts:
+                    add_term_scores(scores[span], matched[span], view.length_norm[span], rows, tfs, scale)
             return scores, matched  # postings hold live slots only: dead slots stay 0
 
-    def _postings(self, term: str, offsets: np.ndarray,
-                  alive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Live slots holding ``term`` and its frequencies there (float64)."""
+    def _postings(self, term: str, view: _SlotView) -> list[tuple[slice, np.ndarray, np.ndarray]]:
+        """Per segment holding ``term``: its slots, and the live rows (numbered within the
+        segment) with the term's frequency in each."""
         hashed = key_hash(term)
-        slots, tfs = [], []
-        for segment, offset in zip(self._segments, offsets.tolist()):
+        parts = []
+        for segment, offset, whole in zip(self._segments, view.offsets.tolist(), view.whole):
             found = segment.postings(term, hashed)
-            if found is not None:
-                slots.append(found[0].astype(np.int64) + offset)
-                tfs.append(found[1])
-        if not slots:
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
-        all_slots = slots[0] if len(slots) == 1 else np.concatenate(slots)
-        all_tfs = tfs[0] if len(tfs) == 1 else np.concatenate(tfs)
-        keep = alive[all_slots]
-        return all_slots[keep], all_tfs[keep].astype(np.float64)
+            if found is None:
+                continue
+            span = slice(offset, offset + len(segment))
+            rows, frequencies = found
+            if not whole:
+                keep = view.alive[span][rows]
+                rows, frequencies = rows[keep], frequencies[keep]
+            parts.append((span, rows, frequencies))
+        return parts
 
     def top_k(self, query: Sequence[str] | dict[str, float], k: int,
               conditions: list[Node] | None = None) -> list[tuple[str, float]]:
@@ -227,15 +240,16 @@ class BM25Index:
         applied first. Scores can be negative in tiny corpora (Okapi idf), order still holds."""
         with self._lock:
             scores, matched = self._score(query)
-            candidates = np.flatnonzero(matched)
             if conditions:
+                candidates = np.flatnonzero(matched)
                 candidates = candidates[np.fromiter(
                     (matches_all(self._slot_metadata(int(s)), conditions) for s in candidates),
                     dtype=bool, count=len(candidates))]
-            if len(candidates) > k:
-                candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
-            order = candidates[np.lexsort((candidates, -scores[candidates]))]
-            offsets = self._slots()[0]
+                order = candidates[top_k_indices(scores[candidates], k)]
+            else:
+                np.copyto(scores, -np.inf, where=~matched)  # a slot without a query term never ranks
+                order = top_k_indices(scores, min(k, int(np.count_nonzero(matched))))
+            offsets = self._slots().offsets
             positions = (np.searchsorted(offsets, order, "right") - 1).tolist()
             return [(self._segments[p].ids[slot - int(offsets[p])], float(scores[slot]))
                     for p, slot in zip(positions, order.tolist())]
@@ -246,8 +260,7 @@ class BM25Index:
         return self._segments[self._position(number)].row_terms(row)
 
     def document_frequency(self, term: str) -> int:
-        offsets, alive, _ = self._slots()
-        return len(self._postings(term, offsets, alive)[0])
+        return sum(len(rows) for _, rows, _ in self._postings(term, self._slots()))
 
     def rows_with(self, kind: str, key: str) -> list[tuple[str, Metadata]]:
         """(id, metadata) of the live documents whose lookup ``kind`` may hold ``key``, in
@@ -261,8 +274,7 @@ class BM25Index:
                         found.append((segment.ids[row], segment.metadata(row)))
             return found
 
-    def _slots(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Where each segment's rows start among all slots, which slots are alive, lengths."""
+    def _slots(self) -> _SlotView:
         if self._view is None:
             sizes = [len(segment) for segment in self._segments]
             offsets = np.zeros(len(sizes), dtype=np.int64)
@@ -270,11 +282,14 @@ class BM25Index:
             alive = np.concatenate(self._alive) if self._alive else np.zeros(0, dtype=bool)
             doc_len = (np.concatenate([s.doc_len for s in self._segments]).astype(np.float64)
                        if self._segments else np.zeros(0))
-            self._view = (offsets, alive, doc_len)
+            average_len = self._total_len / self._count if self._count else 0.0
+            lengths = doc_len / average_len if average_len else np.zeros(len(doc_len))
+            self._view = _SlotView(offsets, alive, [bool(a.all()) for a in self._alive],
+                                   self.k1 * (1 - self.b + self.b * lengths))
         return self._view
 
     def _locate(self, slot: int) -> tuple[Segment, int]:
-        offsets = self._slots()[0]
+        offsets = self._slots().offsets
         index = int(np.searchsorted(offsets, slot, "right")) - 1
         return self._segments[index], slot - int(offsets[index])
 

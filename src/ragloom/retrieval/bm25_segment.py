@@ -101,12 +101,12 @@ class Segment:
     def lookup(self, kind: str, hashed: int) -> list[int]:
         """Rows that may hold the key hashed to ``hashed`` in lookup ``kind`` (the caller
         checks the metadata: a hash can collide)."""
-        hashes, rows = self.arrays[f"{kind}_hash"], self.arrays[f"{kind}_rows"]
+        hashes = self.arrays[f"{kind}_hash"]
         value = np.uint64(hashed)
-        first = last = int(np.searchsorted(hashes, value))
-        while last < len(hashes) and hashes[last] == value:
-            last += 1
-        return rows[first:last].tolist()
+        first = hashes.searchsorted(value)
+        if first == len(hashes) or hashes[first] != value:
+            return []  # the usual answer: one search, no second one
+        return self.arrays[f"{kind}_rows"][first:hashes.searchsorted(value, "right")].tolist()
 
     def metadata(self, row: int) -> Metadata:
         """A row's metadata, parsed once (callers only read it)."""

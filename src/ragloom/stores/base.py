@@ -9,6 +9,7 @@ from typing import Protocol, TypeGuard
 import numpy as np
 
 from ragloom.filters import Filters
+from ragloom.top_k import top_k_indices as top_k_indices  # plugins import it from here
 from ragloom.types import Chunk, Metadata, SearchResult
 
 
@@ -124,9 +125,3 @@ def require_stored(ids: Sequence[str], stored: Container[str]) -> None:
         raise KeyError(f"no vectors stored for ids {missing[:5]}")
 
 
-def top_k_indices(scores: np.ndarray, top_k: int) -> np.ndarray:
-    """Indices of the ``top_k`` highest scores, best first; ties keep insertion order."""
-    if top_k >= len(scores):
-        return np.argsort(-scores, kind="stable")
-    candidates = np.argpartition(-scores, top_k - 1)[:top_k]
-    return candidates[np.lexsort((candidates, -scores[candidates]))]

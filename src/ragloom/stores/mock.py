@@ -9,7 +9,8 @@ import numpy as np
 
 from ragloom.embeddings.base import l2_normalize
 from ragloom.filters import Filters, compile_filters, matches_all
-from ragloom.stores.base import check_upsert_arguments, require_stored, top_k_indices
+from ragloom.stores.base import check_upsert_arguments, require_stored
+from ragloom.top_k import top_k_indices
 from ragloom.types import Chunk, Metadata, SearchResult
 
 

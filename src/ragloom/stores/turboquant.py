@@ -27,7 +27,7 @@ from ragloom.faults import crash_point
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.turboquant import TurboQuantizer
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
+from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.turboquant_passes import candidate_rows, pool_sizes
 from ragloom.stores.turboquant_rows import TurboQuantRows
 from ragloom.stores.turboquant_segments import (
@@ -40,6 +40,7 @@ from ragloom.stores.turboquant_segments import (
     read_segment_list,
     write_segment_list,
 )
+from ragloom.top_k import top_k_indices
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")

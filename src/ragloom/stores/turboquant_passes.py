@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ragloom.quant.bits import sign_sketch_scores, sign_words, two_plane_sketch_scores
+from ragloom.top_k import largest_indices
 
 
 def pool_sizes(first_pass: int, top_k: int) -> tuple[int, int]:
@@ -36,10 +37,10 @@ def candidate_rows(planes: np.ndarray, all_sign_words: Callable[[], np.ndarray],
     if len(rows) > keep:
         words = all_sign_words() if everything else all_sign_words()[:, rows]
         sketch = sign_sketch_scores(words, rotated_query)
-        rows = rows[np.argpartition(-sketch, keep - 1)[:keep]]
+        rows = rows[largest_indices(sketch, keep)]
     if len(planes) < 2:
         return rows
     sign = sign_words(planes[0][rows])
     large = ~(sign_words(planes[1][rows]) ^ sign)  # plane 1 is complemented for negatives
     refined = two_plane_sketch_scores(sign, large, rotated_query, large_ratio())
-    return rows[np.argpartition(-refined, scored_pool - 1)[:scored_pool]]
+    return rows[largest_indices(refined, scored_pool)]
