@@ -1,4 +1,3 @@
 """TurboQuant vector quantization in NumPy: random rotation (``rotation``), Lloyd-Max
-codebooks for the rotated coordinates (``codebook``), bit packing (``bits``), search-path
-products kept on one BLAS thread (``products``) and the quantizer that ties them together
-(``turboquant.TurboQuantizer``)."""
+codebooks for the rotated coordinates (``codebook``), bit packing (``bits``) and the
+quantizer that ties them together (``turboquant.TurboQuantizer``)."""

@@ -1,7 +1,7 @@
 """Random rotations that keep the dimension (no padding to a power of two).
 
 ``DenseRotation``: a Haar-random orthogonal matrix (QR of a Gaussian matrix with the sign
-fix), applied with a BLAS product (``products.rows_times``). ``HadamardRotation``: rounds
+fix), applied with a BLAS product (``ragloom.products.rows_times``). ``HadamardRotation``: rounds
 of random sign flips, a random permutation and a normalized Walsh-Hadamard transform on
 power-of-two blocks that tile d (384 = 256 + 128), O(d log d) per vector. Both are seeded
 and exact inverses of themselves transposed.
@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ragloom.quant.products import rows_times
+from ragloom.products import rows_times
 
 #: Mixed into every seed so rotations never coincide with a caller's default_rng(seed) data.
 SEED_TAG = 0x7475_7262_6F71  # "turboq"

@@ -23,7 +23,7 @@ import numpy as np
 
 from ragloom.quant.bits import pack_planes, unpack_planes
 from ragloom.quant.codebook import Codebook, lloyd_max_codebook, refinement
-from ragloom.quant.products import matrix_vector
+from ragloom.products import matrix_vector
 from ragloom.quant.rotation import SEED_TAG, make_rotation
 
 FORMAT_VERSION = 2  # 2 added keep_norms; version 1 data always kept norms

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragloom.quant.products import matrix_vector, rows_times
+from ragloom.products import matrix_vector, rows_times
 
 
 @pytest.mark.parametrize(("rows", "dim"), [(1, 384), (682, 384), (683, 384), (2_000, 384),
@@ -25,11 +25,13 @@ def test_matrix_vector_keeps_numpy_type_promotion() -> None:
     assert got.dtype == np.float64 and np.array_equal(got, np.full(3_000, 192.0))
 
 
-@pytest.mark.parametrize("count", [1, 10, 31, 32, 200])
-def test_rows_times_equals_the_plain_product(count: int) -> None:
+@pytest.mark.parametrize(("count", "columns"), [(1, 384), (10, 384), (113, 384), (114, 384),
+                                                (2_000, 384), (40, 40)])
+def test_rows_times_equals_the_plain_product(count: int, columns: int) -> None:
+    """Row by row up to 2^24 multiply-adds (113 x 384 x 384), one product beyond."""
     rng = np.random.default_rng(count)
     rows = rng.standard_normal((count, 384)).astype(np.float32)
-    matrix = rng.standard_normal((384, 384)).astype(np.float32)
+    matrix = rng.standard_normal((384, columns)).astype(np.float32)
     got = rows_times(rows, matrix)
-    assert got.shape == (count, 384) and got.dtype == np.float32
+    assert got.shape == (count, columns) and got.dtype == np.float32
     assert np.allclose(got, rows.astype(np.float64) @ matrix.astype(np.float64), atol=1e-3)

@@ -14,8 +14,10 @@ import numpy as np
 #: A matrix-vector product of at most this many elements stays on one thread (measured at
 #: 384 columns: 1,000 rows single-threaded, 2,000 rows spread).
 _BLOCK_ELEMENTS = 1 << 18
-#: Fewer rows than this times a matrix go one row at a time (each a matrix-vector product).
-_FEW_ROWS = 32
+#: Rows times a matrix go one row at a time (each a matrix-vector product) up to this many
+#: multiply-adds (a few milliseconds on one core): a search's un-rotations and MMR's
+#: similarities; an indexing batch's rotation is larger and keeps the threads.
+_ROW_BY_ROW_WORK = 1 << 24
 
 
 def matrix_vector(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
@@ -31,8 +33,9 @@ def matrix_vector(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
 
 
 def rows_times(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """``rows @ matrix``; a few rows one at a time, many in one (threaded) product."""
-    if rows.ndim != 2 or len(rows) >= _FEW_ROWS:
+    """``rows @ matrix``; a small product one row at a time, a large one in one (threaded)
+    BLAS call."""
+    if rows.ndim != 2 or rows.shape[0] * rows.shape[1] * matrix.shape[1] > _ROW_BY_ROW_WORK:
         return rows @ matrix
     out = np.empty((len(rows), matrix.shape[1]), dtype=np.result_type(rows, matrix))
     for index, row in enumerate(rows):
