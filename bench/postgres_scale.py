@@ -19,17 +19,26 @@ TurboQuant (4 bits + 4-bit refine) and embedded Chroma get the same figures wher
 apply (their filter: ``$in`` of the matching paths, as the searcher resolves globs).
 
     python bench/postgres_scale.py [--sizes 200000 1000000] [--stores postgres turboquant chroma]
-        [--work-dir DIR] [--load-only | --dense-only] [--ef-search 100 200 ...]
+        [--work-dir DIR] [--load-only [--rows-only] | --dense-only] [--ef-search 100 200 ...]
+        [--vectors real --corpus-dir DIR] [--shared-buffers 2GB] [--maintenance-work-mem 3GB]
+
+``--vectors real`` takes the first N texts and vectors that ``bench/real_corpus.py`` wrote
+to ``--corpus-dir`` (short texts of this machine embedded with all-MiniLM-L6-v2) instead:
+the queries are held-out texts (never indexed) embedded the same way, their text is the
+hybrid query, and the chunk paths are made up as above (for the filter).
 
 With ``--work-dir`` the started server keeps its data there: a later run searches a table
 loaded before (same size and text generator) without reloading; ``--load-only`` stops
 after loading, ``--dense-only`` measures dense and filtered search of a loaded table at
-each ``--ef-search`` width without making texts.
+each ``--ef-search`` width without making texts. Loading resumes where a run stopped
+(rows, then postings, in order of id); ``--rows-only`` loads without building the HNSW
+index, so a table can grow while ``real_corpus.py`` is still embedding.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import statistics
 import sys
@@ -51,6 +60,7 @@ from ragloom.retrieval.postgres_bm25 import PostgresSparseIndex  # noqa: E402
 from ragloom.retrieval.tokenize import Tokenizer  # noqa: E402
 from ragloom.stores.base import EmbeddingSpec, VectorStore  # noqa: E402
 from ragloom.stores.postgres import PostgresSettings, Tables  # noqa: E402
+from ragloom.stores.postgres.schema import create_statements  # noqa: E402
 from ragloom.stores.postgres.store import PostgresStore  # noqa: E402
 
 DIM = 384
@@ -65,18 +75,27 @@ DENSE_ONLY = False
 #: Which text generator made a loaded table's postings (a table of another is reloaded).
 TEXTS = "2"
 LOAD_ONLY = False
+ROWS_ONLY = False
+#: With --url: reuse and keep the bench schema, as --work-dir does.
+KEEP = False
+#: "random" (made here) or "real" (``bench/real_corpus.py``'s files in CORPUS_DIR).
+VECTORS = "random"
+CORPUS_DIR = Path(".")
+SERVER_SETTINGS = {"shared_buffers": "2GB", "max_wal_size": "8GB", "work_mem": "64MB",
+                   "effective_cache_size": "8GB"}
+MAINTENANCE_WORK_MEM = "3GB"
 
 
 def unit_rows(rows: np.ndarray) -> np.ndarray:
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-def make_data(size: int, seed: int = 0,
-              with_texts: bool = True) -> tuple[np.ndarray, list[str], list[str], list[dict]]:
+def make_data(size: int, seed: int = 0, with_texts: bool = True,
+              with_vectors: bool = True) -> tuple[np.ndarray, list[str], list[str], list[dict]]:
     rng = np.random.default_rng(seed)
     centres = unit_rows(rng.normal(size=(CENTRES, DIM)))
-    vectors = np.empty((size, DIM), dtype=np.float32)
-    for start in range(0, size, 50_000):
+    vectors = np.empty((size if with_vectors else 0, DIM), dtype=np.float32)
+    for start in range(0, len(vectors), 50_000):
         stop = min(size, start + 50_000)
         noise = rng.normal(scale=0.35 / np.sqrt(DIM), size=(stop - start, DIM))
         vectors[start:stop] = unit_rows(centres[rng.integers(0, CENTRES, stop - start)] + noise)
@@ -86,6 +105,24 @@ def make_data(size: int, seed: int = 0,
                   "language": "python", "source": "file", "content_hash": f"{i:016x}"}
                  for i in range(size)]
     return vectors, ids, texts, metadatas
+
+
+def real_data(size: int, count: int) -> tuple[tuple, np.ndarray, list[str]]:
+    """The first ``size`` texts and vectors of CORPUS_DIR, and ``count`` held-out texts
+    (queries) embedded by the same provider."""
+    from ragloom.embeddings.local import LocalEmbeddingProvider
+
+    done = int((CORPUS_DIR / "vectors.done").read_text())
+    if done < size:
+        raise SystemExit(f"{CORPUS_DIR} holds {done:,} embedded texts, fewer than {size:,}")
+    vectors = np.array(np.load(CORPUS_DIR / "vectors.npy", mmap_mode="r")[:size])
+    with open(CORPUS_DIR / "corpus.txt", encoding="utf-8") as lines:
+        texts = [next(lines).rstrip("\n") for _ in range(size)]
+    with open(CORPUS_DIR / "held_out.txt", encoding="utf-8") as lines:
+        asked = [next(lines).rstrip("\n") for _ in range(count)]
+    probe = np.asarray([LocalEmbeddingProvider().embed_query(text) for text in asked], np.float32)
+    _, ids, _, metadatas = make_data(size, with_texts=False, with_vectors=False)
+    return (vectors, ids, texts, metadatas), probe, asked
 
 
 def make_texts(rng: np.random.Generator, size: int) -> list[str]:
@@ -156,8 +193,7 @@ def server(url: str | None, work_dir: Path | None) -> Iterator[PostgresServer]:
         yield PostgresServer(url)
         return
     with postgres_server(work_dir / "postgres" if work_dir else None) as started:
-        wanted = {"shared_buffers": "2GB", "max_wal_size": "8GB", "work_mem": "64MB",
-                  "effective_cache_size": "8GB"}
+        wanted = SERVER_SETTINGS
         current = {name: started.execute(f"SHOW {name}")[0][0] for name in wanted}
         if current != wanted:  # sized for 1M chunks; a restart applies shared_buffers
             for name, value in wanted.items():
@@ -169,36 +205,43 @@ def server(url: str | None, work_dir: Path | None) -> Iterator[PostgresServer]:
 def load_postgres(pg: PostgresServer, store: PostgresStore, sparse: PostgresSparseIndex,
                   data: tuple) -> dict[str, float]:
     """Rows by the store's upsert with the HNSW index dropped, then the postings, then the
-    index built (``CREATE INDEX``, both cores)."""
+    index built (``CREATE INDEX``, both cores); rows and postings a run loaded before (in
+    order of id, BATCH at a time) are kept."""
     vectors, ids, texts, metadatas = data
     size, tables = len(ids), store.tables
     index = f'"bench"."{tables.table}_embedding_hnsw"'
-    definition = pg.execute(f"SELECT indexdef FROM pg_indexes WHERE schemaname = 'bench' "
-                            f"AND indexname = '{tables.table}_embedding_hnsw'")[0][0]
-    pg.execute(f"DROP INDEX {index}")
-    started = time.perf_counter()
-    for start in range(0, size, BATCH):
-        part = slice(start, start + BATCH)
-        store.upsert(ids[part], vectors[part], texts[part], metadatas[part])
-    load = time.perf_counter() - started
-    print(f"#   rows loaded in {load:.0f} s", flush=True)
-    started = time.perf_counter()
-    for start in range(0, size, BATCH):
-        part = slice(start, start + BATCH)
-        sparse.add(ids[part], texts[part], metadatas[part])
-    postings = time.perf_counter() - started
-    print(f"#   postings loaded in {postings:.0f} s", flush=True)
+    definition = next(sql for sql in create_statements(tables, DIM, store.settings)
+                      if "_embedding_hnsw" in sql)
+    pg.execute(f"DROP INDEX IF EXISTS {index}")
+    figures: dict[str, float] = {}
+    for label, table, write in (("insert chunks/s", tables.chunks, store.upsert),
+                                ("BM25 postings chunks/s", tables.lengths, sparse.add)):
+        first = pg.execute(f"SELECT count(*) FROM {table}")[0][0]
+        started = time.perf_counter()
+        for start in range(first, size, BATCH):
+            part = slice(start, min(size, start + BATCH))
+            if write == store.upsert:
+                store.upsert(ids[part], vectors[part], texts[part], metadatas[part])
+            else:
+                sparse.add(ids[part], texts[part], metadatas[part])
+        took = time.perf_counter() - started
+        print(f"#   {label.split(' chunks')[0]}: {size - first:,} chunks in {took:.0f} s", flush=True)
+        if size > first:
+            figures[label] = (size - first) / took
+    if ROWS_ONLY:
+        return figures
     started = time.perf_counter()
     with store.writer.cursor("bench") as cursor:
-        cursor.execute("SET maintenance_work_mem = '3GB'")
+        cursor.execute(f"SET maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'")
         cursor.execute("SET max_parallel_maintenance_workers = 1")
         cursor.execute(definition)
-        for table in (tables.chunks, tables.postings, tables.lengths, tables.terms):
-            cursor.execute(f"ANALYZE {table}")
     build = time.perf_counter() - started
-    print(f"#   HNSW built in {build:.0f} s", flush=True)
-    return {"insert chunks/s": size / load, "BM25 postings chunks/s": size / postings,
-            "HNSW build s": build}
+    print(f"#   HNSW built in {build:.0f} s (maintenance_work_mem {MAINTENANCE_WORK_MEM})", flush=True)
+    # as autovacuum would after a while: statistics, and the visibility map that lets
+    # BM25 read postings from their index alone
+    for table in (tables.chunks, tables.postings, tables.lengths, tables.terms):
+        pg.execute(f"VACUUM ANALYZE {table}")
+    return figures | {"HNSW build s": build}
 
 
 def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[str],
@@ -206,19 +249,23 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
     """With ``work_dir`` the server's data stays there, and a table already loaded with
     ``size`` chunks is searched again without reloading (its load figures are not re-measured)."""
     vectors, ids, texts, metadatas = data
-    table = f"chunks_{size}"
+    table, kind = (f"chunks_{size}", TEXTS) if VECTORS == "random" else ("real", "real")
     with server(url, work_dir) as pg:
         tables = Tables("bench", table)
-        loaded = work_dir is not None and pg.execute(
+        exists = (work_dir is not None or KEEP) and pg.execute(
+            f"SELECT to_regclass('bench.{table}') IS NOT NULL")[0][0]
+        if exists and not DENSE_ONLY and pg.execute(
+                f"SELECT value FROM bench.{table}_info WHERE key = 'bench_texts'") != [(kind,)]:
+            exists = False
+        rows = pg.execute(f"SELECT count(*) FROM bench.{table}")[0][0] if exists else 0
+        if rows > size:
+            raise SystemExit(f"bench.{table} holds {rows:,} chunks, more than {size:,}")
+        complete = exists and rows == size and pg.execute(
+            f"SELECT count(*) FROM bench.{table}_lengths")[0][0] == size and pg.execute(
             f"SELECT to_regclass('bench.{table}_embedding_hnsw') IS NOT NULL")[0][0]
-        if loaded and pg.execute(f"SELECT count(*) FROM bench.{table}")[0][0] != size:
-            loaded = False
-        if loaded and not DENSE_ONLY and pg.execute(
-                f"SELECT value FROM bench.{table}_info WHERE key = 'bench_texts'") != [(TEXTS,)]:
-            loaded = False
-        if DENSE_ONLY and not loaded:
+        if DENSE_ONLY and not complete:
             raise SystemExit(f"--dense-only searches a table loaded before; none of {size} chunks")
-        if not loaded:
+        if not exists:
             pg.execute(f"DROP TABLE IF EXISTS bench.{table} CASCADE")
             pg.execute("CREATE SCHEMA IF NOT EXISTS bench")
             for name in ("info", "postings", "lengths", "terms", "stats", "symbols", "files"):
@@ -227,12 +274,13 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
         store = PostgresStore(pg.url, tables, SPEC, settings)
         sparse = PostgresSparseIndex(store.writer, store.reader, tables, Tokenizer())
         figures: dict[str, float] = {}
-        if not loaded:
+        if not complete:
+            store.set_info("bench_texts", kind)
             figures |= load_postgres(pg, store, sparse, data)
-            store.set_info("bench_texts", TEXTS)
         if LOAD_ONLY:
             store.close()
             return figures
+        print(f"#   load average before searching: {os.getloadavg()}", flush=True)
         for ef in EF_SEARCHES:
             store.settings = store.settings.model_copy(update={"ef_search": ef})
             dense = search_figures(store, vectors, ids, metadatas, probe)
@@ -250,13 +298,14 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
         if hybrid:
             figures["sparse p50"] = statistics.median(sparse_times)
             figures["hybrid p50"] = statistics.median(hybrid)
+        print(f"#   load average after searching: {os.getloadavg()}", flush=True)
         sizes = pg.execute(
             "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON "
             f"n.oid = c.relnamespace WHERE n.nspname = 'bench' AND c.relkind = 'r' "
             f"AND c.relname LIKE '{table}%'")[0][0]
         figures["bytes/chunk"] = float(sizes) / size
         store.close()
-        if work_dir is None:
+        if work_dir is None and not KEEP:
             pg.execute("DROP SCHEMA bench CASCADE")
     return figures
 
@@ -287,7 +336,8 @@ def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> 
 
 
 def main() -> None:
-    global LOAD_ONLY, EF_SEARCH, EF_SEARCHES, DENSE_ONLY
+    global LOAD_ONLY, EF_SEARCH, EF_SEARCHES, DENSE_ONLY, ROWS_ONLY, VECTORS, CORPUS_DIR
+    global SPEC, MAINTENANCE_WORK_MEM, KEEP
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
@@ -302,19 +352,42 @@ def main() -> None:
                         help="HNSW search widths to measure dense search at (the first for hybrid)")
     parser.add_argument("--dense-only", action="store_true", help="only dense and filtered "
                         "search of a Postgres table loaded before (its texts are not needed)")
+    parser.add_argument("--rows-only", action="store_true", help="with --load-only: load "
+                        "rows and postings, not the HNSW index (a later run resumes)")
+    parser.add_argument("--keep", action="store_true", help="with --url: reuse a table "
+                        "loaded before and keep the bench schema (as --work-dir does)")
+    parser.add_argument("--vectors", choices=["random", "real"], default="random")
+    parser.add_argument("--corpus-dir", type=Path, help="with --vectors real: the folder "
+                        "bench/real_corpus.py wrote")
+    parser.add_argument("--shared-buffers", default=SERVER_SETTINGS["shared_buffers"])
+    parser.add_argument("--maintenance-work-mem", default=MAINTENANCE_WORK_MEM,
+                        help="for the HNSW build (the graph builds fastest in memory)")
     args = parser.parse_args()
     LOAD_ONLY, EF_SEARCHES, DENSE_ONLY = args.load_only, args.ef_search, args.dense_only
+    ROWS_ONLY, VECTORS, MAINTENANCE_WORK_MEM = args.rows_only, args.vectors, args.maintenance_work_mem
+    SERVER_SETTINGS["shared_buffers"] = args.shared_buffers
+    KEEP = args.keep
     EF_SEARCH = EF_SEARCHES[0]
+    if VECTORS == "real":
+        if args.corpus_dir is None:
+            parser.error("--vectors real needs --corpus-dir")
+        CORPUS_DIR, SPEC = args.corpus_dir, EmbeddingSpec("bench/real/all-MiniLM-L6-v2", DIM)
     rows: list[tuple[str, int, dict[str, float]]] = []
     for size in args.sizes:
         started = time.perf_counter()
-        data = make_data(size, with_texts=not DENSE_ONLY)
-        probe = queries(data[0], args.queries)
-        rng = np.random.default_rng(2)
-        texts_probe = [] if DENSE_ONLY else [" ".join(rng.choice(data[2][int(i)].split(), 3))
-                                             for i in rng.integers(0, size, args.queries)]
-        print(f"# {size:,} random 384-d unit vectors (clustered; not real embeddings), "
-              f"made in {time.perf_counter() - started:.0f} s", flush=True)
+        if VECTORS == "real":
+            data, probe, texts_probe = real_data(size, args.queries)
+            print(f"# {size:,} real texts and all-MiniLM-L6-v2 vectors of {CORPUS_DIR}, "
+                  f"{args.queries} held-out queries, read in {time.perf_counter() - started:.0f} s",
+                  flush=True)
+        else:
+            data = make_data(size, with_texts=not DENSE_ONLY)
+            probe = queries(data[0], args.queries)
+            rng = np.random.default_rng(2)
+            texts_probe = [] if DENSE_ONLY else [" ".join(rng.choice(data[2][int(i)].split(), 3))
+                                                 for i in rng.integers(0, size, args.queries)]
+            print(f"# {size:,} random 384-d unit vectors (clustered; not real embeddings), "
+                  f"made in {time.perf_counter() - started:.0f} s", flush=True)
         for kind in args.stores:
             if kind == "postgres":
                 figures = bench_postgres(size, data, probe, texts_probe, args.url, args.work_dir)

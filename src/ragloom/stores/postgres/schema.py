@@ -12,7 +12,8 @@
     model         text NOT NULL        -- embedding model identity, e.g. "local/all-MiniLM-L6-v2"
 
 Beside it: ``<table>_info`` (key/value: layout version, model, dimension, tokenizer),
-``<table>_postings``, ``<table>_lengths``, ``<table>_terms`` (document frequency, and the
+``<table>_postings`` (its primary key (term, id) carries tf and length, so a term's
+postings are read from the index alone), ``<table>_lengths``, ``<table>_terms`` (document frequency, and the
 largest tf and smallest length among a term's postings) and ``<table>_stats`` (the BM25
 index and its statistics, kept by triggers), ``<table>_symbols`` (the names chunks define),
 ``<table>_files`` (the manifest) and ``<table>_embeddings`` (the embedding cache, shared by
@@ -52,7 +53,7 @@ def create_statements(tables: Tables, dimension: int, settings: PostgresSettings
         f"ON DELETE CASCADE, length integer NOT NULL)",
         f"CREATE TABLE IF NOT EXISTS {t.postings} (term text NOT NULL, id text NOT NULL "
         f"REFERENCES {t.chunks} ON DELETE CASCADE, tf integer NOT NULL, length integer NOT NULL, "
-        f"PRIMARY KEY (term, id))",
+        f"PRIMARY KEY (term, id) INCLUDE (tf, length))",
         f"CREATE TABLE IF NOT EXISTS {t.terms} (term text PRIMARY KEY, df integer NOT NULL, "
         f"max_tf integer NOT NULL, min_length integer NOT NULL)",
         f"CREATE TABLE IF NOT EXISTS {t.stats} (one boolean PRIMARY KEY DEFAULT TRUE CHECK (one), "
