@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from code_properties import check_code_chunks
 
+from ragloom.chunking.context import indexed_text
+from ragloom.chunking.measure import CHARACTERS
 from ragloom.chunking.registry import FileChunker
 from ragloom.chunking.treesitter import LANGUAGES, LanguageRow, TreeSitterChunker
 from ragloom.config import RAGConfig
@@ -101,12 +103,16 @@ def test_a_container_too_big_repeats_its_short_header() -> None:
 def test_small_adjacent_definitions_share_a_chunk_and_list_every_name() -> None:
     source = (SAMPLES / "cache.go").read_text()
     chunks = TreeSitterChunker("go", 2000, 400).chunk(source, "cache.go")
-    # imports stay apart; definitions share chunks until one holds a quarter window
+    # imports stay apart; the definitions fill one window
     assert [(c.metadata["kind"], names(c)) for c in chunks] == [
-        ("imports", []), ("type", ["Entry", "Cache", "New", "Cache.Get"]), ("method", ["Cache.Set"])]
+        ("imports", []), ("type", ["Entry", "Cache", "New", "Cache.Get", "Cache.Set"])]
+    # ... and share chunks only while the next one fits beside them
+    chunks = TreeSitterChunker("go", 800, 160).chunk(source, "cache.go")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], names(c)) for c in chunks] == [
+        (1, 6, []), (8, 35, ["Entry", "Cache", "New", "Cache.Get"]), (37, 42, ["Cache.Set"])]
     swift = (SAMPLES / "Thermostat.swift").read_text()
     members = TreeSitterChunker("swift", 200, 40).chunk(swift, "Thermostat.swift")
-    assert ["Thermostat.hysteresis", "Thermostat.init"] in [names(c) for c in members]
+    assert ["Thermostat.target", "Thermostat.hysteresis"] in [names(c) for c in members]
     should_heat = next(c for c in members if names(c) == ["Thermostat.shouldHeat"])
     assert should_heat.text.startswith("final class Thermostat: ObservableObject {\n    func shouldHeat(")
 
@@ -146,7 +152,7 @@ def test_the_registry_picks_the_chunker_by_extension() -> None:
     chunks = chunker.chunk(source, "web/Basket.tsx")
     assert {c.metadata["chunker"] for c in chunks} == {"tree_sitter"}
     assert {c.metadata["language"] for c in chunks} == {"typescript"}
-    assert "Basket" in {c.metadata.get("symbol") for c in chunks}
+    assert "Basket" in {name for c in chunks for name in names(c)}
     plain = FileChunker(RAGConfig(chunking={"ast_chunking": False}))
     assert plain.chunker_for("a.go").__class__.__name__ == "CharacterChunker"
 
@@ -263,3 +269,32 @@ def test_a_rust_attribute_stays_with_the_use_it_gates() -> None:
     chunks = TreeSitterChunker("rust", 400, 80).chunk(source, "sum.rs")
     assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"]) for c in chunks] == [
         (1, 2, "imports"), (4, 6, "function")]
+
+
+def test_a_rust_file_chunks_by_type_with_every_impl_and_member_named() -> None:
+    """Trait signatures, the methods of an impl chunked whole and impls for a reference
+    type are named (``Buffer``, not ``&'a Buffer``); small impls of one type pack
+    together; a member split from its impl repeats the impl line for the reader, and the
+    index does not read that line again (the header names ``Buffer::take``)."""
+    source = (SAMPLES / "buffer.rs").read_text()
+    chunks = TreeSitterChunker("rust", 300, 60).chunk(source, "buffer.rs")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"], names(c))
+            for c in chunks] == [
+        (1, 1, "imports", []),
+        (3, 12, "interface", ["Source", "Source::remaining", "Source::has_remaining"]),
+        (14, 18, "class", ["Buffer"]),
+        (20, 29, "method", ["Buffer::new", "Buffer::extend"]),
+        (31, 38, "method", ["Buffer::take"]),
+        (40, 51, "impl", ["Buffer", "Buffer::remaining", "Buffer::write_str"]),
+        (53, 57, "impl", ["Buffer", "Buffer::eq"])]
+    check_code_chunks(chunks, source, 300)
+    take = chunks[4]
+    assert take.text.startswith("impl Buffer {\n    /// Takes the next `n` bytes")
+    assert take.metadata["header_lines"] == 1
+    assert "header_lines" not in chunks[3].metadata  # opens with the impl's own line
+    metadata = {**take.metadata, "source": "file"}  # as the indexer stores it
+    indexed = indexed_text(CHARACTERS)(take.text, metadata)
+    assert indexed == "buffer.rs: Buffer::take\n" + take.text.removeprefix("impl Buffer {\n")
+    # without a symbol to name the owner, the repeated line stays in what is indexed
+    anonymous = {k: v for k, v in metadata.items() if k != "symbol"}
+    assert indexed_text(CHARACTERS)(take.text, anonymous) == "buffer.rs\n" + take.text

@@ -82,6 +82,7 @@ def indexed_text(measure: TextMeasure) -> IndexedText:
 
     def with_header(text: str, metadata: Metadata) -> str:
         header = chunk_header(metadata)
+        text = _without_container_lines(text, metadata)
         # A token spans at least one byte, so a header of at most ``budget`` bytes fits
         # without asking the tokenizer.
         if header and len(header.encode("utf-8")) > budget and measure.count(header) > budget:
@@ -93,6 +94,22 @@ def indexed_text(measure: TextMeasure) -> IndexedText:
         return header + text
 
     return with_header
+
+
+def _without_container_lines(text: str, metadata: Metadata) -> str:
+    """``text`` without the lines its chunker repeated from enclosing containers
+    (``header_lines``, e.g. ``impl Buf for Chain<T, U> {`` above a member), when the
+    header names the chunk's symbols (so its owner): read once more in every member's
+    chunk, such a line pulls all their embeddings together."""
+    lines = int(metadata.get("header_lines") or 0)
+    if lines <= 0 or not (metadata.get("symbols") or metadata.get("symbol")):
+        return text
+    cut = 0
+    for _ in range(lines):
+        cut = text.find("\n", cut) + 1
+        if cut == 0:
+            return text
+    return text[cut:] if text[cut:].strip() else text
 
 
 def plain_text(text: str, metadata: Metadata) -> str:

@@ -85,10 +85,14 @@ class _Atom:
 class DefinitionSplitter:
     """Cuts spans of a file into parts within ``window``; see the module docstring."""
 
-    def __init__(self, window: int, measure: TextMeasure) -> None:
+    def __init__(self, window: int, measure: TextMeasure, module_group: float = 0.25,
+                 member_group: float | None = None) -> None:
         if window < 4:
             raise ValueError(f"chunk size must be at least 4, got {window}")
         self.window = window
+        #: Shares of the window that small whole units pack to (see ``assemble``).
+        self.module_group = module_group
+        self.member_group = member_group
         self.measure = measure
         self.quarter = window // 4
         self.half = window / 2
@@ -162,8 +166,10 @@ class DefinitionSplitter:
             for first, last, header in ranges:
                 members = spans[run_start + first:run_start + last]
                 extra = dict(members[0].extra)
-                names = list(dict.fromkeys(str(m.extra["symbol"]) for m in members
-                                           if m.extra.get("symbol")))  # a class's runs: once
+                names = list(dict.fromkeys(  # each name once (a class's runs all name the class)
+                    name for m in members
+                    for name in str(m.extra.get("symbols") or m.extra.get("symbol") or "").split(", ")
+                    if name))
                 if len(members) > 1 and len(names) > 1:
                     extra["symbols"] = ", ".join(names)
                 pieces.append(source.piece(members[0].first, members[-1].last, header.text, **extra))
@@ -171,18 +177,20 @@ class DefinitionSplitter:
 
     def assemble(self, source: SourceLines, units: Sequence[Unit], members: bool) -> list[Piece]:
         """Pieces of a scope's units in order: units that fit are grouped with their small
-        neighbours, others split. At module level (``members`` false) only units under a
-        quarter window share chunks, and only with units of their family (imports stay
-        apart from code); in a split container, members pack to half a window and a
-        small member opens the next big one's first part, so a container never yields
-        more chunks than its bound."""
+        neighbours, others split. At module level (``members`` false) only units under
+        ``module_group`` of the window (default a quarter) share chunks, up to that share,
+        and only with units of their family (imports stay apart from code); in a split
+        container, members pack to half a window (or up to ``member_group``, units that
+        large staying alone) and a small member opens the next big one's first part, so a
+        container never yields more chunks than its bound."""
         pieces: list[Piece] = []
         whole: list[Unit] = []
 
         def flush() -> None:
             spans = [u.span for u in whole]
+            share = self.member_group if members else self.module_group
             pieces.extend(self.group(source, spans, [u.headers for u in whole],
-                                     None if members else self.window / 4))
+                                     None if share is None else self.window * share))
             whole.clear()
 
         for unit in units:

@@ -1,10 +1,10 @@
 """Random rotations that keep the dimension (no padding to a power of two).
 
 ``DenseRotation``: a Haar-random orthogonal matrix (QR of a Gaussian matrix with the sign
-fix), applied with one BLAS matrix product. ``HadamardRotation``: rounds of random sign
-flips, a random permutation and a normalized Walsh-Hadamard transform on power-of-two
-blocks that tile d (384 = 256 + 128), O(d log d) per vector. Both are seeded and exact
-inverses of themselves transposed.
+fix), applied with a BLAS product (``ragloom.products.rows_times``). ``HadamardRotation``: rounds
+of random sign flips, a random permutation and a normalized Walsh-Hadamard transform on
+power-of-two blocks that tile d (384 = 256 + 128), O(d log d) per vector. Both are seeded
+and exact inverses of themselves transposed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
+
+from ragloom.products import rows_times
 
 #: Mixed into every seed so rotations never coincide with a caller's default_rng(seed) data.
 SEED_TAG = 0x7475_7262_6F71  # "turboq"
@@ -39,10 +41,10 @@ class DenseRotation:
         self._matrix = np.ascontiguousarray(q, dtype=np.float32)
 
     def rotate(self, vectors: np.ndarray) -> np.ndarray:
-        return np.asarray(vectors, dtype=np.float32) @ self._matrix_t
+        return rows_times(np.asarray(vectors, dtype=np.float32), self._matrix_t)
 
     def unrotate(self, vectors: np.ndarray) -> np.ndarray:
-        return np.asarray(vectors, dtype=np.float32) @ self._matrix
+        return rows_times(np.asarray(vectors, dtype=np.float32), self._matrix)
 
 
 def _qr(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ragloom.products import rows_times
+
 
 def mmr_order(relevance: np.ndarray, vectors: np.ndarray, k: int, lambda_: float = 0.5) -> list[int]:
     """Indices of ``k`` candidates in MMR order; ``vectors`` are unit rows."""
     count = len(relevance)
     if count == 0 or k <= 0:
         return []
-    similarity = vectors @ vectors.T
+    similarity = rows_times(vectors, vectors.T)
     chosen: list[int] = []
     redundancy = np.full(count, -np.inf)
     available = np.ones(count, dtype=bool)

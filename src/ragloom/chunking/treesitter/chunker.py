@@ -4,7 +4,8 @@ language's row (``languages.py``) and the grammar's own tags query.
 The same contract as the Python chunker: whole definitions when they fit; a container
 (class, impl, trait, interface, namespace, ...) too big for one chunk is split per member,
 each part repeating the container's short header; small adjacent definitions share a
-chunk (``symbols`` names them all); imports stay apart from code; whole lines; the bounds
+chunk (``symbols`` names them all, and a container chunked whole its members); imports
+stay apart from code; whole lines; the bounds
 of ``chunking.definitions``. ``symbol`` is written in the language's own notation
 (``App\\Http\\UserController::index``, ``Server.Start``, ``net::Server::start``). Without
 the grammar wheel, files are cut by lines, with one warning per language.
@@ -33,6 +34,14 @@ logger = logging.getLogger("ragloom")
 
 #: Kinds whose name is complete as found (a route's URI, a config key, a table).
 _NAMED_WHOLE = frozenset({"route", "route_group", "table", "config"})
+#: Shares of the window that small whole definitions pack to at file level and in a split
+#: container (the Python chunker's are a quarter and a half). Measured on the five
+#: code-search sets of ``bench/code_chunkers.py``: packing file-level definitions up to a
+#: window keeps a type's many small blocks (Rust ``impl Trait for Type``, a struct and its
+#: constructor) from being near-empty chunks that outrank the answer; see
+#: docs/benchmarks.md.
+MODULE_GROUP = 1.0
+MEMBER_GROUP = 0.75
 _WARNED: set[str] = set()
 _WARNED_LOCK = threading.Lock()
 
@@ -56,7 +65,7 @@ class TreeSitterChunker:
         self.language = language
         self.chunk_size = chunk_size
         self.measure = measure
-        self.splitter = DefinitionSplitter(chunk_size, measure)
+        self.splitter = DefinitionSplitter(chunk_size, measure, MODULE_GROUP, MEMBER_GROUP)
         self._lines = CharacterChunker(chunk_size, chunk_overlap, sentence_boundaries=True,
                                        measure=measure)
 
@@ -128,8 +137,11 @@ class _FileChunking:
                 names = [self._qualified(d, scope) for d in item.definitions]
                 head = item.definitions[0]
                 extra: dict[str, object] = {"symbol": names[0], "kind": self._kind(head, scope)}
-                if len(names) > 1:
-                    extra["symbols"] = ", ".join(names)
+                listed = list(dict.fromkeys(  # a container chunked whole names its members
+                    member for definition, name in zip(item.definitions, names)
+                    for member in [name, *self._members(definition, name, scope)]))
+                if len(listed) > 1:
+                    extra["symbols"] = ", ".join(listed)
                 span = Span(item.first, item.last, extra)
                 split = functools.partial(self._split_definition, span, head, names[0], scope,
                                           own_levels, levels)
@@ -142,6 +154,16 @@ class _FileChunking:
             units.append(Unit(span, item.family, headers, split, alone))
         return self.splitter.assemble(self.source, units, members)
 
+    def _members(self, definition: Definition, name: str, scope: _Scope) -> list[str]:
+        """Qualified names of a container's own members (a class's methods, an impl's
+        functions), so a container chunked whole names what it defines."""
+        if not definition.container or definition.body is None:
+            return []
+        named = self.row.namespaces_in_symbols or definition.kind != "module"
+        inner = _Scope(name if named else scope.prefix, self._kind(definition, scope))
+        return [self._qualified(member, inner) for child in definition.body.named_children
+                for member in self.layout.definitions_in(child)]
+
     def _split_definition(self, span: Span, definition: Definition, name: str, scope: _Scope,
                           own_levels: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
         """A container per member, anything else by lines with its signature repeated."""
@@ -151,8 +173,11 @@ class _FileChunking:
         if definition.container and body is not None:
             named = self.row.namespaces_in_symbols or definition.kind != "module"
             inner = _Scope(name if named else scope.prefix, self._kind(definition, scope))
-            return self._scope(body.named_children, span.first, span.last, inner, own_levels,
-                               [*levels, header], members=True)
+            containers = [*levels, header]
+            pieces = self._scope(body.named_children, span.first, span.last, inner, own_levels,
+                                 containers, members=True)
+            _mark_container_lines(pieces, containers)
+            return pieces
         return self._split_lines(span, own_levels, [*levels, header])
 
     def _split_lines(self, span: Span, own_levels: list[HeaderLevel],
@@ -213,6 +238,20 @@ class _FileChunking:
         else:
             separator = row.separator
         return f"{owner}{separator}{name}"
+
+
+def _mark_container_lines(pieces: list[Piece], containers: list[HeaderLevel]) -> None:
+    """Record in ``header_lines`` how many lines a member's chunk text starts with that
+    repeat its containers' headers (``impl Buf for Chain<T, U> {``): the reader gets them,
+    the index does not read them again (``chunking.context``), as the chunk's header
+    already names the owner (``Chain::advance``) and a line repeated in every member's
+    chunk pulls all their embeddings together."""
+    repeated = ("".join(level.text for level in containers),
+                "".join(level.first_line for level in containers), containers[-1].first_line)
+    for piece in pieces:
+        lines = next((text.count("\n") for text in repeated if piece.header.startswith(text)), 0)
+        if lines > int(piece.extra.get("header_lines", 0)):  # an outer container's call comes last
+            piece.extra["header_lines"] = lines
 
 
 def _receiver_type(node: Any, field_name: str) -> str:

@@ -87,7 +87,8 @@ LANGUAGES: dict[str, LanguageRow] = {
         "tree_sitter_go", imports=frozenset({"import_declaration", "package_clause"}),
         receiver_field="receiver"),
     "rust": LanguageRow(
-        "tree_sitter_rust", definitions={"impl_item": "impl"}, name_fields={"impl_item": "type"},
+        "tree_sitter_rust", definitions={"impl_item": "impl", "function_signature_item": "method"},
+        name_fields={"impl_item": "type"},
         imports=frozenset({"use_declaration", "extern_crate_declaration"}),
         member_separator="::", separator="::"),
     "java": LanguageRow(

@@ -65,7 +65,7 @@ class ScopeLayout:
                 if child.type != self.row.file_namespace:
                     raw.append(Item(start, end, "imports"))
                     continue
-            found = self._definitions_in(child)
+            found = self.definitions_in(child)
             if len(found) > 1 and child.id not in self.definitions:
                 queue.extendleft(reversed(child.named_children))  # a wrapper (#ifdef): look inside
                 continue
@@ -163,7 +163,7 @@ class ScopeLayout:
         last = next((line for line in reversed(lines) if line.strip()), "")
         return bool(_OPENS_BLOCK.search(last))
 
-    def _definitions_in(self, node: Any) -> list[Definition]:
+    def definitions_in(self, node: Any) -> list[Definition]:
         """The outermost definitions at or below ``node``."""
         if node.id in self.definitions:
             return [self.definitions[node.id]]

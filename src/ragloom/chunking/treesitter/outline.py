@@ -16,6 +16,8 @@ from ragloom.chunking.treesitter.languages import COMMON_CONTAINERS, TAG_KINDS, 
 _FUNCTION_VALUES = {"variable_declarator": "value", "pair": "value", "assignment_expression": "right"}
 _FUNCTION_NODES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _BODY_TYPES = re.compile(r"(body|declaration_list|body_statement|block)$")
+#: Type nodes named by the type they wrap (Rust ``impl Trait for &Foo<T>``).
+_WRAPPED_TYPES = frozenset({"generic_type", "reference_type", "pointer_type"})
 _GENERIC = re.compile(r"\s*<.*$", re.DOTALL)
 
 
@@ -95,8 +97,8 @@ class Grammar:
                           if c.type.endswith("identifier") or c.type in ("name", "constant")), None)
         if named is None:
             return "Companion" if node.type == "companion_object" else ""
-        if named.type == "generic_type" and named.child_by_field_name("type") is not None:
-            named = named.child_by_field_name("type")
+        while named.type in _WRAPPED_TYPES and named.child_by_field_name("type") is not None:
+            named = named.child_by_field_name("type")  # `&'a Foo<T>` names `Foo`
         return _GENERIC.sub("", _name_text(named))
 
 
