@@ -77,7 +77,7 @@ _SCAN_BELOW = 20_000
 #: Pruning is tried when its probes, each weighed as this many postings read in a scan,
 #: cost less than the scan (both read the primary key's index alone; a probe costs ~3
 #: scanned postings, and a step that fails to prune is paid on top). Measured on 400k real
-#: chunks, sparse top 100 of 6-12-word queries, p50: 3 -> 48-58 ms, 10 -> 37-40 ms, never
+#: chunks, sparse top 100 of 6-12-word queries, p50: 3 -> 48-63 ms, 10 -> 37-40 ms, never
 #: pruning 35-40 ms; 10 keeps pruning for a rare term beside very frequent ones.
 _PROBE_COST = 10
 
