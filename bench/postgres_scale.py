@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import statistics
 import sys
@@ -84,6 +85,8 @@ CORPUS_DIR = Path(".")
 SERVER_SETTINGS = {"shared_buffers": "2GB", "max_wal_size": "8GB", "work_mem": "64MB",
                    "effective_cache_size": "8GB"}
 MAINTENANCE_WORK_MEM = "3GB"
+#: HNSW build width; a loaded table whose index was built with another is re-indexed.
+EF_CONSTRUCTION = 64
 
 
 def unit_rows(rows: np.ndarray) -> np.ndarray:
@@ -261,8 +264,11 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
         if rows > size:
             raise SystemExit(f"bench.{table} holds {rows:,} chunks, more than {size:,}")
         complete = exists and rows == size and pg.execute(
-            f"SELECT count(*) FROM bench.{table}_lengths")[0][0] == size and pg.execute(
-            f"SELECT to_regclass('bench.{table}_embedding_hnsw') IS NOT NULL")[0][0]
+            f"SELECT count(*) FROM bench.{table}_lengths")[0][0] == size
+        built = pg.execute(f"SELECT indexdef FROM pg_indexes WHERE schemaname = 'bench' "
+                           f"AND indexname = '{table}_embedding_hnsw'") if exists else []
+        width = re.search(r"ef_construction\W*(\d+)", built[0][0]) if built else None
+        indexed = width is not None and int(width[1]) == EF_CONSTRUCTION  # else (re)built
         if DENSE_ONLY and not complete:
             raise SystemExit(f"--dense-only searches a table loaded before; none of {size} chunks")
         if not exists:
@@ -270,12 +276,14 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
             pg.execute("CREATE SCHEMA IF NOT EXISTS bench")
             for name in ("info", "postings", "lengths", "terms", "stats", "symbols", "files"):
                 pg.execute(f"DROP TABLE IF EXISTS bench.{table}_{name} CASCADE")
-        settings = PostgresSettings(schema="bench", table=table, ef_search=EF_SEARCH)
+        settings = PostgresSettings(schema="bench", table=table, ef_search=EF_SEARCH,
+                                    ef_construction=EF_CONSTRUCTION)
         store = PostgresStore(pg.url, tables, SPEC, settings)
         sparse = PostgresSparseIndex(store.writer, store.reader, tables, Tokenizer())
         figures: dict[str, float] = {}
         if not complete:
             store.set_info("bench_texts", kind)
+        if not (complete and indexed):
             figures |= load_postgres(pg, store, sparse, data)
         if LOAD_ONLY:
             store.close()
@@ -337,7 +345,7 @@ def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> 
 
 def main() -> None:
     global LOAD_ONLY, EF_SEARCH, EF_SEARCHES, DENSE_ONLY, ROWS_ONLY, VECTORS, CORPUS_DIR
-    global SPEC, MAINTENANCE_WORK_MEM, KEEP
+    global SPEC, MAINTENANCE_WORK_MEM, KEEP, EF_CONSTRUCTION
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
@@ -354,6 +362,8 @@ def main() -> None:
                         "search of a Postgres table loaded before (its texts are not needed)")
     parser.add_argument("--rows-only", action="store_true", help="with --load-only: load "
                         "rows and postings, not the HNSW index (a later run resumes)")
+    parser.add_argument("--ef-construction", type=int, default=EF_CONSTRUCTION,
+                        help="HNSW build width (a table indexed with another is re-indexed)")
     parser.add_argument("--keep", action="store_true", help="with --url: reuse a table "
                         "loaded before and keep the bench schema (as --work-dir does)")
     parser.add_argument("--vectors", choices=["random", "real"], default="random")
@@ -366,7 +376,7 @@ def main() -> None:
     LOAD_ONLY, EF_SEARCHES, DENSE_ONLY = args.load_only, args.ef_search, args.dense_only
     ROWS_ONLY, VECTORS, MAINTENANCE_WORK_MEM = args.rows_only, args.vectors, args.maintenance_work_mem
     SERVER_SETTINGS["shared_buffers"] = args.shared_buffers
-    KEEP = args.keep
+    KEEP, EF_CONSTRUCTION = args.keep, args.ef_construction
     EF_SEARCH = EF_SEARCHES[0]
     if VECTORS == "real":
         if args.corpus_dir is None:
