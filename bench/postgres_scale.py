@@ -217,16 +217,16 @@ def load_postgres(pg: PostgresServer, store: PostgresStore, sparse: PostgresSpar
                       if "_embedding_hnsw" in sql)
     pg.execute(f"DROP INDEX IF EXISTS {index}")
     figures: dict[str, float] = {}
-    for label, table, write in (("insert chunks/s", tables.chunks, store.upsert),
-                                ("BM25 postings chunks/s", tables.lengths, sparse.add)):
+    steps: list[tuple[str, str, Callable[[slice], None]]] = [
+        ("insert chunks/s", tables.chunks,
+         lambda part: store.upsert(ids[part], vectors[part], texts[part], metadatas[part])),
+        ("BM25 postings chunks/s", tables.lengths,
+         lambda part: sparse.add(ids[part], texts[part], metadatas[part]))]
+    for label, table, write in steps:
         first = pg.execute(f"SELECT count(*) FROM {table}")[0][0]
         started = time.perf_counter()
         for start in range(first, size, BATCH):
-            part = slice(start, min(size, start + BATCH))
-            if write == store.upsert:
-                store.upsert(ids[part], vectors[part], texts[part], metadatas[part])
-            else:
-                sparse.add(ids[part], texts[part], metadatas[part])
+            write(slice(start, min(size, start + BATCH)))
         took = time.perf_counter() - started
         print(f"#   {label.split(' chunks')[0]}: {size - first:,} chunks in {took:.0f} s", flush=True)
         if size > first:

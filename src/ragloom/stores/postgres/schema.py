@@ -13,11 +13,11 @@
 
 Beside it: ``<table>_info`` (key/value: layout version, model, dimension, tokenizer),
 ``<table>_postings`` (its primary key (term, id) carries tf and length, so a term's
-postings are read from the index alone), ``<table>_lengths``, ``<table>_terms`` (document frequency, and the
-largest tf and smallest length among a term's postings) and ``<table>_stats`` (the BM25
-index and its statistics, kept by triggers), ``<table>_symbols`` (the names chunks define),
-``<table>_files`` (the manifest) and ``<table>_embeddings`` (the embedding cache, shared by
-every writer).
+postings are read from the index alone), ``<table>_lengths``, ``<table>_terms`` (document
+frequency, and the largest tf and smallest length among a term's postings) and
+``<table>_stats`` (the BM25 index and its statistics, kept by triggers), ``<table>_symbols``
+(the names chunks define), ``<table>_files`` (the manifest) and ``<table>_embeddings`` (the
+embedding cache, shared by every writer).
 """
 
 from __future__ import annotations
