@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
+from ragloom.errors import StoreError
+from ragloom.stores.mock import MockVectorStore
 
 
 @pytest.fixture
@@ -220,3 +223,73 @@ def test_copies_of_one_text_take_one_slot_and_list_every_path(make_engine, proje
     off.index_directory()
     copies = [r.path for r in off.search(licence, top_k=3, mode=mode)]
     assert sorted(copies) == ["vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt", "vendor/c/LICENSE.txt"]
+
+
+class _ServerLikeStore(MockVectorStore):
+    """Answers a query the way a database server would be waited on: it blocks until BM25
+    has started, so a search that does not overlap the two never gets its dense half."""
+
+    queries_elsewhere = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bm25_started = threading.Event()
+        self.hold = False
+        self.failure: Exception | None = None
+        self.threads: list[threading.Thread] = []
+
+    def query(self, vector, top_k, filters=None):
+        self.threads.append(threading.current_thread())
+        if self.hold and not self.bm25_started.wait(timeout=30):
+            raise AssertionError("BM25 did not run while the dense query waited")
+        if self.failure is not None:
+            raise self.failure
+        return super().query(vector, top_k, filters)
+
+
+@pytest.fixture
+def server_like(project: Path):
+    for name, text in (("fruit.txt", "apples pears bananas and other fruit\n"),
+                       ("space.md", "# Rockets\nrockets launch satellites into orbit\n"),
+                       ("code/lexer.py", "def lex(text):\n    return tokens(text)\n")):
+        write(project, name, text)
+    store = _ServerLikeStore()
+    engine = RAGEngine(hash_config(relevance_gate=0.0), project, vector_store=store)
+    engine.index_directory()
+    search = engine.sparse.search
+
+    def bm25_then_signal(*args, **kwargs):
+        store.bm25_started.set()
+        return search(*args, **kwargs)
+
+    engine.sparse.search = bm25_then_signal  # type: ignore[method-assign]
+    yield engine, store
+    engine.close()
+
+
+def test_hybrid_runs_bm25_while_a_server_store_answers(server_like) -> None:
+    engine, store = server_like
+    store.queries_elsewhere = False
+    sequential = engine.search_detailed("rockets orbit", top_k=3, mode="hybrid")
+    assert store.threads == [threading.current_thread()]
+    store.queries_elsewhere, store.hold = True, True
+    overlapped = engine.search_detailed("rockets orbit", top_k=3, mode="hybrid")
+    assert store.threads[1] is not threading.current_thread()
+    assert [(r.id, r.score, r.rank_score) for r in overlapped.results] == [
+        (r.id, r.score, r.rank_score) for r in sequential.results]
+    assert overlapped.results[0].path == "space.md"
+    assert set(overlapped.timings_ms) >= {"dense", "sparse", "fuse"}
+    assert overlapped.candidates == sequential.candidates
+    # dense mode has nothing to overlap: the caller's thread asks the store
+    store.hold = False
+    engine.search("rockets", mode="dense")
+    assert store.threads[-1] is threading.current_thread()
+
+
+def test_an_overlapped_dense_query_raises_its_own_error(server_like) -> None:
+    engine, store = server_like
+    store.failure = StoreError("Postgres went away")
+    with pytest.raises(StoreError, match="^Postgres went away$"):
+        engine.search("rockets orbit", mode="hybrid")
+    store.failure = None
+    assert engine.search("rockets orbit", mode="hybrid", top_k=1)[0].path == "space.md"

@@ -97,8 +97,10 @@ def test_names_and_copies_are_found_from_the_saved_lookups(tmp_path: Path) -> No
             index.persist()
             index = SparseIndex(tmp_path / "bm25")
         assert [index.defining(q) for q in queries] == [table.lookup(q) for q in queries]
-        assert [doc for doc, _ in index.chunks_with("content_hash", "aa")] == ["c1", "c3", "c5"]
-        assert index.chunks_with("content_hash", "bb") == []
+        assert [doc for doc, _ in index.chunks_with("content_hash", ["aa"])] == ["c1", "c3", "c5"]
+        assert index.chunks_with("content_hash", ["bb"]) == []
+        assert [doc for doc, _ in index.chunks_with("content_hash", ["bb", "aa", "aa"])] == [
+            "c1", "c3", "c5"]
 
 
 def test_a_store_may_supply_its_own_keyword_index(tmp_path: Path) -> None:

@@ -145,7 +145,12 @@ def test_deleting_chunks_deletes_their_postings(open_store) -> None:
 
 def test_lookups(open_store) -> None:
     state, _ = filled(open_store())
-    assert sorted(i for i, _ in state.sparse.chunks_with("content_hash", "h3")) == ["c003", "c053", "c103"]
+    assert [i for i, _ in state.sparse.chunks_with("content_hash", ["h3"])] == ["c003", "c053", "c103"]
+    assert [i for i, _ in state.sparse.chunks_with("content_hash", ["h3", "h4", "nope"])] == [
+        "c003", "c004", "c053", "c054", "c103", "c104"]
+    assert state.sparse.chunks_with("content_hash", []) == []
+    assert [i for i, _ in state.sparse.chunks_with("path", ["docs/f3.py", "src/f1.py"])] == [
+        f"c{i:03d}" for i in range(120) if i % 14 in (10, 1)]
     assert state.sparse.distinct_values("path")[:2] == ["docs/f0.py", "docs/f1.py"]
 
 

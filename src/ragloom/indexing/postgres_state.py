@@ -19,7 +19,7 @@ def open_index_state(store: VectorStore, tokenizer: Tokenizer, text_of: IndexedT
     """Parts on the store's connections: one transaction per window of files joins the
     chunks, postings and manifest records; the cache commits on a connection of its own."""
     assert isinstance(store, PostgresStore)
-    sparse = PostgresSparseIndex(store.writer, store.reader, store.tables, tokenizer, text_of,
+    sparse = PostgresSparseIndex(store.writer, store.sparse_reader, store.tables, tokenizer, text_of,
                                  read_only)
     cache = None if read_only else PostgresEmbeddingCache(
         Database(store.writer.url, "ragloom embedding cache"), store.tables)

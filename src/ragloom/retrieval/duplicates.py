@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 
 from ragloom.types import Metadata, SearchResult
 
-#: content_hash -> (id, metadata) of every stored chunk with that text.
-CopiesOf = Callable[[str], list[tuple[str, Metadata]]]
+#: content hashes -> (id, metadata) of every stored chunk with one of those texts.
+CopiesOf = Callable[[list[str]], list[tuple[str, Metadata]]]
 
 
 def collapse_duplicates(results: Sequence[SearchResult], copies_of: CopiesOf) -> list[SearchResult]:
@@ -24,10 +24,13 @@ def collapse_duplicates(results: Sequence[SearchResult], copies_of: CopiesOf) ->
                 continue
             seen.add(str(digest))
         kept.append(result)
+    holders: dict[str, list[tuple[str, Metadata]]] = {}
+    for doc_id, meta in copies_of(sorted(seen)) if seen else []:
+        holders.setdefault(str(meta.get("content_hash")), []).append((doc_id, meta))
     for result in kept:
         digest = result.metadata.get("content_hash")
-        copies = [(doc_id, meta) for doc_id, meta in copies_of(str(digest)) if doc_id != result.id] \
-            if digest is not None else []
+        copies = [(doc_id, meta) for doc_id, meta in holders.get(str(digest), [])
+                  if doc_id != result.id] if digest is not None else []
         if not copies:
             continue
         own = result.metadata.get("path")

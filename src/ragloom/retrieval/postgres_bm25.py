@@ -279,11 +279,18 @@ class PostgresSparseIndex:
                 found.extend(place for place in places.get(name, []) if place not in found)
         return found
 
-    def chunks_with(self, key: str, value: MetadataValue) -> list[tuple[str, Metadata]]:
-        """(id, metadata) of every chunk whose metadata ``key`` equals ``value``."""
-        where, params = conditions_clause([Condition(key, "$eq", value)], "metadata")
+    def chunks_with(self, key: str, values: Sequence[MetadataValue]) -> list[tuple[str, Metadata]]:
+        """(id, metadata) of every chunk whose metadata ``key`` equals one of ``values``
+        (``content_hash`` through its column's index)."""
+        if not values:
+            return []
+        if key == "content_hash":
+            where, params = "content_hash = ANY(%s)", [[str(value) for value in values]]
+        else:
+            where, params = conditions_clause([Condition(key, "$in", list(values))], "metadata")
         return [(row[0], row[1]) for row in self.reader.execute(
-            "lookup", f"SELECT id, metadata FROM {self.tables.chunks} WHERE {where}", params)]
+            "lookup", f"SELECT id, metadata FROM {self.tables.chunks} WHERE {where} ORDER BY id",
+            params)]
 
     def distinct_values(self, key: str) -> list[MetadataValue]:
         """Sorted distinct values of metadata ``key`` over every chunk."""

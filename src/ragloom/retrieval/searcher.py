@@ -11,6 +11,7 @@ own rank and score are in ``retrievers``: ``dense``, ``sparse``, ``name``).
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse_base import SparseBackend
-from ragloom.stores.base import VectorStore, searches_text
+from ragloom.stores.base import VectorStore, queries_elsewhere, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
@@ -58,6 +59,17 @@ class _Stopwatch:
         now = time.perf_counter()
         self.timings[stage] = round((now - self._last) * 1000, 3)
         self._last = now
+
+    def record(self, stage: str, milliseconds: float) -> None:
+        """A stage timed on its own (it overlapped another); the next lap starts now."""
+        self.timings[stage] = round(milliseconds, 3)
+        self._last = time.perf_counter()
+
+
+def _timed(retriever: Retriever, request: Query, pool: int) -> tuple[Ranking, float]:
+    started = time.perf_counter()
+    ranking = retriever.retrieve(request, pool)
+    return ranking, (time.perf_counter() - started) * 1000
 
 
 def mmr_pool_size(top_k: int) -> int:
@@ -114,12 +126,8 @@ class Searcher:
         reranking = self.reranker is not None
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
-        candidates: dict[str, int] = {}
-        rankings: dict[str, Ranking] = {}
-        for retriever in self._retrievers(mode):
-            rankings[retriever.name] = retriever.retrieve(request, pool)
-            clock.lap(retriever.name)
-            candidates[retriever.name] = len(rankings[retriever.name])
+        rankings = self._retrieve(request, mode, pool, clock)
+        candidates = {name: len(ranking) for name, ranking in rankings.items()}
         if mode == "dense":
             results = [request.loaded[doc_id] for doc_id, _ in rankings["dense"]]
         else:
@@ -159,12 +167,32 @@ class Searcher:
             results = [r for r in results if r.score >= threshold]
         return SearchResponse(results, "remote", clock.timings, candidates)
 
-    def _copies_of(self, digest: str) -> list[tuple[str, Metadata]]:
-        return self.sparse.chunks_with("content_hash", digest)
+    def _copies_of(self, digests: list[str]) -> list[tuple[str, Metadata]]:
+        return self.sparse.chunks_with("content_hash", digests)
 
     def _retrievers(self, mode: str) -> list[Retriever]:
         return {"dense": [self.dense_retriever], "sparse": [self.sparse_retriever],
                 "hybrid": [self.dense_retriever, self.sparse_retriever]}[mode]
+
+    def _retrieve(self, request: Query, mode: str, pool: int,
+                  clock: _Stopwatch) -> dict[str, Ranking]:
+        """Each retriever's top ``pool``. When the store's query waits on a server, the other
+        retrievers run here meanwhile (in hybrid mode the two halves overlap, and each
+        one's timing is its own)."""
+        first, *others = self._retrievers(mode)
+        if not others or not queries_elsewhere(self.store):
+            rankings = {}
+            for retriever in (first, *others):
+                rankings[retriever.name] = retriever.retrieve(request, pool)
+                clock.lap(retriever.name)
+            return rankings
+        with ThreadPoolExecutor(1, thread_name_prefix="ragloom-retrieve") as worker:
+            waiting = worker.submit(_timed, first, request, pool)
+            timed = [_timed(retriever, request, pool) for retriever in others]
+            timed.insert(0, waiting.result())
+        for retriever, (_, milliseconds) in zip((first, *others), timed):
+            clock.record(retriever.name, milliseconds)
+        return {retriever.name: ranking for retriever, (ranking, _) in zip((first, *others), timed)}
 
     def _ranked_results(self, request: Query, mode: str, rankings: dict[str, Ranking], keep: int,
                         candidates: dict[str, int]) -> list[SearchResult]:

@@ -86,11 +86,11 @@ class SparseIndex:
         self._values = {}
         self._holders = {}
 
-    def chunks_with(self, key: str, value: MetadataValue) -> list[tuple[str, Metadata]]:
-        """(id, metadata) of every chunk whose metadata ``key`` equals ``value``."""
+    def chunks_with(self, key: str, values: Sequence[MetadataValue]) -> list[tuple[str, Metadata]]:
+        """(id, metadata) of every chunk whose metadata ``key`` equals one of ``values``."""
         with self._lock:
             if key == "content_hash":  # a lookup the segments keep: no scan
-                return [(doc_id, meta) for doc_id, meta in
+                return [(doc_id, meta) for value in dict.fromkeys(values) for doc_id, meta in
                         self.index.rows_with("content_hash", json.dumps(value)) if meta.get(key) == value]
             if key not in self._holders:
                 holders: dict[MetadataValue, list[str]] = {}
@@ -99,7 +99,7 @@ class SparseIndex:
                     if key in meta:
                         holders.setdefault(meta[key], []).append(doc_id)
                 self._holders[key] = holders
-            return [(doc_id, self.index.metadata(doc_id) or {})
+            return [(doc_id, self.index.metadata(doc_id) or {}) for value in dict.fromkeys(values)
                     for doc_id in self._holders[key].get(value, [])]
 
     def distinct_values(self, key: str) -> list[MetadataValue]:

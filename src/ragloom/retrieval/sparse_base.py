@@ -42,8 +42,9 @@ class SparseBackend(Protocol):
         """Ids of the chunks defining a name ``query`` uses (see ``retrieval.symbols``)."""
         ...
 
-    def chunks_with(self, key: str, value: MetadataValue) -> list[tuple[str, Metadata]]:
-        """(id, metadata) of every chunk whose metadata ``key`` equals ``value``."""
+    def chunks_with(self, key: str, values: Sequence[MetadataValue]) -> list[tuple[str, Metadata]]:
+        """(id, metadata) of every chunk whose metadata ``key`` equals one of ``values``
+        (one lookup for them all: a search asks for every result's copies at once)."""
         ...
 
     def distinct_values(self, key: str) -> list[MetadataValue]:

@@ -33,6 +33,10 @@ class VectorStore(Protocol):
     A store that keeps its own keyword index (a database with a text index, say) may
     define ``sparse_index(read_only: bool) -> SparseBackend`` (``retrieval.sparse_base``):
     the engine then searches and updates that instead of a BM25 folder beside the store.
+
+    A store whose ``query`` waits on another process (a database server) may say
+    ``queries_elsewhere = True``: a hybrid search then runs BM25 while it waits, so
+    ``query`` must be safe to call from another thread than the one that opened the store.
     """
 
     name: str
@@ -96,6 +100,11 @@ class TextSearchStore(VectorStore, Protocol):
 def searches_text(store: VectorStore) -> TypeGuard[TextSearchStore]:
     """Whether ``store`` searches a remote index by text."""
     return bool(getattr(store, "searches_text", False))
+
+
+def queries_elsewhere(store: VectorStore) -> bool:
+    """Whether ``store``'s queries run in another process, so other work may overlap them."""
+    return bool(getattr(store, "queries_elsewhere", False))
 
 
 def check_upsert_arguments(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],

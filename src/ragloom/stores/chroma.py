@@ -110,6 +110,8 @@ class ChromaVectorStore:
         self._embedding = embedding
         self.location = location
         self.concurrent_readers = remote
+        #: A server's query waits on HTTP, so the local BM25 runs meanwhile.
+        self.queries_elsewhere = remote
         self.read_only = read_only
         self._reconnect = reconnect
         self._lock = threading.RLock()

@@ -60,6 +60,8 @@ class PostgresStore:
     concurrent_readers = True
     hands_out_vectors = True
     glob_filters = True
+    #: A search waits on the server; BM25 runs meanwhile on a connection of its own.
+    queries_elsewhere = True
     #: Manifest, BM25 postings, embedding cache and writer lock live in the database too.
     index_state = "ragloom.indexing.postgres_state:open_index_state"
 
@@ -76,6 +78,9 @@ class PostgresStore:
                                session)
         self.reader = Database(url, f"ragloom reader {socket.gethostname()} pid {os.getpid()}",
                                session)
+        #: BM25's reads, beside a dense query on ``reader`` (connects on first use).
+        self.sparse_reader = Database(
+            url, f"ragloom BM25 reader {socket.gethostname()} pid {os.getpid()}")
         self.location = f"{self.writer.where} table {tables.label}"
         #: Held while a writing store is open: one writer per index, across machines.
         self.lock = None if read_only else PostgresIndexLock(url, tables)
@@ -203,6 +208,7 @@ class PostgresStore:
     def close(self) -> None:
         self.writer.close()
         self.reader.close()
+        self.sparse_reader.close()
         if self.lock is not None:
             self.lock.release()
 
