@@ -21,9 +21,9 @@ from math import pi, sqrt
 
 import numpy as np
 
+from ragloom.products import matrix_vector
 from ragloom.quant.bits import pack_planes, unpack_planes
 from ragloom.quant.codebook import Codebook, lloyd_max_codebook, refinement
-from ragloom.products import matrix_vector
 from ragloom.quant.rotation import SEED_TAG, make_rotation
 
 FORMAT_VERSION = 2  # 2 added keep_norms; version 1 data always kept norms
@@ -217,7 +217,8 @@ class TurboQuantizer:
             assert self._sketch is not None
             sketched = self._sketch @ rotated_query
             signs = np.unpackbits(compressed.qjl_signs, axis=1, count=self.dim).astype(np.float32) * 2 - 1
-            scores = scores + matrix_vector(signs, sketched) * (sqrt(pi / 2) / self.dim) * compressed.residual_norms
+            correction = matrix_vector(signs, sketched) * (sqrt(pi / 2) / self.dim)
+            scores = scores + correction * compressed.residual_norms
         return scores if compressed.norms is None else scores * compressed.norms
 
     # -- persistence -----------------------------------------------------------------------
