@@ -157,9 +157,15 @@ def test_engine_against_remote_server(chroma_server: ChromaServer, tmp_path: Pat
     write(project, "a.txt", "rockets launch satellites into orbit\n")
     config = hash_config(vector_store={"provider": "chroma", "url": chroma_server.url,
                                        "collection_name": f"e-{uuid.uuid4().hex[:8]}"})
+    write(project, "b.txt", "apples and pears in the orchard\n")
     with RAGEngine(config, project) as engine:
         engine.index_directory()
-        assert engine.search("orbit", top_k=1)[0].metadata["path"] == "a.txt"
+        assert engine.search("orbit", top_k=1, mode="dense")[0].metadata["path"] == "a.txt"
+        # hybrid: BM25 runs while the server answers the dense query
+        response = engine.search_detailed("rockets orbit", top_k=2, mode="hybrid")
+        assert [r.path for r in response.results] == ["a.txt", "b.txt"]
+        assert set(response.results[0].retrievers) == {"dense", "sparse"}
+        assert response.candidates == {"dense": 2, "sparse": 1, "fused": 2}
 
 
 def test_unreachable_server_names_the_url() -> None:
