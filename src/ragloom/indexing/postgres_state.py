@@ -20,7 +20,8 @@ def open_index_state(store: VectorStore, tokenizer: Tokenizer, text_of: IndexedT
     chunks, postings and manifest records; the cache commits on a connection of its own."""
     assert isinstance(store, PostgresStore)
     sparse = PostgresSparseIndex(store.writer, store.sparse_reader, store.tables, tokenizer, text_of,
-                                 read_only)
+                                 read_only, text_search=store.settings.sparse == "pg_textsearch",
+                                 may_create=store.settings.create)
     cache = None if read_only else PostgresEmbeddingCache(
         Database(store.writer.url, "ragloom embedding cache"), store.tables)
     return IndexState(PostgresManifest(store.writer, store.tables), sparse, cache, store.lock)

@@ -7,6 +7,12 @@ postings for the chunks found (MaxScore): each term's best possible weight is bo
 its df, largest tf and smallest length, so the result is the exact top k, with today's idf
 and average length (nothing is precomputed that a later write would make stale).
 
+With ``sparse = "pg_textsearch"`` a search asks that extension's ``bm25`` index instead
+(block-max WAND: the top k without summing every posting), over the same tokens written as
+hex words; its scores use Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5)), so they differ
+from the local index's, not its tokens, k1 or b. The postings are still kept (the second
+pass of query feedback, and a reader of an index whose text table is not built yet).
+
 Writes join the writer's transaction, so a window's chunks and their postings commit
 together; deleting a chunk deletes its postings (foreign keys, ``ON DELETE CASCADE``).
 """
@@ -21,11 +27,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragloom.chunking.context import IndexedText, plain_text
+from ragloom.errors import StoreError
 from ragloom.filters import Condition, Node
 from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.stores.postgres.connection import Database
+from ragloom.stores.postgres.schema import text_search_statements
 from ragloom.stores.postgres.settings import Tables
 from ragloom.stores.postgres.where import conditions_clause
 from ragloom.types import Metadata, MetadataValue
@@ -59,6 +67,15 @@ CROSS JOIN LATERAL (SELECT tf, length FROM {{postings}}  -- LIMIT 1: one primary
 GROUP BY c.id ORDER BY score DESC, c.id LIMIT %(k)s
 """
 
+#: pg_textsearch's BM25 (its operator is the negated score, for an ascending index order);
+#: a chunk holding no query term scores 0 and is left out.
+_TEXT_SEARCH = """
+SELECT t.id, -(t.tokens <@> to_bm25query(%(words)s, %(index)s)) AS score
+FROM {tokens} t {join}
+WHERE t.tokens <@> to_bm25query(%(words)s, %(index)s) < 0 AND {where}
+ORDER BY t.tokens <@> to_bm25query(%(words)s, %(index)s) LIMIT %(k)s
+"""
+
 #: What bounds each term's best weight in any chunk: its df, largest tf, smallest length.
 _BOUNDS = """
 SELECT s.documents, s.tokens, t.term, t.df, t.max_tf, t.min_length
@@ -90,11 +107,16 @@ class PostgresSparseIndex:
 
     def __init__(self, writer: Database, reader: Database, tables: Tables,
                  tokenizer: Tokenizer = tokenize, text_of: IndexedText = plain_text,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, text_search: bool = False,
+                 may_create: bool = True) -> None:
         self.writer, self.reader, self.tables = writer, reader, tables
         self.tokenizer = tokenizer
         self.text_of = text_of
         self.read_only = read_only
+        #: Whether searches ask pg_textsearch (``sparse = "pg_textsearch"``, table built).
+        self.text_search = text_search
+        #: ``create = false``: a missing pg_textsearch table is an error, not created.
+        self.may_create = may_create
         self.path = None
         #: The terms whose postings the last search read in full (the others were probed).
         self.last_essential: list[str] = []
@@ -114,18 +136,22 @@ class PostgresSparseIndex:
         postings: list[tuple[str, str, int]] = []
         lengths: list[tuple[str, int]] = []
         symbols: list[tuple[str, str]] = []
+        words: list[tuple[str, str]] = []
         for chunk_id, text, metadata in zip(ids, texts, metadatas):
             tokens = self.tokenizer(self.text_of(text, metadata))
             lengths.append((chunk_id, len(tokens)))
             postings.extend((term, chunk_id, tf, len(tokens)) for term, tf in Counter(tokens).items())
             symbols.extend((name, chunk_id) for name in dict.fromkeys(defined_names(metadata)))
+            words.append((chunk_id, hex_words(tokens)))
         t = self.tables
+        tables = [(t.lengths, "id, length", lengths), (t.postings, "term, id, tf, length", postings),
+                  (t.symbols, "name, id", symbols)]
+        if self.text_search:
+            tables.append((t.tokens, "id, tokens", words))
         with self.writer.transaction("BM25 add"), self.writer.cursor("BM25 add") as cursor:
-            for table in (t.postings, t.lengths, t.symbols):
+            for table, _, _ in tables:
                 cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
-            for table, columns, rows in ((t.lengths, "id, length", lengths),
-                                         (t.postings, "term, id, tf, length", postings),
-                                         (t.symbols, "name, id", symbols)):
+            for table, columns, rows in tables:
                 with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                     for row in rows:
                         copy.write_row(row)
@@ -143,7 +169,14 @@ class PostgresSparseIndex:
 
     def sync_with(self, store: Any) -> bool:
         """Rebuild the postings from the stored texts when they lack chunks or were made by
-        another tokenizer; True when it rebuilt (a reader only warns)."""
+        another tokenizer, and (``sparse = "pg_textsearch"``) write the text rows chunks
+        lack; True when it wrote (a reader only warns)."""
+        if self.text_search:
+            self._open_text_search()
+        rebuilt = self._sync_postings()
+        return self._fill_text_search() or rebuilt
+
+    def _sync_postings(self) -> bool:
         t = self.tables
         built = self.reader.execute("check", f"SELECT value FROM {t.info} WHERE key = 'tokenizer'")
         missing = self.reader.execute(
@@ -161,15 +194,64 @@ class PostgresSparseIndex:
             if stale:
                 for table in (t.postings, t.lengths, t.symbols):
                     self.writer.execute("BM25 rebuild", f"DELETE FROM {table}")
-            ids = [row[0] for row in self.writer.execute(
-                "BM25 rebuild", f"SELECT id FROM {t.chunks} c WHERE NOT EXISTS "
-                f"(SELECT 1 FROM {t.lengths} l WHERE l.id = c.id) ORDER BY id")]
+                if self.writer.execute("BM25 rebuild", "SELECT to_regclass(%s)", (t.tokens,))[0][0]:
+                    self.writer.execute("BM25 rebuild", f"DELETE FROM {t.tokens}")
+            self._add_stored(self._lacking(t.lengths))
+        return True
+
+    def _open_text_search(self) -> None:
+        """A writer creates pg_textsearch's table and index when missing (an index built
+        with ``sparse = "sql"`` switches over); a reader without them searches the postings."""
+        t = self.tables
+        if self.reader.execute("check", "SELECT to_regclass(%s)", (t.tokens,))[0][0] is not None:
+            return
+        if self.read_only:
+            logger.warning("%s has no pg_textsearch table yet (a writer builds it): BM25 "
+                           "runs on the postings meanwhile", t.label)
+            self.text_search = False
+            return
+        if not self.may_create:
+            raise StoreError(f"{t.label} has no pg_textsearch table ({t.tokens}), and "
+                             f"[rag.vector_store.postgres] create = false forbids creating it")
+        try:
+            with self.writer.transaction("pg_textsearch"):
+                for statement in text_search_statements(t):
+                    self.writer.execute("pg_textsearch", statement)
+        except StoreError as exc:
+            raise StoreError(f"[rag.vector_store.postgres] sparse = \"pg_textsearch\" needs that "
+                             f"extension on the server, in shared_preload_libraries, or set "
+                             f"sparse = \"sql\": {exc}") from None
+
+    def _fill_text_search(self) -> bool:
+        """Write the pg_textsearch rows of the chunks that lack them; True when it wrote."""
+        if not self.text_search or self.read_only:
+            return False
+        t = self.tables
+        with self.writer.transaction("pg_textsearch"), self.writer.cursor("pg_textsearch") as cursor:
+            ids = self._lacking(t.tokens)
+            if ids:
+                logger.info("writing pg_textsearch rows of %d chunks of %s", len(ids), t.label)
             for start in range(0, len(ids), _PAGE):
                 rows = self.writer.execute(
-                    "BM25 rebuild", f"SELECT id, text, metadata FROM {t.chunks} WHERE id = ANY(%s)",
+                    "pg_textsearch", f"SELECT id, text, metadata FROM {t.chunks} WHERE id = ANY(%s)",
                     (ids[start:start + _PAGE],))
-                self.add([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
-        return True
+                with cursor.copy(f"COPY {t.tokens} (id, tokens) FROM STDIN") as copy:
+                    for chunk_id, text, metadata in rows:
+                        copy.write_row((chunk_id, hex_words(self.tokenizer(self.text_of(text, metadata)))))
+        return bool(ids)
+
+    def _lacking(self, table: str) -> list[str]:
+        """Ids of the chunks ``table`` has no row for."""
+        return [row[0] for row in self.writer.execute(
+            "BM25 rebuild", f"SELECT id FROM {self.tables.chunks} c WHERE NOT EXISTS "
+            f"(SELECT 1 FROM {table} x WHERE x.id = c.id) ORDER BY id")]
+
+    def _add_stored(self, ids: list[str]) -> None:
+        for start in range(0, len(ids), _PAGE):
+            rows = self.writer.execute(
+                "BM25 rebuild", f"SELECT id, text, metadata FROM {self.tables.chunks} "
+                "WHERE id = ANY(%s)", (ids[start:start + _PAGE],))
+            self.add([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -181,7 +263,10 @@ class PostgresSparseIndex:
         tokens = self.tokenizer(query)
         if not tokens or k <= 0:
             return []
-        hits = self._top_k(dict(Counter(tokens)), max(k, feedback_docs), conditions)
+        wanted = max(k, feedback_docs)
+        hits = (self._run(_TEXT_SEARCH, {"words": hex_words(tokens), "index": self._text_index},
+                          wanted, conditions)
+                if self.text_search else self._top_k(dict(Counter(tokens)), wanted, conditions))
         if feedback_docs > 0 and hits:
             stats = _FeedbackStats(self, [doc_id for doc_id, _ in hits[:feedback_docs]])
             weights = expand_query(stats, tokens, hits, feedback_docs, feedback_terms,  # type: ignore[arg-type]
@@ -252,7 +337,8 @@ class PostgresSparseIndex:
         names = iter(range(len(where_params)))
         where = re.sub(r"%%|%s", lambda m: m[0] if m[0] == "%%" else f"%(f{next(names)})s", where)
         join = f"JOIN {self.tables.chunks} c USING (id)" if conditions else ""
-        sql = template.format(postings=self.tables.postings, join=join, where=where)
+        sql = template.format(postings=self.tables.postings, tokens=self.tables.tokens, join=join,
+                              where=where)
         values = {**params, "k": k, **{f"f{i}": value for i, value in enumerate(where_params)}}
         rows = self.reader.execute("BM25 search", sql, values)
         return [(doc_id, float(score)) for doc_id, score in rows]
@@ -298,6 +384,17 @@ class PostgresSparseIndex:
             "distinct values", f"SELECT DISTINCT metadata -> %s FROM {self.tables.chunks} "
             "WHERE metadata ? %s", (key, key))
         return sorted((row[0] for row in rows), key=lambda value: (type(value).__name__, value))
+
+
+    @property
+    def _text_index(self) -> str:
+        return f'"{self.tables.schema}"."{self.tables.table}_tokens_bm25"'
+
+
+def hex_words(tokens: Sequence[str]) -> str:
+    """Tokens as words Postgres' text parser keeps whole (``class_count_``, ``é``): each
+    one's UTF-8 bytes in hex after an ``x``; the same tokens give the same words."""
+    return " ".join("x" + token.encode("utf-8").hex() for token in tokens)
 
 
 class _FeedbackStats:

@@ -17,7 +17,8 @@ postings are read from the index alone), ``<table>_lengths``, ``<table>_terms`` 
 frequency, and the largest tf and smallest length among a term's postings) and
 ``<table>_stats`` (the BM25 index and its statistics, kept by triggers), ``<table>_symbols``
 (the names chunks define), ``<table>_files`` (the manifest) and ``<table>_embeddings`` (the
-embedding cache, shared by every writer).
+embedding cache, shared by every writer). With ``sparse = "pg_textsearch"``, also
+``<table>_tokens`` (id, the chunk's BM25 tokens as text) and its ``bm25`` index.
 """
 
 from __future__ import annotations
@@ -113,9 +114,23 @@ $body$"""
     return statements
 
 
+def text_search_statements(t: Tables) -> list[str]:
+    """Idempotent DDL of the pg_textsearch side: each chunk's BM25 tokens as text (hex
+    words, so the ``simple`` configuration keeps ragloom's tokens whole) and its BM25
+    index, with the local index's k1 and b."""
+    return [
+        "CREATE EXTENSION IF NOT EXISTS pg_textsearch",
+        f"CREATE TABLE IF NOT EXISTS {t.tokens} (id text PRIMARY KEY REFERENCES {t.chunks} "
+        f"ON DELETE CASCADE, tokens text NOT NULL)",
+        f'CREATE INDEX IF NOT EXISTS "{t.table}_tokens_bm25" ON {t.tokens} USING bm25 (tokens) '
+        f"WITH (text_config = 'simple', k1 = 1.5, b = 0.75)",
+    ]
+
+
 def dropped_tables(t: Tables) -> list[str]:
     """Every table of the index, dependents first (a rebuild drops them)."""
-    return [t.postings, t.lengths, t.symbols, t.terms, t.stats, t.files, t.chunks, t.info]
+    return [t.tokens, t.postings, t.lengths, t.symbols, t.terms, t.stats, t.files, t.chunks,
+            t.info]
 
 
 def row_values(chunk_id: str, text: str, metadata: dict[str, Any]) -> tuple[Any, Any, Any]:

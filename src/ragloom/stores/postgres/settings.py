@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -29,6 +29,10 @@ class PostgresSettings(BaseModel):
     ef_construction: int = Field(64, ge=4, le=1000)
     ef_search: int = Field(100, ge=1, le=1000)
     create: bool = True
+    #: How BM25 runs on the server: "sql" (postings tables scored in SQL; any Postgres,
+    #: scores equal the local index's) or "pg_textsearch" (that extension's BM25 index,
+    #: block-max WAND top-k; needs it installed and in shared_preload_libraries).
+    sparse: Literal["sql", "pg_textsearch"] = "sql"
     #: How long a second writer waits for the first to close before IndexLockedError.
     wait_for_writer_seconds: float = Field(0.0, ge=0, le=86400)
     #: Removed: another model is refused like every store's, unless rebuilding on purpose.
@@ -89,6 +93,10 @@ class Tables:
     @property
     def stats(self) -> str:
         return self.name("_stats")
+
+    @property
+    def tokens(self) -> str:
+        return self.name("_tokens")
 
     @property
     def symbols(self) -> str:
