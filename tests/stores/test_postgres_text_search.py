@@ -118,6 +118,13 @@ def test_filters_and_deletes_apply(open_store) -> None:
     found = state.sparse.search("flow shock wave", 15, conditions)
     assert len(found) == 15 and {doc for doc, _ in found} <= set(in_src)
     assert [score for _, score in found] == sorted((score for _, score in found), reverse=True)
+    # fewer matches than k in the filtered chunks: exactly those, none that lacks the word
+    ids, texts, metadatas = corpus(120)
+    holders = {doc for doc, text, meta in zip(ids, texts, metadatas)
+               if meta["path"] == "docs/f3.py" and "banana" in text.split()}
+    found_in_file = state.sparse.search("banana", 100, compile_filters({"path": "docs/f3.py"}))
+    assert 0 < len(holders) < 100
+    assert {doc for doc, _ in found_in_file} == holders and all(s > 0 for _, s in found_in_file)
     store.delete([doc for doc, _ in found[:5]])
     after = {doc for doc, _ in state.sparse.search("flow shock wave", 200)}
     assert not after & {doc for doc, _ in found[:5]}
