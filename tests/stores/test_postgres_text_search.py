@@ -185,3 +185,22 @@ def test_create_false_refuses_to_add_the_text_table(open_store, postgres_server,
             state_of(locked).sparse.sync_with(locked)
     finally:
         locked.close()
+
+
+def test_a_sql_writer_leaves_no_stale_text_rows(open_store) -> None:
+    """A writer configured with "sql" on an index that has the text table drops the rows of
+    the chunks it rewrites; the next pg_textsearch writer writes them again."""
+    first = open_store()
+    fill(first)
+    first.close()
+    ids, _, metadatas = corpus(120)
+    sql_store = open_store(sparse="sql")
+    sql_state = state_of(sql_store)
+    sql_state.sparse.sync_with(sql_store)
+    sql_store.upsert([ids[0]], np.ones((1, DIM)), ["banana split sundae"], [metadatas[0]])
+    sql_state.sparse.add([ids[0]], ["banana split sundae"], [metadatas[0]])
+    sql_store.close()
+    writer = open_store()
+    assert state_of(writer).sparse.sync_with(writer) is True  # the rewritten chunk's row again
+    found = state_of(writer, read_only=True).sparse.search("sundae", 5)
+    assert [doc for doc, _ in found] == [ids[0]]

@@ -118,6 +118,9 @@ class PostgresSparseIndex:
         self.text_search = text_search
         #: ``create = false``: a missing pg_textsearch table is an error, not created.
         self.may_create = may_create
+        #: Whether the index has a pg_textsearch table (a writer with ``sparse = "sql"``
+        #: still deletes the rows of the chunks it rewrites there; known after sync_with).
+        self.has_text_table = False
         self.path = None
         #: The terms whose postings the last search read in full (the others were probed).
         self.last_essential: list[str] = []
@@ -150,7 +153,8 @@ class PostgresSparseIndex:
         if self.text_search:
             tables.append((t.tokens, "id, tokens", words))
         with self.writer.transaction("BM25 add"), self.writer.cursor("BM25 add") as cursor:
-            for table, _, _ in tables:
+            for table in [table for table, _, _ in tables] + (
+                    [t.tokens] if self.has_text_table and not self.text_search else []):
                 cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
             for table, columns, rows in tables:
                 with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
@@ -172,6 +176,8 @@ class PostgresSparseIndex:
         """Rebuild the postings from the stored texts when they lack chunks or were made by
         another tokenizer, and (``sparse = "pg_textsearch"``) write the text rows chunks
         lack; True when it wrote (a reader only warns)."""
+        self.has_text_table = self.reader.execute(
+            "check", "SELECT to_regclass(%s)", (self.tables.tokens,))[0][0] is not None
         if self.text_search:
             self._open_text_search()
         rebuilt = self._sync_postings()
@@ -195,7 +201,7 @@ class PostgresSparseIndex:
             if stale:
                 for table in (t.postings, t.lengths, t.symbols):
                     self.writer.execute("BM25 rebuild", f"DELETE FROM {table}")
-                if self.writer.execute("BM25 rebuild", "SELECT to_regclass(%s)", (t.tokens,))[0][0]:
+                if self.has_text_table:
                     self.writer.execute("BM25 rebuild", f"DELETE FROM {t.tokens}")
             self._add_stored(self._lacking(t.lengths))
         return True
@@ -204,7 +210,7 @@ class PostgresSparseIndex:
         """A writer creates pg_textsearch's table and index when missing (an index built
         with ``sparse = "sql"`` switches over); a reader without them searches the postings."""
         t = self.tables
-        if self.reader.execute("check", "SELECT to_regclass(%s)", (t.tokens,))[0][0] is not None:
+        if self.has_text_table:
             return
         if self.read_only:
             logger.warning("%s has no pg_textsearch table yet (a writer builds it): BM25 "
@@ -222,6 +228,7 @@ class PostgresSparseIndex:
             raise StoreError(f"[rag.vector_store.postgres] sparse = \"pg_textsearch\" needs that "
                              f"extension on the server, in shared_preload_libraries, or set "
                              f"sparse = \"sql\": {exc}") from None
+        self.has_text_table = True
 
     def _fill_text_search(self) -> bool:
         """Write the pg_textsearch rows of the chunks that lack them; True when it wrote."""
