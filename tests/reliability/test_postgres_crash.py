@@ -30,10 +30,10 @@ from ragloom.faults import CRASH_EXIT_STATUS, CRASH_POINTS, ENVIRONMENT_VARIABLE
 POINTS = [p for p in CRASH_POINTS if p not in ("segment-written", "bm25-segment-written")]
 
 
-def store_settings(server: Any, schema: str) -> dict[str, Any]:
+def store_settings(server: Any, schema: str, sparse: str = "sql") -> dict[str, Any]:
     # the server notices a killed writer's session at once, but allow it a moment to end it
     return {"provider": "postgres", "url": server.url,
-            "postgres": {"schema": schema, "wait_for_writer_seconds": 60}}
+            "postgres": {"schema": schema, "wait_for_writer_seconds": 60, "sparse": sparse}}
 
 
 def uncached_chunks(root: Path, config: RAGConfig, server: Any, schema: str) -> int:
@@ -48,12 +48,22 @@ def uncached_chunks(root: Path, config: RAGConfig, server: Any, schema: str) -> 
     return len({content_hash(t) for t in texts} - cached)
 
 
+def text_rows(server: Any, schema: str, sparse: str) -> set[tuple[str, str]]:
+    """(id, tokens) of pg_textsearch's table: one row per chunk when it is used."""
+    if sparse != "pg_textsearch":
+        return set()
+    return set(server.execute(f'SELECT id, tokens FROM "{schema}".ragloom_ragloom_tokens'))
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("sparse", ["sql", "pg_textsearch"])
 def test_kill_at_every_crash_point_with_postgres(tmp_path: Path, postgres_server: Any,
-                                                 postgres_schema: str) -> None:
+                                                 postgres_schema: str, sparse: str) -> None:
+    if sparse == "pg_textsearch" and not postgres_server.text_search:
+        pytest.skip("the test server has no pg_textsearch in shared_preload_libraries")
     root = tmp_path / "project"
     rng = random.Random(11)
-    store = store_settings(postgres_server, postgres_schema)
+    store = store_settings(postgres_server, postgres_schema, sparse)
     config = hash_config(chunk_size=200, chunk_overlap=20, vector_store=store)
     visited = []
     for generation, point in enumerate(POINTS):
@@ -71,14 +81,18 @@ def test_kill_at_every_crash_point_with_postgres(tmp_path: Path, postgres_server
             assert report.chunks_embedded == uncached, point  # nothing embedded twice
             assert engine.verify().ok, point
             finished = snapshot(engine)
+            words = text_rows(postgres_server, postgres_schema, sparse)
+            assert len(words) == (len(finished) if sparse == "pg_textsearch" else 0), point
         with postgres_server.schema() as clean_schema:
             clean_root = tmp_path / f"clean{generation}"
             for path in root.rglob("*.py"):
                 write(clean_root, path.relative_to(root).as_posix(), path.read_text())
             clean_config = hash_config(chunk_size=200, chunk_overlap=20,
-                                       vector_store=store_settings(postgres_server, clean_schema))
+                                       vector_store=store_settings(postgres_server, clean_schema,
+                                                                   sparse))
             with RAGEngine(clean_config, clean_root) as clean:
                 clean.index_directory()
                 assert finished == snapshot(clean), point
+                assert words == text_rows(postgres_server, clean_schema, sparse), point
     assert not (root / ".ragloom").exists()
     assert visited == POINTS

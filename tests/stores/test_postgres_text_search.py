@@ -20,7 +20,8 @@ from ragloom import RAGEngine
 from ragloom.errors import StoreError
 from ragloom.filters import compile_filters
 from ragloom.indexing.state import owned_state
-from ragloom.retrieval.postgres_bm25 import K1, B, hex_words
+from ragloom.retrieval.postgres_bm25 import K1, B
+from ragloom.retrieval.postgres_text_search import hex_words
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.postgres import PostgresSettings, Tables

@@ -7,11 +7,9 @@ postings for the chunks found (MaxScore): each term's best possible weight is bo
 its df, largest tf and smallest length, so the result is the exact top k, with today's idf
 and average length (nothing is precomputed that a later write would make stale).
 
-With ``sparse = "pg_textsearch"`` a search asks that extension's ``bm25`` index instead
-(block-max WAND: the top k without summing every posting), over the same tokens written as
-hex words; its scores use Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5)), so they differ
-from the local index's, not its tokens, k1 or b. The postings are still kept (the second
-pass of query feedback, and a reader of an index whose text table is not built yet).
+With ``sparse = "pg_textsearch"`` a search asks that extension's index instead
+(``retrieval.postgres_text_search``). The postings are still kept (the second pass of
+query feedback, and a reader of an index whose text table is not built yet).
 
 Writes join the writer's transaction, so a window's chunks and their postings commit
 together; deleting a chunk deletes its postings (foreign keys, ``ON DELETE CASCADE``).
@@ -27,13 +25,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragloom.chunking.context import IndexedText, plain_text
-from ragloom.errors import StoreError
 from ragloom.filters import Condition, Node
 from ragloom.retrieval.feedback import expand_query
+from ragloom.retrieval.postgres_feedback import FeedbackStats
+from ragloom.retrieval.postgres_text_search import TEXT_SEARCH, TextSearchTable, hex_words
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.stores.postgres.connection import Database
-from ragloom.stores.postgres.schema import text_search_statements
 from ragloom.stores.postgres.settings import Tables
 from ragloom.stores.postgres.where import conditions_clause
 from ragloom.types import Metadata, MetadataValue
@@ -65,16 +63,6 @@ CROSS JOIN unnest(%(terms)s::text[], %(weights)s::float8[]) AS w(term, weight)
 CROSS JOIN LATERAL (SELECT tf, length FROM {{postings}}  -- LIMIT 1: one primary-key probe
                     WHERE term = w.term AND id = c.id LIMIT 1) AS p
 GROUP BY c.id ORDER BY score DESC, c.id LIMIT %(k)s
-"""
-
-#: pg_textsearch's BM25 (its operator is the negated score, for an ascending index order).
-#: Chunks holding no query term score 0 and come last, after every match (a filter can
-#: leave fewer matches than k): they are dropped from the result, not by a WHERE clause,
-#: which would score each row a second time (3 ms of 7 at 1M chunks).
-_TEXT_SEARCH = """
-SELECT t.id, -(t.tokens <@> to_bm25query(%(words)s, %(index)s)) AS score
-FROM {tokens} t {join} WHERE {where}
-ORDER BY t.tokens <@> to_bm25query(%(words)s, %(index)s) LIMIT %(k)s
 """
 
 #: What bounds each term's best weight in any chunk: its df, largest tf, smallest length.
@@ -116,8 +104,7 @@ class PostgresSparseIndex:
         self.read_only = read_only
         #: Whether searches ask pg_textsearch (``sparse = "pg_textsearch"``, table built).
         self.text_search = text_search
-        #: ``create = false``: a missing pg_textsearch table is an error, not created.
-        self.may_create = may_create
+        self.text_table = TextSearchTable(writer, reader, tables, may_create)
         #: Whether the index has a pg_textsearch table (a writer with ``sparse = "sql"``
         #: still deletes the rows of the chunks it rewrites there; known after sync_with).
         self.has_text_table = False
@@ -142,7 +129,7 @@ class PostgresSparseIndex:
         symbols: list[tuple[str, str]] = []
         words: list[tuple[str, str]] = []
         for chunk_id, text, metadata in zip(ids, texts, metadatas):
-            tokens = self.tokenizer(self.text_of(text, metadata))
+            tokens = self._tokens(text, metadata)
             lengths.append((chunk_id, len(tokens)))
             postings.extend((term, chunk_id, tf, len(tokens)) for term, tf in Counter(tokens).items())
             symbols.extend((name, chunk_id) for name in dict.fromkeys(defined_names(metadata)))
@@ -176,12 +163,21 @@ class PostgresSparseIndex:
         """Rebuild the postings from the stored texts when they lack chunks or were made by
         another tokenizer, and (``sparse = "pg_textsearch"``) write the text rows chunks
         lack; True when it wrote (a reader only warns)."""
-        self.has_text_table = self.reader.execute(
-            "check", "SELECT to_regclass(%s)", (self.tables.tokens,))[0][0] is not None
-        if self.text_search:
-            self._open_text_search()
+        self.has_text_table = self.text_table.exists()
+        if self.text_search and not self.has_text_table:
+            if self.read_only:
+                logger.warning("%s has no pg_textsearch table yet (a writer builds it): BM25 "
+                               "runs on the postings meanwhile", self.tables.label)
+                self.text_search = False
+            else:  # an index built with sparse = "sql" switches over
+                self.text_table.create()
+                self.has_text_table = True
         rebuilt = self._sync_postings()
-        return self._fill_text_search() or rebuilt
+        filled = self.text_search and not self.read_only and self.text_table.fill(self._tokens)
+        return rebuilt or filled
+
+    def _tokens(self, text: str, metadata: Metadata) -> list[str]:
+        return self.tokenizer(self.text_of(text, metadata))
 
     def _sync_postings(self) -> bool:
         t = self.tables
@@ -203,63 +199,15 @@ class PostgresSparseIndex:
                     self.writer.execute("BM25 rebuild", f"DELETE FROM {table}")
                 if self.has_text_table:
                     self.writer.execute("BM25 rebuild", f"DELETE FROM {t.tokens}")
-            self._add_stored(self._lacking(t.lengths))
-        return True
-
-    def _open_text_search(self) -> None:
-        """A writer creates pg_textsearch's table and index when missing (an index built
-        with ``sparse = "sql"`` switches over); a reader without them searches the postings."""
-        t = self.tables
-        if self.has_text_table:
-            return
-        if self.read_only:
-            logger.warning("%s has no pg_textsearch table yet (a writer builds it): BM25 "
-                           "runs on the postings meanwhile", t.label)
-            self.text_search = False
-            return
-        if not self.may_create:
-            raise StoreError(f"{t.label} has no pg_textsearch table ({t.tokens}), and "
-                             f"[rag.vector_store.postgres] create = false forbids creating it")
-        try:
-            with self.writer.transaction("pg_textsearch"):
-                for statement in text_search_statements(t):
-                    self.writer.execute("pg_textsearch", statement)
-        except StoreError as exc:
-            raise StoreError(f"[rag.vector_store.postgres] sparse = \"pg_textsearch\" needs that "
-                             f"extension on the server, in shared_preload_libraries, or set "
-                             f"sparse = \"sql\": {exc}") from None
-        self.has_text_table = True
-
-    def _fill_text_search(self) -> bool:
-        """Write the pg_textsearch rows of the chunks that lack them; True when it wrote."""
-        if not self.text_search or self.read_only:
-            return False
-        t = self.tables
-        with self.writer.transaction("pg_textsearch"), self.writer.cursor("pg_textsearch") as cursor:
-            ids = self._lacking(t.tokens)
-            if ids:
-                logger.info("writing pg_textsearch rows of %d chunks of %s", len(ids), t.label)
+            ids = [row[0] for row in self.writer.execute(
+                "BM25 rebuild", f"SELECT id FROM {t.chunks} c WHERE NOT EXISTS "
+                f"(SELECT 1 FROM {t.lengths} l WHERE l.id = c.id) ORDER BY id")]
             for start in range(0, len(ids), _PAGE):
                 rows = self.writer.execute(
-                    "pg_textsearch", f"SELECT id, text, metadata FROM {t.chunks} WHERE id = ANY(%s)",
+                    "BM25 rebuild", f"SELECT id, text, metadata FROM {t.chunks} WHERE id = ANY(%s)",
                     (ids[start:start + _PAGE],))
-                with cursor.copy(f"COPY {t.tokens} (id, tokens) FROM STDIN") as copy:
-                    for chunk_id, text, metadata in rows:
-                        copy.write_row((chunk_id, hex_words(self.tokenizer(self.text_of(text, metadata)))))
-        return bool(ids)
-
-    def _lacking(self, table: str) -> list[str]:
-        """Ids of the chunks ``table`` has no row for."""
-        return [row[0] for row in self.writer.execute(
-            "BM25 rebuild", f"SELECT id FROM {self.tables.chunks} c WHERE NOT EXISTS "
-            f"(SELECT 1 FROM {table} x WHERE x.id = c.id) ORDER BY id")]
-
-    def _add_stored(self, ids: list[str]) -> None:
-        for start in range(0, len(ids), _PAGE):
-            rows = self.writer.execute(
-                "BM25 rebuild", f"SELECT id, text, metadata FROM {self.tables.chunks} "
-                "WHERE id = ANY(%s)", (ids[start:start + _PAGE],))
-            self.add([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+                self.add([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+        return True
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -273,13 +221,13 @@ class PostgresSparseIndex:
             return []
         wanted = max(k, feedback_docs)
         if self.text_search:
-            hits = [hit for hit in self._run(_TEXT_SEARCH, {"words": hex_words(tokens),
-                                                            "index": self._text_index},
-                                             wanted, conditions) if hit[1] > 0]
+            hits = [hit for hit in self._run(TEXT_SEARCH, self.text_table.query(tokens), wanted,
+                                             conditions) if hit[1] > 0]
         else:
             hits = self._top_k(dict(Counter(tokens)), wanted, conditions)
         if feedback_docs > 0 and hits:
-            stats = _FeedbackStats(self, [doc_id for doc_id, _ in hits[:feedback_docs]])
+            stats = FeedbackStats(self.reader, self.tables,
+                                  [doc_id for doc_id, _ in hits[:feedback_docs]], len(self))
             weights = expand_query(stats, tokens, hits, feedback_docs, feedback_terms,  # type: ignore[arg-type]
                                    feedback_weight)
             hits = self._top_k(weights, k, conditions)
@@ -396,38 +344,3 @@ class PostgresSparseIndex:
             "WHERE metadata ? %s", (key, key))
         return sorted((row[0] for row in rows), key=lambda value: (type(value).__name__, value))
 
-
-    @property
-    def _text_index(self) -> str:
-        return f'"{self.tables.schema}"."{self.tables.table}_tokens_bm25"'
-
-
-def hex_words(tokens: Sequence[str]) -> str:
-    """Tokens as words Postgres' text parser keeps whole (``class_count_``, ``é``): each
-    one's UTF-8 bytes in hex after an ``x``; the same tokens give the same words."""
-    return " ".join("x" + token.encode("utf-8").hex() for token in tokens)
-
-
-class _FeedbackStats:
-    """What ``expand_query`` reads of an index, for the first pass's top documents only."""
-
-    def __init__(self, sparse: PostgresSparseIndex, doc_ids: list[str]) -> None:
-        t = sparse.tables
-        rows = sparse.reader.execute("BM25 feedback", f"SELECT id, term, tf FROM {t.postings} "
-                                     "WHERE id = ANY(%s)", (doc_ids,))
-        self._tf: dict[str, dict[str, int]] = {}
-        for doc_id, term, tf in rows:
-            self._tf.setdefault(doc_id, {})[term] = tf
-        terms = sorted({term for frequencies in self._tf.values() for term in frequencies})
-        self._df = dict(sparse.reader.execute(
-            "BM25 feedback", f"SELECT term, df FROM {t.terms} WHERE term = ANY(%s)", (terms,)))
-        self._size = len(sparse)
-
-    def __len__(self) -> int:
-        return self._size
-
-    def term_frequencies(self, doc_id: str) -> dict[str, int]:
-        return self._tf.get(doc_id, {})
-
-    def document_frequency(self, term: str) -> int:
-        return int(self._df.get(term, 0))
