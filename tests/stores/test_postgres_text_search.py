@@ -7,13 +7,13 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from test_postgres_state import corpus
+from test_postgres_state import corpus, open_store  # noqa: F401 - a fixture
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
@@ -34,21 +34,11 @@ QUERIES = ["rocket launch", "flow shock wave", "parse_config banana", "heat drag
 
 
 @pytest.fixture
-def open_store(postgres_server: Any, postgres_schema: str) -> Iterator[Callable[..., PostgresStore]]:
+def text_store(open_store, postgres_server: Any) -> Callable[..., PostgresStore]:  # noqa: F811
+    """``open_store`` (test_postgres_state) with ``sparse = "pg_textsearch"`` by default."""
     if not postgres_server.text_search:
         pytest.skip("the test server has no pg_textsearch in shared_preload_libraries")
-    opened: list[PostgresStore] = []
-
-    def build(read_only: bool = False, sparse: str = "pg_textsearch") -> PostgresStore:
-        store = PostgresStore(postgres_server.url, Tables(postgres_schema, "chunks"),
-                              EmbeddingSpec("hash/test", DIM), PostgresSettings(sparse=sparse),
-                              read_only=read_only)
-        opened.append(store)
-        return store
-
-    yield build
-    for store in opened:
-        store.close()
+    return lambda read_only=False, sparse="pg_textsearch": open_store(read_only, sparse=sparse)
 
 
 def state_of(store: PostgresStore, read_only: bool = False) -> Any:
@@ -89,10 +79,10 @@ def test_hex_words_keep_every_token_whole_and_distinct() -> None:
     assert hex_words([]) == ""
 
 
-def test_scores_are_lucene_bm25_over_ragloom_tokens(open_store) -> None:
+def test_scores_are_lucene_bm25_over_ragloom_tokens(text_store) -> None:
     """The extension keeps a chunk's length coarsely (as Lucene's norms do), so a long
     chunk's score is within 2% of the formula's; the ranking follows the formula."""
-    store = open_store()
+    store = text_store()
     fill(store)
     ids, texts, _ = corpus(120)
     search = state_of(store, read_only=True).sparse
@@ -110,8 +100,8 @@ def test_scores_are_lucene_bm25_over_ragloom_tokens(open_store) -> None:
             assert missing <= {doc for doc, _ in found}, query
 
 
-def test_filters_and_deletes_apply(open_store) -> None:
-    store = open_store()
+def test_filters_and_deletes_apply(text_store) -> None:
+    store = text_store()
     state = fill(store)
     conditions = compile_filters({"path": {"$glob": "src/**"}})
     everything = state.sparse.search("flow shock wave", 200)
@@ -132,20 +122,20 @@ def test_filters_and_deletes_apply(open_store) -> None:
     assert len(after) == len(everything) - 5
 
 
-def test_an_index_built_for_sql_switches_over(open_store, caplog) -> None:
-    sql_store = open_store(sparse="sql")
+def test_an_index_built_for_sql_switches_over(text_store, caplog) -> None:
+    sql_store = text_store(sparse="sql")
     fill(sql_store)
     sql_store.close()
-    reader = open_store(read_only=True)
+    reader = text_store(read_only=True)
     with caplog.at_level(logging.WARNING, logger="ragloom"):
         reading = state_of(reader, read_only=True).sparse
         assert reading.sync_with(reader) is False
     assert not reading.text_search and "no pg_textsearch table yet" in caplog.text
     assert reading.search("rocket launch", 3)  # on the postings meanwhile
-    writer = open_store()
+    writer = text_store()
     assert state_of(writer).sparse.sync_with(writer) is True  # rows written for every chunk
     ids, texts, _ = corpus(120)
-    switched = state_of(open_store(read_only=True), read_only=True).sparse
+    switched = state_of(text_store(read_only=True), read_only=True).sparse
     switched.sync_with(None)
     assert switched.text_search
     reference = dict(lucene_bm25(dict(zip(ids, texts)), "heat drag lift wing"))
@@ -172,9 +162,9 @@ def test_hybrid_search_through_the_engine(postgres_server, postgres_schema, tmp_
         assert [r.path for r in engine.search("banana", mode="sparse")] == ["src/fruit.py"]
 
 
-def test_create_false_refuses_to_add_the_text_table(open_store, postgres_server,
+def test_create_false_refuses_to_add_the_text_table(text_store, postgres_server,
                                                     postgres_schema) -> None:
-    built = open_store(sparse="sql")
+    built = text_store(sparse="sql")
     fill(built)  # the index exists, built for SQL BM25
     built.close()
     locked = PostgresStore(postgres_server.url, Tables(postgres_schema, "chunks"),
@@ -188,20 +178,20 @@ def test_create_false_refuses_to_add_the_text_table(open_store, postgres_server,
         locked.close()
 
 
-def test_a_sql_writer_leaves_no_stale_text_rows(open_store) -> None:
+def test_a_sql_writer_leaves_no_stale_text_rows(text_store) -> None:
     """A writer configured with "sql" on an index that has the text table drops the rows of
     the chunks it rewrites; the next pg_textsearch writer writes them again."""
-    first = open_store()
+    first = text_store()
     fill(first)
     first.close()
     ids, _, metadatas = corpus(120)
-    sql_store = open_store(sparse="sql")
+    sql_store = text_store(sparse="sql")
     sql_state = state_of(sql_store)
     sql_state.sparse.sync_with(sql_store)
     sql_store.upsert([ids[0]], np.ones((1, DIM)), ["banana split sundae"], [metadatas[0]])
     sql_state.sparse.add([ids[0]], ["banana split sundae"], [metadatas[0]])
     sql_store.close()
-    writer = open_store()
+    writer = text_store()
     assert state_of(writer).sparse.sync_with(writer) is True  # the rewritten chunk's row again
     found = state_of(writer, read_only=True).sparse.search("sundae", 5)
     assert [doc for doc, _ in found] == [ids[0]]
