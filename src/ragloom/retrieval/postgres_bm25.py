@@ -139,9 +139,11 @@ class PostgresSparseIndex:
                   (t.symbols, "name, id", symbols)]
         if self.text_search:
             tables.append((t.tokens, "id, tokens", words))
+        replaced = [table for table, _, _ in tables]
+        if self.has_text_table and not self.text_search:
+            replaced.append(t.tokens)  # the next pg_textsearch writer writes these rows again
         with self.writer.transaction("BM25 add"), self.writer.cursor("BM25 add") as cursor:
-            for table in [table for table, _, _ in tables] + (
-                    [t.tokens] if self.has_text_table and not self.text_search else []):
+            for table in replaced:
                 cursor.execute(f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
             for table, columns, rows in tables:
                 with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
