@@ -26,7 +26,7 @@ def searches_done(count_files: list[Path]) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("store", ["turboquant", "postgres"])
+@pytest.mark.parametrize("store", ["turboquant", "postgres", "postgres pg_textsearch"])
 def test_four_readers_search_while_a_fifth_process_indexes(tmp_path: Path, store: str,
                                                            request: pytest.FixtureRequest) -> None:
     root = tmp_path / "project"
@@ -34,10 +34,14 @@ def test_four_readers_search_while_a_fifth_process_indexes(tmp_path: Path, store
     stop_file = tmp_path / "stop"
     count_files = [tmp_path / f"count{i}" for i in range(READERS)]
     config, extra, reader_root = tree_config(), [], root
-    if store == "postgres":  # readers on folders of their own: the index lives in the database
+    if store.startswith("postgres"):  # readers on folders of their own: the index is in the database
         server = request.getfixturevalue("postgres_server")
+        sparse = "pg_textsearch" if store.endswith("pg_textsearch") else "sql"
+        if sparse == "pg_textsearch" and not server.text_search:
+            pytest.skip("the test server has no pg_textsearch in shared_preload_libraries")
         settings = {"provider": "postgres", "url": server.url,
-                    "postgres": {"schema": request.getfixturevalue("postgres_schema")}}
+                    "postgres": {"schema": request.getfixturevalue("postgres_schema"),
+                                 "sparse": sparse}}
         config = config.model_copy(update={"vector_store": type(config.vector_store).model_validate(
             settings)})
         extra, reader_root = [json.dumps(settings)], tmp_path / "elsewhere"
