@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 CONFIG = """[rag]
 embedding_provider = "hash"
@@ -134,14 +135,9 @@ def warm_latency(root: Path, queries: int, cpu: bool = False) -> dict[str, float
     included: the hash embedder costs microseconds); with ``cpu`` the process's CPU time
     instead of the wall clock, which a loaded machine inflates far less."""
     clock = time.process_time if cpu else time.perf_counter
-    from ragloom import RAGEngine
-    from ragloom.config import load_config
-
-    engine = RAGEngine(load_config(root / "ragloom.toml"), root, read_only=True)
-    texts = query_texts(queries)
+    engine, texts = warm_engine(root, queries)
     figures = {}
     for mode in ("dense", "sparse", "hybrid"):
-        engine.search(texts[0], 10, mode=mode)
         laps = []
         for text in texts:
             started = clock()
@@ -152,22 +148,24 @@ def warm_latency(root: Path, queries: int, cpu: bool = False) -> dict[str, float
     return figures
 
 
-def query_texts(count: int) -> list[str]:
+def warm_engine(root: Path, queries: int) -> tuple[Any, list[str]]:
+    """A read-only engine on the index, each mode searched once, and ``queries`` texts."""
+    from ragloom import RAGEngine
+    from ragloom.config import load_config
+
+    engine = RAGEngine(load_config(root / "ragloom.toml"), root, read_only=True)
     rng = random.Random(3)
     words = " ".join(QUERIES).split()
-    return [" ".join(rng.sample(words, 3)) for _ in range(count)]
+    texts = [" ".join(rng.sample(words, 3)) for _ in range(queries)]
+    for mode in ("dense", "sparse", "hybrid"):
+        engine.search(texts[0], 10, mode=mode)
+    return engine, texts
 
 
 def serve_queries(root: Path) -> None:
     """A worker of ``compare_versions``: for each ``mode start count`` line on stdin, the
     wall milliseconds of those queries, as one JSON list per line."""
-    from ragloom import RAGEngine
-    from ragloom.config import load_config
-
-    engine = RAGEngine(load_config(root / "ragloom.toml"), root, read_only=True)
-    texts = query_texts(200)
-    for mode in ("dense", "sparse", "hybrid"):
-        engine.search(texts[0], 10, mode=mode)
+    engine, texts = warm_engine(root, 200)
     print("ready", flush=True)
     for line in sys.stdin:
         mode, start, count = line.split()

@@ -32,13 +32,13 @@ from ragloom.retrieval.postgres_text_search import TEXT_SEARCH, TextSearchTable,
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.stores.postgres.connection import Database
+from ragloom.stores.postgres.schema import chunks_lacking
 from ragloom.stores.postgres.settings import Tables
 from ragloom.stores.postgres.where import conditions_clause
 from ragloom.types import Metadata, MetadataValue
 
 logger = logging.getLogger("ragloom")
 K1, B, EPSILON = 1.5, 0.75, 0.25
-_PAGE = 2000
 
 #: One term's Okapi weight in one chunk: w = query weight x idf (floored), then
 #: w x tf x (k1 + 1) / (tf + k1 x (1 - b) + k1 x b / avgdl x length).
@@ -201,13 +201,7 @@ class PostgresSparseIndex:
                     self.writer.execute("BM25 rebuild", f"DELETE FROM {table}")
                 if self.has_text_table:
                     self.writer.execute("BM25 rebuild", f"DELETE FROM {t.tokens}")
-            ids = [row[0] for row in self.writer.execute(
-                "BM25 rebuild", f"SELECT id FROM {t.chunks} c WHERE NOT EXISTS "
-                f"(SELECT 1 FROM {t.lengths} l WHERE l.id = c.id) ORDER BY id")]
-            for start in range(0, len(ids), _PAGE):
-                rows = self.writer.execute(
-                    "BM25 rebuild", f"SELECT id, text, metadata FROM {t.chunks} WHERE id = ANY(%s)",
-                    (ids[start:start + _PAGE],))
+            for rows in chunks_lacking(self.writer, t, t.lengths):
                 self.add([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
         return True
 

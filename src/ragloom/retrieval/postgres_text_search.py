@@ -15,12 +15,11 @@ from collections.abc import Callable, Sequence
 
 from ragloom.errors import StoreError
 from ragloom.stores.postgres.connection import Database
-from ragloom.stores.postgres.schema import text_search_statements
+from ragloom.stores.postgres.schema import chunks_lacking, text_search_statements
 from ragloom.stores.postgres.settings import Tables
 from ragloom.types import Metadata
 
 logger = logging.getLogger("ragloom")
-_PAGE = 2000
 
 #: The extension's BM25 (its operator is the negated score, for an ascending index order).
 #: Chunks holding no query term score 0 and come last, after every match (a filter can
@@ -79,17 +78,13 @@ class TextSearchTable:
     def fill(self, tokens_of: Callable[[str, Metadata], list[str]]) -> bool:
         """Write the rows of the chunks that lack one; True when it wrote."""
         t = self.tables
+        written = 0
         with self.writer.transaction("pg_textsearch"), self.writer.cursor("pg_textsearch") as cursor:
-            ids = [row[0] for row in self.writer.execute(
-                "pg_textsearch", f"SELECT id FROM {t.chunks} c WHERE NOT EXISTS "
-                f"(SELECT 1 FROM {t.tokens} w WHERE w.id = c.id) ORDER BY id")]
-            if ids:
-                logger.info("writing pg_textsearch rows of %d chunks of %s", len(ids), t.label)
-            for start in range(0, len(ids), _PAGE):
-                rows = self.writer.execute(
-                    "pg_textsearch", f"SELECT id, text, metadata FROM {t.chunks} WHERE id = ANY(%s)",
-                    (ids[start:start + _PAGE],))
+            for rows in chunks_lacking(self.writer, t, t.tokens):
                 with cursor.copy(f"COPY {t.tokens} (id, tokens) FROM STDIN") as copy:
                     for chunk_id, text, metadata in rows:
                         copy.write_row((chunk_id, hex_words(tokens_of(text, metadata))))
-        return bool(ids)
+                written += len(rows)
+        if written:
+            logger.info("wrote pg_textsearch rows of %d chunks of %s", written, t.label)
+        return bool(written)

@@ -159,10 +159,15 @@ class _FileChunking:
         functions), so a container chunked whole names what it defines."""
         if not definition.container or definition.body is None:
             return []
-        named = self.row.namespaces_in_symbols or definition.kind != "module"
-        inner = _Scope(name if named else scope.prefix, self._kind(definition, scope))
+        inner = self._inner_scope(definition, name, scope)
         return [self._qualified(member, inner) for child in definition.body.named_children
                 for member in self.layout.definitions_in(child)]
+
+    def _inner_scope(self, definition: Definition, name: str, scope: _Scope) -> _Scope:
+        """The scope a container's members are named in (a namespace only where the
+        language writes it in symbols)."""
+        named = self.row.namespaces_in_symbols or definition.kind != "module"
+        return _Scope(name if named else scope.prefix, self._kind(definition, scope))
 
     def _split_definition(self, span: Span, definition: Definition, name: str, scope: _Scope,
                           own_levels: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
@@ -171,8 +176,7 @@ class _FileChunking:
         body = definition.body
         header = self._header(node, body)
         if definition.container and body is not None:
-            named = self.row.namespaces_in_symbols or definition.kind != "module"
-            inner = _Scope(name if named else scope.prefix, self._kind(definition, scope))
+            inner = self._inner_scope(definition, name, scope)
             containers = [*levels, header]
             pieces = self._scope(body.named_children, span.first, span.last, inner, own_levels,
                                  containers, members=True)

@@ -23,8 +23,10 @@ embedding cache, shared by every writer). With ``sparse = "pg_textsearch"``, als
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+from ragloom.stores.postgres.connection import Database
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 
 #: Bumped only with a migration; a table of another layout is refused, never altered.
@@ -125,6 +127,18 @@ def text_search_statements(t: Tables) -> list[str]:
         f'CREATE INDEX IF NOT EXISTS "{t.table}_tokens_bm25" ON {t.tokens} USING bm25 (tokens) '
         f"WITH (text_config = 'simple', k1 = 1.5, b = 0.75)",
     ]
+
+
+def chunks_lacking(database: Database, t: Tables, table: str,
+                   page: int = 2000) -> Iterator[list[tuple[str, str, dict[str, Any]]]]:
+    """(id, text, metadata) of the chunks ``table`` has no row for (a BM25 table to fill),
+    ``page`` chunks at a time, in order of id."""
+    ids = [row[0] for row in database.execute(
+        "fill", f"SELECT id FROM {t.chunks} c WHERE NOT EXISTS "
+        f"(SELECT 1 FROM {table} x WHERE x.id = c.id) ORDER BY id")]
+    for start in range(0, len(ids), page):
+        yield database.execute("fill", f"SELECT id, text, metadata FROM {t.chunks} "
+                               "WHERE id = ANY(%s) ORDER BY id", (ids[start:start + page],))
 
 
 def dropped_tables(t: Tables) -> list[str]:
