@@ -21,14 +21,42 @@ def run(script: str, *args: str, env: dict[str, str] | None = None) -> subproces
                           text=True, timeout=180, env=environment)
 
 
-def test_quickstart_indexes_docs_and_prints_context(tmp_path: Path) -> None:
-    pytest.importorskip("chromadb")
-    shutil.copytree(DOCS, tmp_path / "docs")
-    result = run("quickstart.py", str(tmp_path / "docs"), "fusion of BM25 and dense retrieval")
+def copy_docs(source: Path, target: Path) -> Path:
+    """The checked-in documents of ``source`` (its ``*.md`` files), nothing a previous
+    command left beside them: running ``python examples/quickstart.py`` first leaves
+    ``docs/.ragloom`` built with the local model, which the hash embedder must not meet."""
+    target.mkdir(parents=True)
+    for page in sorted(source.glob("*.md")):
+        shutil.copy2(page, target / page.name)
+    return target
+
+
+def check_quickstart(source: Path, tmp_path: Path) -> None:
+    docs = copy_docs(source, tmp_path / "docs")
+    result = run("quickstart.py", str(docs), "fusion of BM25 and dense retrieval")
     assert result.returncode == 0, result.stderr
     assert "[RETRIEVED CONTEXT]" in result.stdout
-    again = run("quickstart.py", str(tmp_path / "docs"))
+    again = run("quickstart.py", str(docs))
     assert "indexed 0 files" in again.stdout
+
+
+def test_quickstart_indexes_docs_and_prints_context(tmp_path: Path) -> None:
+    pytest.importorskip("chromadb")
+    check_quickstart(DOCS, tmp_path)
+
+
+def test_quickstart_test_ignores_an_index_a_previous_run_left_in_docs(tmp_path: Path) -> None:
+    """The README's two commands in order: the quickstart leaves ``docs/.ragloom`` (another
+    embedding model), and the test above must pass beside it."""
+    pytest.importorskip("chromadb")
+    from ragloom import RAGConfig, RAGEngine
+
+    left = copy_docs(DOCS, tmp_path / "left")
+    config = RAGConfig(embedding_provider="hash", embedding_dim=48, vector_store={"provider": "chroma"})
+    with RAGEngine(config, base_dir=left) as engine:
+        engine.index_directory()
+    assert (left / ".ragloom").is_dir()
+    check_quickstart(left, tmp_path / "run")
 
 
 @pytest.mark.parametrize("script", ["chat_with_repo.py", "tool_calling.py"])
