@@ -75,7 +75,7 @@ def test_unknown_key_is_named(tmp_path: Path) -> None:
     path = write_toml(tmp_path, "[rag]\nchunk_sise = 10\n")
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == f"{path} [rag]: unknown key 'chunk_sise'"
+    assert str(info.value) == f"{path} [rag]: unknown key 'chunk_sise' (did you mean 'chunk_size'?)"
 
 
 def test_unknown_nested_key_is_named(tmp_path: Path) -> None:
@@ -142,7 +142,8 @@ def test_config_accepts_exactly_the_registered_names() -> None:
         check_config(parse_config({"vector_store": table}))
     for name in embedding_providers.names():
         check_config(parse_config({"embedding_provider": name}))
-    with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store; "
+    with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store "
+                                          r"\(did you mean 'chroma'\?\); "
                                           r"valid: 'chroma', 'mcp', 'mock', 'postgres', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "Chroma"}}))
 

@@ -143,10 +143,11 @@ def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_
         assert engine.store.max_rows == 2
         with pytest.raises(StoreError, match="at most 2 rows"):
             engine.index_directory()
-    with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: max_rows: Input should be "
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: key 'max_rows' = 0: Input should be "
                                           r"greater than or equal to 1"):
         check_config(parse_config({"vector_store": {"provider": "tiny", "tiny": {"max_rows": 0}}}))
-    with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: max_row: Extra inputs"):
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: unknown key 'max_row' "
+                                          r"\(did you mean 'max_rows'\?\)"):
         RAGEngine(parse_config({"embedding_provider": "hash",
                                 "vector_store": {"provider": "tiny", "tiny": {"max_row": 5}}}), tmp_path)
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.mock\]: the 'mock' store takes no "

@@ -12,9 +12,9 @@ import importlib
 import importlib.metadata
 import threading
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
-from ragloom.errors import ConfigError
+from ragloom.errors import ConfigError, did_you_mean
 
 FactoryT = TypeVar("FactoryT", bound=Callable[..., object])
 
@@ -64,7 +64,8 @@ class Registry(Generic[FactoryT]):
         if plugin is None:
             valid = ", ".join(repr(n) for n in self.names())
             raise ConfigError(
-                f"key '{self.config_key}' = {name!r}: unknown {self.kind}; valid: {valid} "
+                f"key '{self.config_key}' = {name!r}: unknown {self.kind}"
+                f"{did_you_mean(name, self.names())}; valid: {valid} "
                 f"(or an installed plugin's name, or a 'package.module:factory' path)")
         factory = self._load(name, plugin.load, f"plugin {plugin.value!r} "
                              f"(entry point {name!r} in group {self.entry_point_group!r})")
@@ -80,7 +81,7 @@ class Registry(Generic[FactoryT]):
         if not callable(factory):
             raise ConfigError(f"{self.kind} {name!r} for key '{self.config_key}': {what} is "
                               f"{type(factory).__name__}, not a factory")
-        return cast(FactoryT, factory)
+        return cast(FactoryT, _OutsideFactory(self, name, factory))
 
     def _listed_plugins(self) -> dict[str, importlib.metadata.EntryPoint]:
         with self._lock:
@@ -114,3 +115,28 @@ def _import_path(path: str) -> object:
     for part in attribute.split("."):
         target = getattr(target, part)
     return target
+
+
+class _OutsideFactory:
+    """A factory from a plugin or a ``module:factory`` path, called as the registry calls
+    its own: a call it does not take (``"os:system"``) or one that returns a plain number
+    or text is a ConfigError naming the key and the name, not a TypeError from deep inside."""
+
+    def __init__(self, registry: Registry[Any], name: str, factory: Callable[..., object]) -> None:
+        self._registry, self._name, self._factory = registry, name, factory
+
+    def __getattr__(self, attribute: str) -> object:  # settings_model and the like
+        return getattr(self._factory, attribute)
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        registry = self._registry
+        where = f"{registry.kind} {self._name!r} for key '{registry.config_key}'"
+        try:
+            built = self._factory(*args, **kwargs)
+        except TypeError as exc:
+            raise ConfigError(f"{where}: calling it failed ({type(exc).__name__}: {exc}); "
+                              f"a factory takes the arguments ragloom passes to the built-in "
+                              f"ones (docs/plugins.md) and returns what it builds") from exc
+        if isinstance(built, (int, str, bytes)):  # None is a chunker factory's "not mine"
+            raise ConfigError(f"{where}: it returned {built!r}, not a {registry.kind}")
+        return built

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 
 class RagloomError(Exception):
@@ -61,3 +61,13 @@ class IndexMismatchError(RebuildNeededError):
 
 class CorruptIndexError(RebuildNeededError):
     """A file of the index cannot be read; the message names it."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``" (did you mean 'top_k'?)"`` when ``word`` looks like a typo of one of ``choices``
+    (difflib's close matches), else ``""``: appended to a config error."""
+    from difflib import get_close_matches
+
+    options = {choice.lower(): choice for choice in choices}
+    close = get_close_matches(word.lower(), list(options), n=1, cutoff=0.6)
+    return f" (did you mean {options[close[0]]!r}?)" if close else ""

@@ -2,7 +2,8 @@
 
 Reads the ``[rag]`` table of ``--config`` (default ``ragloom.toml``, else
 ``pyproject.toml``'s ``[tool.ragloom]``, else built-in defaults) with the config file's
-folder as base_dir. Exit codes: 0 success, 1 failure while working, 2 bad usage or config.
+folder as base_dir. Exit codes: 0 success, 1 failure while working, 2 bad usage or config,
+130 interrupted (Ctrl-C; ``index`` says what it kept and that running it again resumes).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragloom.apps.cli_interrupt import EXIT_INTERRUPTED, RESUME_HINT, describe_stop, stop_on_interrupt
 from ragloom.apps.cli_progress import describe_report, progress_printer
 from ragloom.apps.eval import MODES
 from ragloom.apps.query_options import (
@@ -32,6 +34,7 @@ from ragloom.prompt import one_line
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
+    from ragloom.indexing.indexer import IndexingStopped
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
@@ -66,7 +69,7 @@ def _has_ragloom_table(pyproject: Path) -> bool:
     try:
         with pyproject.open("rb") as handle:
             document = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+    except (OSError, ValueError, RecursionError):  # not TOML, not UTF-8, nested too deep
         return False
     return isinstance(document.get("tool"), dict) and "ragloom" in document["tool"]
 
@@ -131,7 +134,8 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-untyped-def]
+def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-def]
+    out = sys.stdout if out is None else out  # the stream of the moment, not of import time
     config, base_dir = find_config(args.config, Path.cwd())
     if args.command == "status" and not args.check:
         from ragloom.indexing.disk_status import read_status
@@ -177,6 +181,15 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             method = engine.index_directory if args.command == "index" else engine.reindex
             if target is not None and target.is_file() and args.command == "index":
                 report = engine.index_file(target)
+            elif args.command == "index":
+                from ragloom.indexing.indexer import IndexingStopped
+
+                with stop_on_interrupt() as stop:
+                    try:
+                        report = engine.index_directory(target, progress=progress_printer(),
+                                                        stop=stop)
+                    except IndexingStopped as stopped:
+                        return _stopped(stopped, args.json, out)
             else:
                 report = method(target, progress=progress_printer())
             print(json.dumps(report.to_dict(), indent=2) if args.json else describe_report(report),
@@ -207,6 +220,15 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK
+
+
+def _stopped(stopped: IndexingStopped, as_json: bool, out) -> int:  # type: ignore[no-untyped-def]
+    """What an interrupted ``index`` kept and left pending (stderr; the report as JSON too)."""
+    if as_json and stopped.report is not None:
+        print(json.dumps({**stopped.report.to_dict(), "interrupted": True,
+                          "files_pending": stopped.files_pending}, indent=2), file=out)
+    print(f"ragloom: {describe_stop(stopped)}", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def from_current_folder(path: str | None) -> Path | None:
@@ -272,9 +294,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RagloomError, OSError, ValueError) as exc:
         print(f"ragloom: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_FAILURE
-    except KeyboardInterrupt:
-        print("ragloom: interrupted", file=sys.stderr)
-        return EXIT_FAILURE
+    except KeyboardInterrupt:  # nothing is half-written: a write journal covers every step
+        resume = f"; {RESUME_HINT}" if args.command in ("index", "reindex", "ingest") else ""
+        print(f"ragloom: interrupted{resume}", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _one_line(exc: BaseException) -> str:

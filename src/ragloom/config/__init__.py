@@ -7,13 +7,13 @@ Every model forbids unknown keys, so a typo in the TOML fails loudly with the ke
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
 
+from ragloom.config.messages import describe_errors
 from ragloom.config.rules import (
     StrictModel,
     refuse_moved_keys,
@@ -46,7 +46,7 @@ class RAGConfig(StrictModel):
     #: which suits a CPU), 64 on an accelerator.
     embedding_batch_size: int | None = Field(None, ge=1, le=100_000)
     embedding_device: str | None = None
-    embedding_max_seq_length: int | None = Field(None, ge=1)
+    embedding_max_seq_length: int | None = Field(None, ge=1, le=1_048_576)
     #: How the local model runs: "torch", ONNX Runtime "onnx" (fp32) or "onnx-int8", or
     #: "auto" (onnx-int8 when ONNX Runtime and onnx are installed, as ragloom[local] does,
     #: else torch). See bench/embedding_throughput.py.
@@ -60,10 +60,11 @@ class RAGConfig(StrictModel):
     #: Size unit: "tokens" of the embedding model (default when chunk_size is unset) or
     #: "characters" (default when chunk_size is given alone, as before token sizing).
     chunk_unit: Literal["tokens", "characters"] | None = None
-    chunk_size: int | None = Field(None, ge=1)  # None: the model's window, or 1000 characters
-    chunk_overlap: int | None = Field(None, ge=0)  # None: a fifth of chunk_size
+    chunk_size: int | None = Field(None, ge=1, le=1_000_000)  # None: the model's window, or 1000 characters
+    chunk_overlap: int | None = Field(None, ge=0, le=1_000_000)  # None: a fifth of chunk_size
     top_k: int = Field(5, ge=1, le=10_000)
-    min_score: float | None = None
+    #: A cosine: results below it are dropped.
+    min_score: float | None = Field(None, ge=-1.0, le=1.0)
     #: No results at all when none reaches this cosine (None: the embedding model's
     #: measured gate, 0.35 for all-MiniLM-L6-v2; -1 turns the gate off).
     relevance_gate: float | None = Field(None, ge=-1.0, le=1.0)
@@ -71,16 +72,16 @@ class RAGConfig(StrictModel):
     redact_secrets: bool = True
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
-    max_file_bytes: int = Field(10_000_000, ge=1)
+    max_file_bytes: int = Field(10_000_000, ge=1, le=10_000_000_000)
     index_dir: str = ".ragloom"
-    auto_sync_interval_seconds: float | None = Field(None, gt=0)
+    auto_sync_interval_seconds: float | None = Field(None, gt=0, le=604_800)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
     #: What goes in front of the model: search per message, whole files, or whichever fits.
     strategy: Literal["rag", "preload", "auto"] = "rag"
     #: Token budget of the context block (wins over context_budget).
-    context_budget_tokens: int | None = Field(None, ge=1)
+    context_budget_tokens: int | None = Field(None, ge=1, le=10_000_000)
     #: Budget as a share of the model's context window (known for the default models).
     context_budget: float | None = Field(None, gt=0.0, le=1.0)
     #: Say in one line that nothing was retrieved, so the model does not invent sources.
@@ -89,11 +90,18 @@ class RAGConfig(StrictModel):
     #: ``[rag.source_types]``: source type -> path globs, checked before the defaults.
     source_types: dict[str, list[str]] = Field(default_factory=dict)
     _source_file: Path | None = PrivateAttr(None)
+    _source_table: str = PrivateAttr("rag")
 
     @property
     def source_file(self) -> Path | None:
         """The TOML file this config was read from (never indexed: it may hold keys)."""
         return self._source_file
+
+    @property
+    def source(self) -> str | None:
+        """Where this config was read, as errors name it (``/app/ragloom.toml [rag]``);
+        None for a config built in code."""
+        return None if self._source_file is None else f"{self._source_file} [{self._source_table}]"
 
     def resolved_api_key(self) -> str | None:
         """The Gemini API key from ``api_key`` or the variable named by ``api_key_env``."""
@@ -143,40 +151,12 @@ class RAGConfig(StrictModel):
         return self
 
 
-#: Keys whose values are credentials or name where they are: shown as ``***`` in errors.
-_SECRET_KEY = re.compile(r"(?i)key|token|secret|passw|credential|auth")
-
-
-def _describe_errors(exc: ValidationError, source: str) -> str:
-    """One line per pydantic error: where, which key, which value, what is wrong."""
-    from ragloom.security import redact_secrets  # its patterns compile on import: only here
-
-    lines = []
-    for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"])
-        message = error["msg"].removeprefix("Value error, ")
-        if not key:
-            lines.append(f"{source}: {message}")
-            continue
-        if error["type"] == "extra_forbidden":
-            lines.append(f"{source}: unknown key '{key}'")
-            continue
-        value = error.get("input")
-        if isinstance(value, dict):
-            lines.append(f"{source}: key '{key}': {message}")
-        elif _SECRET_KEY.search(key):  # a key misplaced here must not reach a log or a terminal
-            lines.append(f"{source}: key '{key}' = '***': {message}")
-        else:
-            lines.append(f"{source}: key '{key}' = {redact_secrets(repr(value)).text}: {message}")
-    return "\n".join(lines)
-
-
 def parse_config(data: dict[str, Any], source: str = "[rag]") -> RAGConfig:
     """Validate a ``[rag]`` table already parsed into a dict; errors name ``source`` and the key."""
     try:
         return RAGConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe_errors(exc, source)) from None
+        raise ConfigError(describe_errors(exc, source, RAGConfig)) from None
 
 
 def load_config(path: str | os.PathLike[str], table: str = "rag") -> RAGConfig:
@@ -189,6 +169,12 @@ def load_config(path: str | os.PathLike[str], table: str = "rag") -> RAGConfig:
         raise ConfigError(f"{file}: config file not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{file}: not UTF-8 text (byte {exc.start}), as TOML must be") from None
+    except RecursionError:
+        raise ConfigError(f"{file}: invalid TOML: tables or arrays nested too deep") from None
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read the config file: {exc.strerror or exc}") from None
     section: Any = document
     for part in table.split("."):
         if not isinstance(section, dict) or part not in section:
@@ -197,5 +183,5 @@ def load_config(path: str | os.PathLike[str], table: str = "rag") -> RAGConfig:
     if not isinstance(section, dict):
         raise ConfigError(f"{file}: [{table}] must be a table, got {type(section).__name__}")
     config = parse_config(section, source=f"{file} [{table}]")
-    config._source_file = file.resolve()
+    config._source_file, config._source_table = file.resolve(), table
     return config

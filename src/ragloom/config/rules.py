@@ -1,22 +1,42 @@
-"""Rules every config model shares: unknown keys and non-finite floats are errors, moved
-keys say where they went, paths and globs are checked when read, secrets come inline or
-from a named environment variable."""
+"""Rules every config model shares: unknown keys and non-finite floats are errors, types
+are strict (no text or boolean for a number), every number is bounded, moved keys say
+where they went, paths and globs are checked when read, secrets come inline or from a
+named environment variable."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from annotated_types import Le, Lt
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationInfo, field_validator
 
 from ragloom.errors import ConfigError
 
+#: The bound of a number whose key declares none: no key of any table (a plugin's included)
+#: takes a number beyond it, so ``chunk_size = 1e23`` or a key added later cannot slip by.
+NUMBER_LIMIT = 1_000_000_000
+
 
 class StrictModel(BaseModel):
-    """Base for every config model: unknown keys are errors, assignments are validated, and
-    a float is never NaN or infinite (``min_score = nan`` would silence every search)."""
+    """Base for every config model: unknown keys are errors, assignments are validated, a
+    float is never NaN or infinite (``min_score = nan`` would silence every search), types
+    are strict (``top_k = "5"`` and ``top_k = true`` are refused, not converted; a whole
+    number is taken for a float), and a number whose key declares no upper bound stays
+    within +-``NUMBER_LIMIT``."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False,
+                              strict=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _number_within_limit(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and info.field_name:
+            declared = cls.model_fields[info.field_name].metadata
+            if not any(isinstance(rule, (Le, Lt)) for rule in declared) and abs(value) > NUMBER_LIMIT:
+                raise ValueError(f"out of range: a number in the config is at most "
+                                 f"{NUMBER_LIMIT:,} in size unless its key says otherwise")
+        return value
 
 
 def refuse_moved_keys(data: dict[str, Any], moved: dict[str, str], table: str) -> None:

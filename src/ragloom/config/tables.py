@@ -16,7 +16,7 @@ class TurboQuantSettings(StrictModel):
     bits: int = Field(4, ge=1, le=8)
     residual: bool = False
     refine_bits: int = Field(0, ge=0, le=8)
-    first_pass: int = Field(4000, ge=1)
+    first_pass: int = Field(4000, ge=1, le=10_000_000)
 
 
 class VectorStoreConfig(StrictModel):
@@ -112,14 +112,14 @@ class RetrievalConfig(StrictModel):
     """The ``[rag.retrieval]`` table: how dense and BM25 results are fused."""
 
     fusion: Literal["rrf", "score"] = "score"
-    rrf_k: int = Field(60, ge=1)
-    dense_weight: float = Field(0.6, ge=0.0)
-    sparse_weight: float = Field(0.4, ge=0.0)
+    rrf_k: int = Field(60, ge=1, le=100_000)
+    dense_weight: float = Field(0.6, ge=0.0, le=100.0)
+    sparse_weight: float = Field(0.4, ge=0.0, le=100.0)
     candidate_k: int = Field(100, ge=1, le=10_000)
     feedback: bool = False
     feedback_docs: int = Field(10, ge=1, le=1000)
     feedback_terms: int = Field(10, ge=1, le=1000)
-    feedback_weight: float = Field(1.0, ge=0.0)
+    feedback_weight: float = Field(1.0, ge=0.0, le=100.0)
     stemming: bool = True
     stopwords: bool = True
     split_identifiers: bool = True

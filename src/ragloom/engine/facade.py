@@ -19,7 +19,7 @@ from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.registry import create_embedding_provider
 from ragloom.engine.asynchronous import AsyncMethods
-from ragloom.engine.checks import check_config
+from ragloom.engine.checks import check_config, naming_the_config_file
 from ragloom.engine.opening import IndexOpener, IndexParts
 from ragloom.engine.preloading import PreloadMethods
 from ragloom.engine.syncing import SyncMethods
@@ -57,6 +57,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     Every method that does I/O has an async form (``asearch``, ``aingest_text``, ...).
     """
 
+    @naming_the_config_file
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
                  embedding_provider: EmbeddingProvider | None = None,
                  vector_store: VectorStore | None = None, read_only: bool = False,
@@ -125,10 +126,13 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
 
     def index_directory(self, path: PathLike | None = None, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
-                        progress: ProgressCallback | None = None) -> IndexReport:
+                        progress: ProgressCallback | None = None,
+                        stop: threading.Event | None = None) -> IndexReport:
         """Index the eligible files under ``path`` (default base_dir): new and changed files
-        are (re)chunked and embedded, unchanged ones skipped, deleted ones removed."""
-        return self._index_directory_until(None, path, include, exclude, progress)
+        are (re)chunked and embedded, unchanged ones skipped, deleted ones removed. Setting
+        ``stop`` (from another thread or a signal handler) ends the run at the next safe
+        point with IndexingStopped (what was written, what is pending; a next run resumes)."""
+        return self._index_directory_until(stop, path, include, exclude, progress)
 
     def _index_directory_until(self, stop: threading.Event | None, path: PathLike | None,
                                include: Sequence[str] | None, exclude: Sequence[str] | None,

@@ -47,7 +47,16 @@ FIRST_WINDOW_CHUNKS = 64
 
 class IndexingStopped(Exception):
     """An indexing run stopped on request at a point where the index is consistent: every
-    window written before is complete, the one in progress was not journaled."""
+    window written before is complete, the one in progress was not journaled.
+
+    From ``index_directory``: ``report`` holds what was written (files and chunks) and
+    ``files_pending`` what the next run will index or remove (it resumes there)."""
+
+    def __init__(self, message: str, report: IndexReport | None = None,
+                 files_pending: int = 0) -> None:
+        super().__init__(message)
+        self.report = report
+        self.files_pending = files_pending
 
 
 @dataclass
@@ -121,7 +130,12 @@ class Indexer:
                                config_files=self.config_files, secret_names=self.redact)
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
-        self._index_files(found.files, report, progress)
+        try:
+            self._index_files(found.files, report, progress)
+        except IndexingStopped as stopped:
+            report.seconds = time.perf_counter() - started
+            pending = count_pending(found.files, root, self.base_dir, self.manifest)
+            raise IndexingStopped(str(stopped), report, pending) from None
         self.writer.remove_files(vanished_files(root, self.base_dir, self.manifest), report)
         report.seconds = time.perf_counter() - started
         return report

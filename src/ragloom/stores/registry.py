@@ -11,8 +11,9 @@ from pydantic import BaseModel, ValidationError
 
 from ragloom._registry import Registry
 from ragloom.config import RAGConfig
+from ragloom.config.messages import describe_errors
 from ragloom.config.tables import TurboQuantSettings
-from ragloom.errors import ConfigError
+from ragloom.errors import ConfigError, did_you_mean
 from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings, Tables
 
@@ -150,18 +151,17 @@ def store_settings(config: RAGConfig, name: str | None = None) -> BaseModel | No
     table = settings.plugin_settings.get(name)
     if table is not None and name not in vector_stores:
         valid = ", ".join(repr(n) for n in vector_stores.names())
-        raise ConfigError(f"[rag.vector_store.{name}]: no vector store is named {name!r}; "
-                          f"valid: {valid}")
+        raise ConfigError(f"[rag.vector_store.{name}]: no vector store is named {name!r}"
+                          f"{did_you_mean(name, vector_stores.names())}; valid: {valid}")
     model = getattr(vector_stores.get(name), "settings_model", None)
     if model is None:
         if table is not None:
             raise ConfigError(f"[rag.vector_store.{name}]: the {name!r} store takes no settings")
         return None
-    try:
-        return model.model_validate(table or {})
+    try:  # strict as every config table: no text or boolean for a number
+        return model.model_validate(table or {}, strict=True)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise ConfigError(f"[rag.vector_store.{name}]: {problems}") from None
+        raise ConfigError(describe_errors(exc, f"[rag.vector_store.{name}]", model)) from None
 
 
 def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
