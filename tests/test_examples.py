@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,3 +91,24 @@ def test_local_llm_example_talks_to_an_openai_compatible_server(tmp_path: Path) 
     [request] = server.calls("chat.completions")
     assert request.body["model"] == "tiny"
     assert "File: orbit.md" in request.body["messages"][0]["content"]
+
+
+def test_postgres_example_indexes_into_the_database_and_reads_it_back(
+        tmp_path: Path, postgres_server: Any, postgres_schema: str) -> None:
+    """The Postgres example on the test server (the same pgserver the Postgres tests start):
+    chunks land in the schema's table, a second engine elsewhere reads them, a second run
+    skips every unchanged file, and nothing is written beside the files."""
+    pytest.importorskip("psycopg")
+    (tmp_path / "orbit.md").write_text("# Orbit\nRockets carry satellites into orbit.\n")
+    (tmp_path / "fuel.md").write_text("# Fuel\nKerosene and liquid oxygen feed the engines.\n")
+    env = {"RAGLOOM_POSTGRES_URL": postgres_server.url, "RAGLOOM_POSTGRES_SCHEMA": postgres_schema}
+    result = run("postgres_store.py", str(tmp_path), "rockets carry satellites", env=env)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"indexed 2 files (0 unchanged), 2 chunks in table {postgres_schema}.ragloom_example"
+    assert lines[1].endswith("  orbit.md:1-2  Orbit")
+    [(rows,)] = postgres_server.execute(f'SELECT count(*) FROM "{postgres_schema}".ragloom_example')
+    assert rows == 2
+    again = run("postgres_store.py", str(tmp_path), "rockets", env=env)
+    assert again.stdout.startswith("indexed 0 files (2 unchanged), 2 chunks"), again.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fuel.md", "orbit.md"]
