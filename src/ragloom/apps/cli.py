@@ -295,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ragloom: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:  # nothing is half-written: a write journal covers every step
-        resume = f"; {RESUME_HINT}" if args.command in ("index", "reindex", "ingest") else ""
+        resume = f"; {RESUME_HINT}" if args.command in ("index", "reindex") else ""
         print(f"ragloom: interrupted{resume}", file=sys.stderr)
         return EXIT_INTERRUPTED
 
