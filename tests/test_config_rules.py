@@ -75,6 +75,7 @@ def test_a_key_added_later_gets_the_same_rules_without_declaring_them() -> None:
         ratio: float = 0.5
 
     assert NewTable.model_validate({"window": NUMBER_LIMIT}).window == NUMBER_LIMIT
+    assert parse_config({"max_file_bytes": 5 * NUMBER_LIMIT}).max_file_bytes == 5 * NUMBER_LIMIT  # declared
     for data in ({"window": NUMBER_LIMIT + 1}, {"ratio": -1e12}, {"window": "5"}, {"ratio": True}):
         with pytest.raises(ValueError):
             NewTable.model_validate(data)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from annotated_types import Le, Lt
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationInfo, field_validator
 
 from ragloom.errors import ConfigError
@@ -33,7 +32,8 @@ class StrictModel(BaseModel):
     def _number_within_limit(cls, value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and info.field_name:
             declared = cls.model_fields[info.field_name].metadata
-            if not any(isinstance(rule, (Le, Lt)) for rule in declared) and abs(value) > NUMBER_LIMIT:
+            bounded = any(hasattr(rule, "le") or hasattr(rule, "lt") for rule in declared)
+            if not bounded and abs(value) > NUMBER_LIMIT:
                 raise ValueError(f"out of range: a number in the config is at most "
                                  f"{NUMBER_LIMIT:,} in size unless its key says otherwise")
         return value
