@@ -150,6 +150,6 @@ def test_config_needs_a_server_for_the_bridge(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"provider 'mcp' \(the MCP bridge store\) needs mcp_server"):
         parse_config({"vector_store": {"provider": "mcp"}})
     # A store's own table is checked against that store when the engine is built.
-    with pytest.raises(ConfigError, match=r"\[rag.vector_store.mcp\]: timeout_seconds: Input should be "
-                                          r"greater than 0"):
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.mcp\]: key 'timeout_seconds' = 0: Input "
+                                          r"should be greater than 0"):
         RAGEngine(parse_config(bridge_config("x", timeout_seconds=0)), tmp_path)

@@ -34,8 +34,8 @@ def test_sub_table_is_validated() -> None:
 
 
 def test_removed_on_model_change_names_the_replacement() -> None:
-    with pytest.raises(ConfigError, match=r"\[rag.vector_store.postgres\]: on_model_change: "
-                       r".*removed \(it was 'rebuild'\).*'ragloom index --rebuild'.*rebuild=True"):
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.postgres\]: key 'on_model_change' = "
+                       r"'rebuild': removed \(it was 'rebuild'\).*'ragloom index --rebuild'.*rebuild=True"):
         store_settings(postgres_config(on_model_change="rebuild"))
     assert "on_model_change" not in store_settings(postgres_config()).model_dump()
 
