@@ -178,7 +178,6 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
         return EXIT_FAILURE
     with engine:
         if args.command in ("index", "reindex"):
-            method = engine.index_directory if args.command == "index" else engine.reindex
             if target is not None and target.is_file() and args.command == "index":
                 report = engine.index_file(target)
             elif args.command == "index":
@@ -191,7 +190,7 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
                     except IndexingStopped as stopped:
                         return _stopped(stopped, args.json, out)
             else:
-                report = method(target, progress=progress_printer())
+                report = engine.reindex(target, progress=progress_printer())
             print(json.dumps(report.to_dict(), indent=2) if args.json else describe_report(report),
                   file=out)
         elif args.command == "mcp":
