@@ -29,7 +29,12 @@ from ragloom.errors import (
     StoreError,
 )
 from ragloom.filters import Filters
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.base import (
+    DataRejectedError,
+    EmbeddingSpec,
+    check_upsert_arguments,
+    require_stored,
+)
 from ragloom.stores.postgres.connection import Database, psycopg
 from ragloom.stores.postgres.lock import PostgresIndexLock, lock_key
 from ragloom.stores.postgres.objects import (
@@ -40,6 +45,7 @@ from ragloom.stores.postgres.objects import (
 )
 from ragloom.stores.postgres.schema import create_statements, dropped_tables, row_values
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
+from ragloom.stores.postgres.snapshot import SharedSnapshot
 from ragloom.stores.postgres.where import where_clause
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -82,6 +88,8 @@ class PostgresStore:
         #: BM25's reads, beside a dense query on ``reader`` (connects on first use).
         self.sparse_reader = Database(
             url, f"ragloom BM25 reader {socket.gethostname()} pid {os.getpid()}")
+        #: Every read of one search runs in this: both reading connections share a snapshot.
+        self.read_snapshot = SharedSnapshot(self.reader, self.sparse_reader)
         self.location = f"{self.writer.where} table {tables.label}"
         #: Held while a writing store is open: one writer per index, across machines.
         self.lock = None if read_only else PostgresIndexLock(url, tables)
@@ -163,8 +171,8 @@ class PostgresStore:
         rows = []
         for chunk_id, vector, text, metadata in zip(ids, matrix, texts, metadatas):
             if "\x00" in text:
-                raise ValueError(f"chunk {chunk_id!r}: its text holds a NUL character, which "
-                                 f"Postgres cannot store")
+                raise DataRejectedError(f"chunk {chunk_id!r}: its text holds a NUL character, "
+                                        f"which Postgres cannot store")
             source, index, digest = row_values(chunk_id, text, dict(metadata))
             if index is not None and not -_INT4 <= index < _INT4:
                 index = None
