@@ -39,7 +39,8 @@ def state(client, names: list[str]) -> dict[str, object]:
 
 
 @pytest.mark.slow
-def test_a_foreign_collection_is_never_changed_adopted_or_dropped(chroma_server, tmp_path: Path) -> None:
+def test_a_foreign_collection_is_never_changed_adopted_or_dropped(
+        chroma_server, tmp_path: Path) -> None:  # noqa: F811
     client = client_of(chroma_server)
     name = f"app-{uuid.uuid4().hex[:8]}"
     client.create_collection(name, metadata={"owner": "their app"}).add(
@@ -55,7 +56,7 @@ def test_a_foreign_collection_is_never_changed_adopted_or_dropped(chroma_server,
 
 
 @pytest.mark.slow
-def test_rebuild_drops_only_its_own_collection(chroma_server, tmp_path: Path) -> None:
+def test_rebuild_drops_only_its_own_collection(chroma_server, tmp_path: Path) -> None:  # noqa: F811
     client = client_of(chroma_server)
     suffix = uuid.uuid4().hex[:8]
     ours, theirs = f"ours-{suffix}", f"theirs-{suffix}"
@@ -74,7 +75,7 @@ def test_rebuild_drops_only_its_own_collection(chroma_server, tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_names_differing_in_case_or_punctuation_are_separate_collections(
-        chroma_server, tmp_path: Path) -> None:
+        chroma_server, tmp_path: Path) -> None:  # noqa: F811
     suffix = uuid.uuid4().hex[:8]
     names = {f"team-docs-{suffix}": "zeppelin", f"team_docs-{suffix}": "submarine",
              f"Team-Docs-{suffix}": "glacier", f"team.docs-{suffix}": "volcano"}
