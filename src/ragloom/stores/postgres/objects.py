@@ -135,11 +135,10 @@ def foreign_dependents(database: Database, tables: Tables) -> list[str]:
     for catalog, oid, description in rows:
         if catalog == "pg_constraint":
             holder = database.execute(
-                "ownership", "SELECT obj_description(conrelid, 'pg_class'), conrelid::regclass::text "
-                "FROM pg_constraint WHERE oid = %s", (oid,))
+                "ownership", "SELECT obj_description(conrelid, 'pg_class') FROM pg_constraint "
+                "WHERE oid = %s", (oid,))
             if holder and holder[0][0] == own:
                 continue  # a foreign key between the index's own tables
-            description = f"{description} (on table {holder[0][1]})" if holder else description
         elif catalog == "pg_rewrite":
             view = database.execute(
                 "ownership", "SELECT ev_class::regclass::text FROM pg_rewrite WHERE oid = %s", (oid,))
