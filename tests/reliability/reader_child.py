@@ -18,18 +18,22 @@ config = tree_config()
 if len(sys.argv) > 6:  # another store, e.g. {"provider": "postgres", "url": ...}
     config = config.model_copy(update={"vector_store": type(config.vector_store).model_validate(
         json.loads(sys.argv[6]))})
+#: Searches per opening: the engine is reopened often (opening beside a writer is tested
+#: too), and most searches run on an open engine (many more searches per round).
+PER_OPEN = 4
 searches = 0
 while not stop_file.exists():
     with RAGEngine(config, root, read_only=True) as engine:
-        results = engine.search(f"handler request respond {searches % 50 + slot}", top_k=10)
-        if engine.count() == 0 or not results:
-            sys.exit(f"reader {slot}: empty index or no results after {searches} searches")
-        seen: dict[str, object] = {}
-        for result in results:
-            path = result.metadata["path"]
-            if seen.setdefault(path, result.metadata["file_hash"]) != result.metadata["file_hash"]:
-                sys.exit(f"reader {slot}: two versions of {path} in one search")
-    searches += 1
-    temporary = count_file.with_suffix(".tmp")
-    temporary.write_text(str(searches))
-    os.replace(temporary, count_file)
+        for _ in range(PER_OPEN):
+            results = engine.search(f"handler request respond {searches % 50 + slot}", top_k=10)
+            if engine.count() == 0 or not results:
+                sys.exit(f"reader {slot}: empty index or no results after {searches} searches")
+            seen: dict[str, object] = {}
+            for result in results:
+                path = result.metadata["path"]
+                if seen.setdefault(path, result.metadata["file_hash"]) != result.metadata["file_hash"]:
+                    sys.exit(f"reader {slot}: two versions of {path} in one search")
+            searches += 1
+            temporary = count_file.with_suffix(".tmp")
+            temporary.write_text(str(searches))
+            os.replace(temporary, count_file)

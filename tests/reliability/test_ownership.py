@@ -131,3 +131,75 @@ def test_a_chroma_collection_ragloom_did_not_create_is_left_alone(tmp_path: Path
     client = chromadb.PersistentClient(path=str(folder))
     assert client.get_collection("ragloom").get(ids=["x"])["documents"] == ["their data"]
     client.close()
+
+
+USER_FILES = {"00000099.seg": b"my segment", "00000098.npz": b"my archive",
+              ".00000097.seg.4242.tmp": b"my temp"}
+
+
+def test_user_files_named_like_segments_survive_merges_reset_and_rebuild(tmp_path: Path) -> None:
+    """Was: a user file named like a segment inside the store folder was deleted (the
+    writer deleted every file named like its own that its list did not name)."""
+    project = tmp_path / "project"
+    store_dir = tmp_path / "vectors"
+    config = hash_config(vector_store={"provider": "turboquant", "path": str(store_dir)})
+    write(project, "a.py", "def alpha():\n    return 1\n")
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+    bm25_dirs = list((project / ".ragloom").glob("bm25_*.segments"))
+    assert len(bm25_dirs) == 1
+    for folder in (store_dir, bm25_dirs[0]):
+        for name, data in USER_FILES.items():
+            (folder / name).write_bytes(data)
+    with RAGEngine(config, project) as engine:
+        for round_number in range(12):  # enough saves for merges and compactions
+            write(project, f"f{round_number}.py", f"def f{round_number}():\n    return 1\n")
+            engine.index_directory()
+        engine.store.reset()
+        engine.reindex()
+    with RAGEngine(config, project, rebuild=True) as engine:
+        engine.index_directory()
+        assert engine.count() == 13
+    changed = hash_config(embedding_dim=256, vector_store={"provider": "turboquant",
+                                                           "path": str(store_dir)})
+    with RAGEngine(changed, project, rebuild=True) as engine:  # another model: files dropped
+        engine.index_directory()
+    for folder in (store_dir, bm25_dirs[0]):
+        assert {name: (folder / name).read_bytes() for name in USER_FILES} == USER_FILES, folder
+
+
+def test_a_user_file_where_the_next_segment_goes_is_stepped_over(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    store_dir = tmp_path / "vectors"
+    config = hash_config(vector_store={"provider": "turboquant", "path": str(store_dir)})
+    write(project, "a.py", "def alpha():\n    return 1\n")
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+    listed = sorted(p.name for p in store_dir.glob("*.seg"))
+    following = f"{int(listed[-1].split('.')[0]) + 1:08d}.seg"
+    (store_dir / following).write_bytes(b"mine")
+    write(project, "b.py", "def beta():\n    return 2\n")
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+    with RAGEngine(config, project, read_only=True) as engine:
+        assert engine.count() == 2
+    assert (store_dir / following).read_bytes() == b"mine"
+
+
+def test_a_folder_from_before_the_ledger_is_still_cleaned(tmp_path: Path) -> None:
+    """An index written before the ledger: the names its list holds are ragloom's."""
+    project = tmp_path / "project"
+    store_dir = tmp_path / "vectors"
+    config = hash_config(vector_store={"provider": "turboquant", "path": str(store_dir)})
+    write(project, "a.py", "def alpha():\n    return 1\n")
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+    (store_dir / ".ragloom-written").unlink()
+    old = sorted(p.name for p in store_dir.glob("*.seg"))
+    changed = hash_config(embedding_dim=256, vector_store={"provider": "turboquant",
+                                                           "path": str(store_dir)})
+    with RAGEngine(changed, project, rebuild=True) as engine:
+        engine.index_directory()
+    assert old and not any((store_dir / name).exists() and (store_dir / name).stat().st_size == 0
+                           for name in old)
+    assert sorted(p.name for p in store_dir.glob("*.seg")) == ["00000001.seg"]

@@ -17,8 +17,11 @@ from ragloom import IndexLockedError, RAGEngine
 TESTS = Path(__file__).resolve().parents[1]
 CHILD = Path(__file__).resolve().parent / "reader_child.py"
 READERS = 4
-ROUNDS = 10
-SEARCHES_PER_ROUND = 2
+#: Bounded by counts, not time: 40 re-index rounds of five file changes, and every reader
+#: searches at least eight times after each (1,280 searches at the least, each checked for
+#: whole file versions), so a search mixing versions cannot pass by a kind timing.
+ROUNDS = 40
+SEARCHES_PER_ROUND = 8
 
 
 def searches_done(count_files: list[Path]) -> list[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -79,8 +80,9 @@ def test_table_defaults_to_the_collection_name(postgres_server, postgres_schema)
     config = postgres_config(postgres_server.url, schema=postgres_schema)
     store = create_vector_store(config, Path("."), EmbeddingSpec("hash/m", 4))
     try:
-        assert store.tables.table == "ragloom_my_docs_v2"
+        name = store.tables.table  # not a plain lowercase name: a readable stem and a hash
+        assert re.fullmatch(r"ragloom_my_docs_v2__[0-9a-f]{12}", name)
         assert postgres_server.execute(
-            f"SELECT to_regclass('\"{postgres_schema}\".ragloom_my_docs_v2') IS NOT NULL") == [(True,)]
+            f"SELECT to_regclass('\"{postgres_schema}\".{name}') IS NOT NULL") == [(True,)]
     finally:
         store.close()

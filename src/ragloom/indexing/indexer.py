@@ -284,7 +284,7 @@ class Indexer:
 
     def _write_embedded(self, line: EmbedAhead[Window], embedding: Embedding[Window],
                         report: IndexReport, tracker: ProgressTracker) -> None:
-        self.writer.write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
+        self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
 
     def _embed_window(self, window: Window, on_batch: Callable[[int], None]) -> EmbeddedTexts:
         """Vectors of the window's chunks as the embedder reads them; a stop request is honoured
@@ -301,7 +301,14 @@ class Indexer:
         """Embed and write a window, here and now."""
         if window.files:
             tracker = ProgressTracker(None, len(window.files), len(window.files), 0)
-            self.writer.write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
+            self._write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
+
+    def _write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
+               tracker: ProgressTracker) -> None:
+        """Write a window; a file the store cannot hold is skipped with its reason."""
+        for pending, reason in self.writer.write_or_refuse(window, embedded, report, tracker):
+            logger.warning("%s: %s; skipped", pending.relative, reason)
+            self._skip(report, pending.relative, reason, pending.previous)
 
     def _skip(self, report: IndexReport, relative: str, reason: str,
               previous: FileRecord | None) -> None:

@@ -15,7 +15,7 @@ from ragloom.indexing.manifest import FileRecord, Manifest
 from ragloom.indexing.progress import ProgressTracker
 from ragloom.indexing.reading import FileContent
 from ragloom.retrieval.sparse_base import SparseBackend
-from ragloom.stores.base import VectorStore
+from ragloom.stores.base import DataRejectedError, VectorStore
 from ragloom.types import Chunk, IndexReport
 
 
@@ -90,6 +90,28 @@ class JournaledWriter:
         report.files_indexed += len(window.files)
         report.chunks_added += len(chunks)
         report.chunks_removed += len(stale)
+
+    def write_or_refuse(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
+                        tracker: ProgressTracker) -> list[tuple[PendingFile, str]]:
+        """``write``; when the store refuses the window's data (DataRejectedError: a value
+        it cannot hold), its files are written one by one instead. Returns the files the
+        store refused, each with its reason (nothing of theirs was written)."""
+        try:
+            self.write(window, embedded, report, tracker)
+            return []
+        except DataRejectedError as exc:
+            if len(window.files) == 1:
+                return [(window.files[0], f"the {self.store.name} store cannot hold it: {exc}")]
+        refused: list[tuple[PendingFile, str]] = []
+        start = 0
+        for pending in window.files:
+            single = Window()
+            single.add(pending)
+            stop = start + len(pending.chunks)
+            refused += self.write_or_refuse(single, EmbeddedTexts(embedded.vectors[start:stop], 0),
+                                            report, tracker)
+            start = stop
+        return refused
 
     def remove(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""

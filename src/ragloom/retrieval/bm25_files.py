@@ -20,7 +20,7 @@ from ragloom.errors import StoreError
 from ragloom.faults import crash_point
 from ragloom.retrieval.bm25 import MAX_SEGMENTS, MERGE_FACTOR, BM25Index
 from ragloom.retrieval.bm25_segment import Segment
-from ragloom.segments import merge_start, remove_unlisted
+from ragloom.segments import merge_start, record_written, remove_unlisted
 
 FORMAT_VERSION = 4  # 4: array files with CRC-32s (an older index is rebuilt from the store)
 SEGMENT_LIST = "segments.json"
@@ -39,6 +39,7 @@ def save_index(bm25: BM25Index, folder: Path) -> None:
         for position, segment in enumerate(bm25._segments):
             if not segment.saved:
                 name = f"{segment.number:08d}.seg"
+                record_written(folder, name)  # the only files it ever deletes or overwrites
                 bm25.bytes_written += segment.write(folder / name)
                 bm25._segments[position] = Segment.open(segment.number, folder / name)
                 written.append(name)
@@ -49,6 +50,7 @@ def save_index(bm25: BM25Index, folder: Path) -> None:
                   "tokenizer": bm25.tokenizer, "next": bm25._next_number,
                   "documents": bm25._count,  # live documents, for ``ragloom status``
                   "segments": [f"{s.number:08d}.seg" for s in bm25._segments]}
+        record_written(folder, SEGMENT_LIST)
         with atomic_write(folder / SEGMENT_LIST) as handle:
             handle.write(json.dumps(header).encode("utf-8"))
         remove_unlisted(folder, OWN_FILE, {*header["segments"], SEGMENT_LIST})

@@ -77,6 +77,9 @@ SELECT %s * avg(ln(s.documents::float8 - t.df::float8 + 0.5) - ln(t.df::float8 +
 FROM {terms} t, {stats} s
 """
 
+#: Longer defined names are not kept as symbols (a btree row holds at most 2,704 bytes).
+_LONGEST_NAME = 1024
+
 #: A query whose terms have at most this many postings in all is scored in one scan.
 _SCAN_BELOW = 20_000
 
@@ -132,7 +135,8 @@ class PostgresSparseIndex:
             tokens = self._tokens(text, metadata)
             lengths.append((chunk_id, len(tokens)))
             postings.extend((term, chunk_id, tf, len(tokens)) for term, tf in Counter(tokens).items())
-            symbols.extend((name, chunk_id) for name in dict.fromkeys(defined_names(metadata)))
+            symbols.extend((name, chunk_id) for name in dict.fromkeys(defined_names(metadata))
+                           if len(name.encode("utf-8", "surrogatepass")) <= _LONGEST_NAME)
             words.append((chunk_id, hex_words(tokens)))
         t = self.tables
         tables = [(t.lengths, "id, length", lengths), (t.postings, "term, id, tf, length", postings),

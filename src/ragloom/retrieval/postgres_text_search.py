@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from ragloom.errors import StoreError
 from ragloom.stores.postgres.connection import Database
+from ragloom.stores.postgres.objects import check_owned
 from ragloom.stores.postgres.schema import chunks_lacking, text_search_statements
 from ragloom.stores.postgres.settings import Tables
 from ragloom.types import Metadata
@@ -60,12 +61,13 @@ class TextSearchTable:
                                    (self.tables.tokens,))[0][0] is not None
 
     def create(self) -> None:
-        """The extension, table and index (idempotent); a clear StoreError when the server
+        """The extension, table and index, marked as ragloom's; a clear StoreError when the server
         lacks the extension or ``create = false`` forbids it."""
         t = self.tables
         if not self.may_create:
             raise StoreError(f"{t.label} has no pg_textsearch table ({t.tokens}), and "
                              f"[rag.vector_store.postgres] create = false forbids creating it")
+        check_owned(self.writer, t)  # an object of those names that is not ragloom's stays
         try:
             with self.writer.transaction("pg_textsearch"):
                 for statement in text_search_statements(t):

@@ -27,7 +27,7 @@ from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse_base import SparseBackend
-from ragloom.stores.base import VectorStore, queries_elsewhere, searches_text
+from ragloom.stores.base import VectorStore, queries_elsewhere, read_snapshot, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
@@ -126,26 +126,27 @@ class Searcher:
         reranking = self.reranker is not None
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
-        rankings = self._retrieve(request, mode, pool, clock)
-        candidates = {name: len(ranking) for name, ranking in rankings.items()}
-        if mode == "dense":
-            results = [request.loaded[doc_id] for doc_id, _ in rankings["dense"]]
-        else:
-            keep = pool if (mmr or reranking) else wanted
-            results = self._ranked_results(request, mode, rankings, keep, candidates)
-            clock.lap("fuse" if mode == "hybrid" else "load")
-        if self.reranker is not None and results:
-            results = rerank(self.reranker, query, results[:settings.rerank_k])
-            clock.lap("rerank")
-        if mmr and results:
-            results = results[:mmr_pool_size(top_k)]
-            vectors = self.store.get_vectors([r.id for r in results])
-            order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
-                              settings.mmr_lambda)
-            results = [results[i] for i in order]
-            clock.lap("mmr")
-        if settings.collapse_duplicates:
-            results = collapse_duplicates(results, self._copies_of)
+        with read_snapshot(self.store):  # every read of this search sees one version
+            rankings = self._retrieve(request, mode, pool, clock)
+            candidates = {name: len(ranking) for name, ranking in rankings.items()}
+            if mode == "dense":
+                results = [request.loaded[doc_id] for doc_id, _ in rankings["dense"]]
+            else:
+                keep = pool if (mmr or reranking) else wanted
+                results = self._ranked_results(request, mode, rankings, keep, candidates)
+                clock.lap("fuse" if mode == "hybrid" else "load")
+            if self.reranker is not None and results:
+                results = rerank(self.reranker, query, results[:settings.rerank_k])
+                clock.lap("rerank")
+            if mmr and results:
+                results = results[:mmr_pool_size(top_k)]
+                vectors = self.store.get_vectors([r.id for r in results])
+                order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
+                                  settings.mmr_lambda)
+                results = [results[i] for i in order]
+                clock.lap("mmr")
+            if settings.collapse_duplicates:
+                results = collapse_duplicates(results, self._copies_of)
         results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
         best = max((r.score for r in results), default=None)
         results = self._gate(results, candidates)

@@ -1,17 +1,26 @@
 """The tokenizer BM25 sees, the same for documents and queries, suited to code and prose.
 
-Lowercase Unicode words; identifiers also split on snake_case and camelCase with the whole
-identifier kept (``parseHTTPHeader`` -> parsehttpheader, parse, http, header); English
-stopwords dropped; every token reduced by the Snowball English stemmer (PyStemmer's C
-implementation when installed, else the pure-Python ``snowballstemmer``: same output).
+Lowercase Unicode words (one longer than ``MAX_TOKEN`` kept as its start and a hash);
+identifiers also split on snake_case and camelCase with the whole identifier kept
+(``parseHTTPHeader`` -> parsehttpheader, parse, http, header); English stopwords dropped;
+every token reduced by the Snowball English stemmer (PyStemmer's C implementation when
+installed, else the pure-Python ``snowballstemmer``: same output).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+#: Tokens longer than this (a base64 run, a minified line) are kept as their first
+#: ``_KEPT`` characters, ``~`` and a hash of the whole token: the same on the write and the
+#: query side, so BM25 still finds them, and short enough for any store's index (a Postgres
+#: btree row holds at most 2,704 bytes). ``~`` is never part of a word: no clash.
+MAX_TOKEN = 64
+_KEPT = 40
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 #: Function words only (NLTK's English list): content words such as "system" or "call"
@@ -57,6 +66,12 @@ def identifier_parts(word: str) -> list[str]:
     return parts
 
 
+def bounded(token: str) -> str:
+    """A long token's stand-in: its start, ``~`` and 16 hex digits of its hash."""
+    digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    return f"{token[:_KEPT]}~{digest}"
+
+
 class Tokenizer:
     """Text to BM25 terms; each step can be switched off (to measure what it adds)."""
 
@@ -71,7 +86,7 @@ class Tokenizer:
     def signature(self) -> str:
         """Identifies the settings, so an index built with others is rebuilt."""
         flags = (self.stem, self.stopwords, self.split_identifiers)
-        return "v1:" + "".join("1" if flag else "0" for flag in flags)
+        return "v2:" + "".join("1" if flag else "0" for flag in flags)
 
     def _tokens_of_word(self, word: str) -> tuple[str, ...]:
         lower = word.lower()
@@ -79,7 +94,8 @@ class Tokenizer:
         candidates = [lower] if len(parts) <= 1 else [lower, *parts]
         if self.stopwords:
             candidates = [token for token in candidates if token not in STOPWORDS]
-        return tuple(stem(token) for token in candidates) if self.stem else tuple(candidates)
+        return tuple(bounded(token) if len(token) > MAX_TOKEN else stem(token) if self.stem
+                     else token for token in candidates)
 
     def __call__(self, text: str) -> list[str]:
         """BM25 tokens of ``text``, in order (repeats kept: they are term frequencies)."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Container, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol, TypeGuard
 
 import numpy as np
 
+from ragloom.errors import StoreError
 from ragloom.filters import Filters
 from ragloom.top_k import top_k_indices as top_k_indices  # plugins import it from here
 from ragloom.types import Chunk, Metadata, SearchResult
@@ -37,6 +39,8 @@ class VectorStore(Protocol):
     A store whose ``query`` waits on another process (a database server) may say
     ``queries_elsewhere = True``: a hybrid search then runs BM25 while it waits, so
     ``query`` must be safe to call from another thread than the one that opened the store.
+    Such a store reading on several connections defines ``read_snapshot()``, a context
+    manager every read of one search runs in, so they all see the same committed version.
     """
 
     name: str
@@ -105,6 +109,19 @@ def searches_text(store: VectorStore) -> TypeGuard[TextSearchStore]:
 def queries_elsewhere(store: VectorStore) -> bool:
     """Whether ``store``'s queries run in another process, so other work may overlap them."""
     return bool(getattr(store, "queries_elsewhere", False))
+
+
+class DataRejectedError(StoreError):
+    """The store cannot hold these values (a character it cannot store, a value too large
+    for its index): the indexer skips the file with this reason and the run goes on."""
+
+
+def read_snapshot(store: VectorStore) -> AbstractContextManager[object]:
+    """What every read of one search runs in, so they all see one committed version: a
+    store reading on several connections at once (Postgres) shares one snapshot between
+    them; a store that needs nothing gets a no-op."""
+    snapshot = getattr(store, "read_snapshot", None)
+    return snapshot() if callable(snapshot) else nullcontext()
 
 
 def check_upsert_arguments(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],

@@ -185,7 +185,11 @@ class ChromaVectorStore:
         client of its own (the store that refused it has closed its client)."""
         assert self._reconnect is not None
         client = self._reconnect()
-        try:
+        try:  # still ragloom's (not replaced by another app's since it was refused)?
+            found = client.get_collection(self._collection_name, embedding_function=None)
+            if MODEL_KEY not in (found.metadata or {}):
+                raise StoreError(f"Chroma collection {self._collection_name!r} at {self.location} "
+                                 f"is no longer ragloom's; ragloom will not drop it")
             client.delete_collection(self._collection_name)
         finally:
             if hasattr(client, "close"):

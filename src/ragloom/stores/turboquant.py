@@ -27,6 +27,7 @@ from ragloom.faults import crash_point
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.turboquant import TurboQuantizer
+from ragloom.segments import record_written
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.turboquant_passes import candidate_rows, pool_sizes
 from ragloom.stores.turboquant_rows import TurboQuantRows
@@ -267,7 +268,8 @@ class TurboQuantStore:
                 new_rows = np.arange(saved, len(table))
                 deleted = sorted(table.deleted_since_save) + (
                     saved + np.flatnonzero(~table.alive[saved:])).tolist()
-            name = next_segment_name(self._segments)
+            name = next_segment_name(self._segments, self.path)
+            record_written(self.path, name)  # the only files it ever deletes or overwrites
             self._write_segment(self.path / name, new_rows, deleted)
             crash_point("segment-written")
             segments = [name] if compact else [*self._segments, name]

@@ -16,6 +16,7 @@ from typing import Any
 
 from ragloom._optional import import_optional
 from ragloom.errors import StoreError
+from ragloom.stores.base import DataRejectedError
 from ragloom.stores.postgres.settings import redacted
 
 
@@ -107,14 +108,17 @@ class Database:
             try:
                 with connection.cursor() as cursor:
                     yield cursor
-            except pg.Error as exc:
-                broken = connection.closed or isinstance(exc, pg.OperationalError)
+            except (pg.Error, UnicodeEncodeError) as exc:
+                rejected = isinstance(exc, (UnicodeEncodeError, pg.DataError,
+                                            pg.errors.ProgramLimitExceeded))
+                broken = connection.closed or (isinstance(exc, pg.OperationalError) and not rejected)
                 if self._in_transaction:
                     self._abandon(connection)
                 if broken:
                     self._drop()
-                raise StoreError(f"{what} failed on Postgres at {self.where}: "
-                                 f"{_first_line(exc)}") from None
+                error = DataRejectedError if rejected else StoreError
+                raise error(f"{what} failed on Postgres at {self.where}: "
+                            f"{_first_line(exc)}") from None
 
     def execute(self, what: str, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
         """Run one statement; its rows (``[]`` when it returns none)."""
@@ -128,11 +132,12 @@ class Database:
     def in_transaction(self) -> bool:
         return self._in_transaction
 
-    def begin(self) -> None:
-        """Start the transaction the next writes join (a no-op when one is open)."""
+    def begin(self, statement: str = "BEGIN") -> None:
+        """Start the transaction the next statements join (a no-op when one is open);
+        ``statement`` may name an isolation level."""
         with self.lock:
             if not self._in_transaction:
-                self.execute("begin", "BEGIN")
+                self.execute("begin", statement)
                 self._in_transaction = True
 
     def commit(self) -> None:
@@ -163,6 +168,7 @@ class Database:
 
     def _abandon(self, connection: Any) -> None:
         self._in_transaction = False
+        self.session = {}  # settings changed inside the transaction are undone: set them again
         if connection is not None and not connection.closed:
             try:
                 connection.execute("ROLLBACK")

@@ -27,51 +27,56 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragloom.stores.postgres.connection import Database
+from ragloom.stores.postgres.objects import INDEX_SUFFIXES, TABLE_SUFFIXES, comment_statements
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 
-#: Bumped only with a migration; a table of another layout is refused, never altered.
-LAYOUT_VERSION = "2"
+#: The pg_textsearch side's table and index, created only with ``sparse = "pg_textsearch"``.
+_TEXT_TABLE, _TEXT_INDEX = "_tokens", "_tokens_bm25"
 
 
 def create_statements(tables: Tables, dimension: int, settings: PostgresSettings) -> list[str]:
-    """Idempotent DDL for every table and index of one index."""
+    """DDL for every table and index of one index, each marked as ragloom's (run once the
+    names were checked: ``objects.check_owned``)."""
     t = tables
     return [
         "CREATE EXTENSION IF NOT EXISTS vector",
         f'CREATE SCHEMA IF NOT EXISTS "{t.schema}"',
-        f"CREATE TABLE IF NOT EXISTS {t.info} (key text PRIMARY KEY, value text NOT NULL)",
-        f"CREATE TABLE IF NOT EXISTS {t.chunks} (id text PRIMARY KEY, source text, "
+        f"CREATE TABLE {t.info} (key text PRIMARY KEY, value text NOT NULL)",
+        f"CREATE TABLE {t.chunks} (id text PRIMARY KEY, source text, "
         f"chunk_index integer, text text NOT NULL, embedding vector({dimension}) NOT NULL, "
         f"metadata jsonb NOT NULL DEFAULT '{{}}', content_hash text, model text NOT NULL)",
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_embedding_hnsw" ON {t.chunks} USING hnsw '
+        f'CREATE INDEX "{t.table}_embedding_hnsw" ON {t.chunks} USING hnsw '
         f"(embedding vector_cosine_ops) WITH (m = {settings.m}, "
         f"ef_construction = {settings.ef_construction})",
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_source" ON {t.chunks} (source text_pattern_ops)',
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_path" ON {t.chunks} '
+        f'CREATE INDEX "{t.table}_source" ON {t.chunks} (source text_pattern_ops)',
+        f'CREATE INDEX "{t.table}_path" ON {t.chunks} '
         f"((metadata ->> 'path') text_pattern_ops)",
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_metadata" ON {t.chunks} '
+        f'CREATE INDEX "{t.table}_metadata" ON {t.chunks} '
         f"USING gin (metadata jsonb_path_ops)",
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_content_hash" ON {t.chunks} (content_hash)',
-        f"CREATE TABLE IF NOT EXISTS {t.lengths} (id text PRIMARY KEY REFERENCES {t.chunks} "
+        f'CREATE INDEX "{t.table}_content_hash" ON {t.chunks} (content_hash)',
+        f"CREATE TABLE {t.lengths} (id text PRIMARY KEY REFERENCES {t.chunks} "
         f"ON DELETE CASCADE, length integer NOT NULL)",
-        f"CREATE TABLE IF NOT EXISTS {t.postings} (term text NOT NULL, id text NOT NULL "
+        f"CREATE TABLE {t.postings} (term text NOT NULL, id text NOT NULL "
         f"REFERENCES {t.chunks} ON DELETE CASCADE, tf integer NOT NULL, length integer NOT NULL, "
         f"PRIMARY KEY (term, id) INCLUDE (tf, length))",
-        f"CREATE TABLE IF NOT EXISTS {t.terms} (term text PRIMARY KEY, df integer NOT NULL, "
+        f"CREATE TABLE {t.terms} (term text PRIMARY KEY, df integer NOT NULL, "
         f"max_tf integer NOT NULL, min_length integer NOT NULL)",
-        f"CREATE TABLE IF NOT EXISTS {t.stats} (one boolean PRIMARY KEY DEFAULT TRUE CHECK (one), "
+        f"CREATE TABLE {t.stats} (one boolean PRIMARY KEY DEFAULT TRUE CHECK (one), "
         f"documents bigint NOT NULL, tokens bigint NOT NULL)",
         f"INSERT INTO {t.stats} VALUES (TRUE, 0, 0) ON CONFLICT DO NOTHING",
         *_counting_triggers(t),
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_postings_id" ON {t.postings} (id)',
-        f"CREATE TABLE IF NOT EXISTS {t.symbols} (name text NOT NULL, id text NOT NULL "
+        f'CREATE INDEX "{t.table}_postings_id" ON {t.postings} (id)',
+        f"CREATE TABLE {t.symbols} (name text NOT NULL, id text NOT NULL "
         f"REFERENCES {t.chunks} ON DELETE CASCADE, PRIMARY KEY (name, id))",
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_symbols_id" ON {t.symbols} (id)',
-        f"CREATE TABLE IF NOT EXISTS {t.files} (path text PRIMARY KEY, size bigint NOT NULL, "
+        f'CREATE INDEX "{t.table}_symbols_id" ON {t.symbols} (id)',
+        f"CREATE TABLE {t.files} (path text PRIMARY KEY, size bigint NOT NULL, "
         f"mtime_ns bigint NOT NULL, sha256 text NOT NULL, chunk_ids jsonb NOT NULL, "
         f"indexed_at double precision NOT NULL)",
+        # the embedding cache outlives a rebuild (checked to be this index's own, when there)
         f"CREATE TABLE IF NOT EXISTS {t.cache} (namespace text NOT NULL, hash text NOT NULL, "
         f"vector bytea NOT NULL, PRIMARY KEY (namespace, hash))",
+        *comment_statements(t, tuple(s for s in TABLE_SUFFIXES if s != _TEXT_TABLE),
+                            tuple(s for s in INDEX_SUFFIXES if s != _TEXT_INDEX)),
     ]
 
 
@@ -117,15 +122,16 @@ $body$"""
 
 
 def text_search_statements(t: Tables) -> list[str]:
-    """Idempotent DDL of the pg_textsearch side: each chunk's BM25 tokens as text (hex
+    """DDL of the pg_textsearch side: each chunk's BM25 tokens as text (hex
     words, so the ``simple`` configuration keeps ragloom's tokens whole) and its BM25
     index, with the local index's k1 and b."""
     return [
         "CREATE EXTENSION IF NOT EXISTS pg_textsearch",
-        f"CREATE TABLE IF NOT EXISTS {t.tokens} (id text PRIMARY KEY REFERENCES {t.chunks} "
+        f"CREATE TABLE {t.tokens} (id text PRIMARY KEY REFERENCES {t.chunks} "
         f"ON DELETE CASCADE, tokens text NOT NULL)",
-        f'CREATE INDEX IF NOT EXISTS "{t.table}_tokens_bm25" ON {t.tokens} USING bm25 (tokens) '
+        f'CREATE INDEX "{t.table}_tokens_bm25" ON {t.tokens} USING bm25 (tokens) '
         f"WITH (text_config = 'simple', k1 = 1.5, b = 0.75)",
+        *comment_statements(t, (_TEXT_TABLE,), (_TEXT_INDEX,), function=False),
     ]
 
 

@@ -3,6 +3,7 @@ URL with its password resolved (never printed), and the names of the index's tab
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -47,10 +48,22 @@ class PostgresSettings(BaseModel):
         return None
 
 
+#: A collection name kept as it is in its table's name (``ragloom_<name>``).
+_PLAIN = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)*$")
+_PLAIN_MAX = 39  #: ragloom_ + 39 = 47 characters: room for the companion objects' suffixes
+
+
 def table_name(collection_name: str) -> str:
-    """``collection_name`` as a Postgres identifier (``ragloom_`` prefix, others -> ``_``)."""
-    name = "ragloom_" + re.sub(r"[^A-Za-z0-9_]", "_", collection_name).lower()
-    return name[:40]  # room for the suffixes of the index's other tables
+    """``collection_name`` as a Postgres identifier, one table per name: a plain lowercase
+    name keeps it (``ragloom_team_docs``); any other (``Team-Docs``, ``team-docs``, a long
+    one) becomes a readable stem and a hash of the exact name (``ragloom_team_docs__3f9c...``).
+    A plain name never holds ``__``, so the two forms never meet; names differing only in
+    case or ``-``/``_`` get different tables."""
+    if _PLAIN.match(collection_name) and len(collection_name) <= _PLAIN_MAX:
+        return "ragloom_" + collection_name
+    stem = re.sub(r"[^a-z0-9]+", "_", collection_name.lower()).strip("_")[:24].strip("_")
+    digest = hashlib.sha256(collection_name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"ragloom_{stem}__{digest}" if stem else f"ragloom__{digest}"
 
 
 def check_identifier(value: str, key: str) -> str:

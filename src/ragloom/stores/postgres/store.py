@@ -29,16 +29,23 @@ from ragloom.errors import (
     StoreError,
 )
 from ragloom.filters import Filters
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.base import (
+    DataRejectedError,
+    EmbeddingSpec,
+    check_upsert_arguments,
+    require_stored,
+)
 from ragloom.stores.postgres.connection import Database, psycopg
 from ragloom.stores.postgres.lock import PostgresIndexLock, lock_key
-from ragloom.stores.postgres.schema import (
+from ragloom.stores.postgres.objects import (
+    FUNCTION_SUFFIX,
     LAYOUT_VERSION,
-    create_statements,
-    dropped_tables,
-    row_values,
+    check_owned,
+    refuse_dependents,
 )
+from ragloom.stores.postgres.schema import create_statements, dropped_tables, row_values
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
+from ragloom.stores.postgres.snapshot import SharedSnapshot
 from ragloom.stores.postgres.where import where_clause
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -81,6 +88,8 @@ class PostgresStore:
         #: BM25's reads, beside a dense query on ``reader`` (connects on first use).
         self.sparse_reader = Database(
             url, f"ragloom BM25 reader {socket.gethostname()} pid {os.getpid()}")
+        #: Every read of one search runs in this: both reading connections share a snapshot.
+        self.read_snapshot = SharedSnapshot(self.reader, self.sparse_reader)
         self.location = f"{self.writer.where} table {tables.label}"
         #: Held while a writing store is open: one writer per index, across machines.
         self.lock = None if read_only else PostgresIndexLock(url, tables)
@@ -95,44 +104,40 @@ class PostgresStore:
     # -- opening ---------------------------------------------------------------------------
 
     def _open(self) -> None:
-        exists = self._exists()
-        if not exists:
-            if self.read_only:
-                raise IndexNotFoundError(f"no ragloom index at {self.location}")
-            if not self.settings.create:
-                raise StoreError(f"no ragloom index at {self.location}, and "
-                                 f"[rag.vector_store.postgres] create = false forbids creating it")
-            self._create()
+        database = self.reader if self.read_only else self.writer
+        with database.transaction("open"):
+            if not self.read_only:  # two processes creating one index: the second waits
+                database.execute("open", "SELECT pg_advisory_xact_lock(%s)",
+                                 (lock_key(self.tables) ^ _DDL,))
+            found = check_owned(database, self.tables)  # before anything is created or written
+            if self.tables.table not in found:
+                if self.read_only:
+                    raise IndexNotFoundError(f"no ragloom index at {self.location}")
+                if not self.settings.create:
+                    raise StoreError(f"no ragloom index at {self.location}, and [rag.vector_store."
+                                     f"postgres] create = false forbids creating it")
+                self._create()
+        if not self.read_only:
+            self.writer.refresh_types()
+        self.reader.refresh_types()
         built = self.info("model"), self.info("dimension")
-        if built[0] is None:
-            raise StoreError(f"the table at {self.location} was not created by ragloom; ragloom "
-                             f"will not change it: choose another [rag.vector_store.postgres] table")
-        if self.info("layout") != LAYOUT_VERSION:
-            raise StoreError(f"the index at {self.location} has table layout "
-                             f"{self.info('layout')}, this ragloom reads layout {LAYOUT_VERSION}")
+        if built[0] is None or self.info("layout") != LAYOUT_VERSION:
+            raise StoreError(f"the index at {self.location} has no ragloom identity in "
+                             f"{self.tables.info}; ragloom will not change it: choose another "
+                             f"[rag.vector_store.postgres] table")
         wanted = self._embedding.model, str(self._embedding.dimension)
         if built != wanted:
             self._model_changed(built, wanted)
 
-    def _exists(self) -> bool:
-        rows = self.writer.execute("open", "SELECT to_regclass(%s), to_regclass(%s)",
-                                   (self.tables.chunks, self.tables.info))
-        return rows[0][0] is not None and rows[0][1] is not None
-
     def _create(self) -> None:
-        statements = create_statements(self.tables, self._embedding.dimension, self.settings)
-        with self.writer.transaction("create"):
-            # Two processes creating the same index at once: the second waits, then no-ops.
-            self.writer.execute("create", "SELECT pg_advisory_xact_lock(%s)",
-                                (lock_key(self.tables) ^ _DDL,))
-            for statement in statements:
-                self.writer.execute("create", statement)
-            self.writer.execute(
-                "create", f"INSERT INTO {self.tables.info} VALUES ('layout', %s), ('model', %s), "
-                "('dimension', %s) ON CONFLICT (key) DO NOTHING",
-                (LAYOUT_VERSION, self._embedding.model, str(self._embedding.dimension)))
-        self.writer.refresh_types()
-        self.reader.refresh_types()
+        """Every table, index and function of the index, each marked as ragloom's, in the
+        transaction that checked no object of these names exists."""
+        for statement in create_statements(self.tables, self._embedding.dimension, self.settings):
+            self.writer.execute("create", statement)
+        self.writer.execute(
+            "create", f"INSERT INTO {self.tables.info} VALUES ('layout', %s), ('model', %s), "
+            "('dimension', %s)",
+            (LAYOUT_VERSION, self._embedding.model, str(self._embedding.dimension)))
 
     def _model_changed(self, built: tuple[str | None, str | None],
                        wanted: tuple[str, str]) -> None:
@@ -166,8 +171,8 @@ class PostgresStore:
         rows = []
         for chunk_id, vector, text, metadata in zip(ids, matrix, texts, metadatas):
             if "\x00" in text:
-                raise ValueError(f"chunk {chunk_id!r}: its text holds a NUL character, which "
-                                 f"Postgres cannot store")
+                raise DataRejectedError(f"chunk {chunk_id!r}: its text holds a NUL character, "
+                                        f"which Postgres cannot store")
             source, index, digest = row_values(chunk_id, text, dict(metadata))
             if index is not None and not -_INT4 <= index < _INT4:
                 index = None
@@ -196,10 +201,17 @@ class PostgresStore:
                 self.writer.execute("delete", f"DELETE FROM {table} WHERE id = ANY(%s)", (list(ids),))
 
     def reset(self) -> None:
+        """Empty the index's own tables (never through CASCADE: a user table with a foreign
+        key into them makes this a StoreError naming it)."""
         self._writable()
         t = self.tables
         with self.writer.transaction("reset"):
-            self.writer.execute("reset", f"TRUNCATE {t.chunks}, {t.terms} CASCADE")
+            check_owned(self.writer, t)
+            refuse_dependents(self.writer, t, "empty")
+            emptied = [t.postings, t.lengths, t.symbols, t.chunks, t.terms]
+            if self.writer.execute("reset", "SELECT to_regclass(%s)", (t.tokens,))[0][0]:
+                emptied.insert(0, t.tokens)
+            self.writer.execute("reset", f"TRUNCATE {', '.join(emptied)} RESTRICT")
             self.writer.execute("reset", f"UPDATE {t.stats} SET documents = 0, tokens = 0")
 
     def persist(self) -> None:
@@ -275,9 +287,12 @@ def drop_index(url: str, tables: Tables) -> None:
                                     (lock_key(tables),))[0][0]:
                 raise IndexLockedError(f"the index at {database.where} table {tables.label} is "
                                        f"being written by another process: not rebuilt")
+            check_owned(database, tables)  # every object is ragloom's, or nothing is dropped
+            refuse_dependents(database, tables, "drop")
             for table in dropped_tables(tables):
-                database.execute("rebuild", f"DROP TABLE IF EXISTS {table}")
-            database.execute("rebuild", f"DROP FUNCTION IF EXISTS {tables.name('_bm25_counts')}()")
+                database.execute("rebuild", f"DROP TABLE IF EXISTS {table} RESTRICT")
+            database.execute("rebuild", f"DROP FUNCTION IF EXISTS {tables.name(FUNCTION_SUFFIX)}() "
+                             "RESTRICT")
     finally:
         database.close()
 
