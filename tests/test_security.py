@@ -261,3 +261,13 @@ def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.Monke
         read_file(path, "app.yaml", 10_000, readers)
     assert PASSWORD not in str(skip.value) and "[REDACTED:secret]" in str(skip.value)
     assert str(skip.value).startswith("Failing failed: ValueError: cannot parse line 3")
+
+
+@pytest.mark.parametrize(("path", "secret"), [
+    (".env", True), ("config/.env.production", True), ("deploy/key.pem", True), ("id_rsa", True),
+    ("secrets.yaml", True), ("credentials.json", True), ("gcp-credentials-prod.json", True),
+    ("crates/vault/src/secrets.rs", False), ("app/credentials.py", False), ("lib/secrets.ts", False),
+])
+def test_secret_files_are_data_files_not_source_named_like_them(path: str, secret: bool) -> None:
+    from ragloom.indexing.discovery import is_secret_file
+    assert is_secret_file(path) is secret

@@ -25,13 +25,14 @@ _SECRET_WORD = (r"(?:passw(?:or)?d|passwd|(?<![a-z])pwd(?![a-z])|passphrase|secr
                 r"api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|"
                 r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z])|"
                 r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|(?<=[a-z0-9][_.-])key(?![a-z])|"
-                r"authtok|(?<![a-z])encrypt(?![a-z]))")
+                r"authtok|(?<![a-z])encrypt(?![a-z])|(?<![a-z])salt(?![a-z])|(?<![a-z])psk(?![a-z]))")
 #: The same words in ASCII-lowered text.
 _SECRET_WORD_LOWER = re.compile(
     r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
     r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
     r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
-    r"(?<=[a-z0-9][_.-])key(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])")
+    r"(?<=[a-z0-9][_.-])key(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])|"
+    r"salt(?<![a-z]salt)(?![a-z])|psk(?<![a-z]psk)(?![a-z])")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring|authtok")
 #: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
@@ -46,14 +47,22 @@ _NOT_SECRET_NAME = re.compile(
     r"policy|method|mode|scopes?|cmd|command|provider|kind|label|hint|prompt|store|manager|"
     r"class|module|backend|handler|validator|widget|form|view|serializer|hasher|reset|"
     r"changed?|required|enabled|index|char|chars|kind|offset|pos|start|end|ids)s?$")
+#: Names that hold no secret though a secret word is in them: nginx's ``fastcgi_pass`` and
+#: ``proxy_pass`` (an upstream address), a public key's token, a publishable key.
+_PUBLIC_NAME = re.compile(r"(?i)^(?:fastcgi|proxy|uwsgi|scgi|grpc|memcached)_pass|public|publishable")
 
 _NAME = rf"(?P<name>{_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}})"
-_VALUE = (r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>[^\"'`\\\n]{1,512})(?P=quote)"
+_VALUE = (r"(?:&[\w-]{1,40}[ \t]+)?"  # a YAML anchor: ``password: &pw value``
+          r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>[^\"'`\\\n]{1,512})(?P=quote)"
           r"|(?P<bare>[^\s\"'`,;&<>]{1,512}))")
 #: name = value, name: value, "name": "value", name := value, name => value, name: str = value
 _ASSIGNMENT = re.compile(
     rf"(?i){_NAME}(?:\\?[\"'])?\]?[ \t]*(?::=|=>|=(?![=~>])|:(?![:/\\])(?:[ \t]*[A-Za-z_][\w.\[\], |]"
     rf"{{0,40}}?[ \t]*=(?![=>]))?)[ \t]*{_VALUE}")
+#: For the rules of other modules: a secret name (group ``name``), and the words in lowered text.
+SECRET_NAME = _NAME
+SECRET_WORDS = _SECRET_WORD_LOWER
+ASCII_LOWER = _ASCII_LOWER
 #: --password=value, --token value (command lines, Dockerfiles, CI scripts)
 _FLAG = re.compile(rf"(?i)-(?<![\w-]-)-?(?P<name>[A-Za-z0-9-]*{_SECRET_WORD}[A-Za-z0-9-]*)[ =]{_VALUE}")
 #: Kubernetes/compose env entries: ``- name: DB_PASSWORD`` then ``value: ...`` on the next line.
@@ -134,24 +143,24 @@ def redact_structure(text: str, replace: Replace) -> str:
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(lambda match: _url_credentials(match, replace), text)
     if "authorization" in lower:
-        text = _sub(_AUTHORIZATION, text, "authorization", _authorization_secret, replace)
+        text = sub(_AUTHORIZATION, text, "authorization", _authorization_secret, replace)
     if "-u" in text:
-        text = _sub(_CURL_USER, text, "url-credentials", lambda m, v: looks_like_password(v), replace)
+        text = sub(_CURL_USER, text, "url-credentials", lambda m, v: looks_like_password(v), replace)
     if "name:" in lower:
-        text = _sub(_NAME_VALUE_PAIR, text, "secret", _named_secret, replace)
+        text = sub(_NAME_VALUE_PAIR, text, "secret", _named_secret, replace)
     text = _redact_assignments(text, replace)
     if "-access-key]" in text:
-        text = _sub(_KEY_PAIR, text, "secret", lambda m, v: looks_random(v, quoted=True), replace)
+        text = sub(_KEY_PAIR, text, "secret", lambda m, v: looks_random(v, quoted=True), replace)
     for pattern, needle in ((_NETRC, "login"), (_AUTH_TUPLE, "auth"), (_TERRAFORM_DEFAULT, "variable")):
         if needle in lower:
-            text = _sub(pattern, text, "secret", _named_secret, replace)
+            text = sub(pattern, text, "secret", _named_secret, replace)
     text = _redact_secret_lines(text, replace)
     if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
-        text = _sub(_TOOL_PASSWORD, text, "secret", lambda m, v: looks_like_password(v, True), replace)
+        text = sub(_TOOL_PASSWORD, text, "secret", lambda m, v: looks_like_password(v, True), replace)
     if "_" in text:
         text = _redact_prefixed_tokens(text, replace)
     if ":" in text:
-        text = _sub(_PGPASS, text, "secret", lambda m, v: looks_like_password(v), replace)
+        text = sub(_PGPASS, text, "secret", lambda m, v: looks_like_password(v), replace)
     return text
 
 
@@ -179,7 +188,7 @@ def _redact_secret_lines(text: str, replace: Replace) -> str:
         done = starts[number] + len(lines[number]) - 1
         line = lines[number]
         for pattern in _LINE_RULES:
-            line = _sub(pattern, line, "secret", _named_secret, replace)
+            line = sub(pattern, line, "secret", _named_secret, replace)
         lines[number] = line
     return text if lines is None else "".join(lines)
 
@@ -204,7 +213,7 @@ def _redact_assignments(text: str, replace: Replace) -> str:
     return "".join(parts) + text[done:] if parts else text
 
 
-def _sub(pattern: re.Pattern[str], text: str, kind: str,
+def sub(pattern: re.Pattern[str], text: str, kind: str,
          accept: Callable[[re.Match[str], str], bool], replace: Replace) -> str:
     """Replace the ``quoted`` or ``bare`` group of each match that ``accept`` takes."""
     def one(match: re.Match[str]) -> str:
@@ -219,10 +228,16 @@ def _sub(pattern: re.Pattern[str], text: str, kind: str,
 
 
 def _named_secret(match: re.Match[str], value: str) -> bool:
-    name = match.group("name")
+    quoted = "quoted" in match.re.groupindex and match.group("quoted") is not None
+    return named_secret(match.group("name"), value, quoted)
+
+
+def named_secret(name: str, value: str, quoted: bool) -> bool:
+    """Whether ``value``, assigned to (or passed as) the secret-sounding ``name``, is a credential."""
+    if _PUBLIC_NAME.search(name):
+        return False
     if _NOT_SECRET_NAME.search(name.rstrip("_-.").rsplit("_", 1)[-1]) and not _ends_in_secret_word(name):
         return False
-    quoted = "quoted" in match.re.groupindex and match.group("quoted") is not None
     if not quoted:
         value = value.rstrip(")}],")
     if _PASSWORD_NAME.search(name):

@@ -27,11 +27,15 @@ _WORDS = re.compile(r"[_.:/\\-]*[A-Za-z]+(?:[_.:/\\-]+[A-Za-z]+)*[_.:/\\-]*")
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 #: Values that stand for a secret without being one.
 _PLACEHOLDER = re.compile(
-    r"(?i)(?:x{3,}|\*{3,}|\.{3}|#{3,}|<[^>]*>|your[_-]|my[_-]?(?:secret|password|token|key)|"
+    r"(?i)(?:(?-i:x{3,}|X{3,})|\*{3,}|\.{3}|#{3,}|<[^>]*>|your[_-]|my[_-]?(?:secret|password|token|key)|"
     r"example|placeholder|changeme|change[_-]me|redacted|dummy|sample|replace[_-]?me|"
     r"_here\b|\btodo\b|\bfixme\b|^(?:none|null|nil|true|false|yes|no|on|off|required|optional|"
     r"default|empty|string|str|bytes|text|secret|password|passwd|pass|pwd|token|key|"
     r"foo|bar|baz|admin|root|user|guest|unknown|undefined)\d*$|^test)")
+#: Passwords of tests and docs: keyboard and alphabet runs, foo/bar words, hunter2 (a random
+#: token may hold such a run by chance, so only short password-like values are judged by it).
+_STAND_IN = re.compile(r"(?i)abc|12345|qwerty|asdf|foo|letmein|hunter2")
+MAX_STAND_IN_LENGTH = 16
 #: References and templates: an environment or shell variable, a path, a format field.
 _REFERENCE = re.compile(r"^\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
 #: Outside quotes, also code: a call, an index, a dict, a decorator or an operator.
@@ -83,4 +87,5 @@ def looks_like_password(value: str, quoted: bool = False) -> bool:
     """Whether a literal under a password name is a real password (``hunter2``, ``S3cr3t!``):
     long enough, not a placeholder, two character classes, not a bare number."""
     return (len(value) >= MIN_PASSWORD_LENGTH and not is_placeholder(value, quoted)
+            and not (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value))
             and character_classes(value) >= MIN_CHARACTER_CLASSES and not value.isdigit())
