@@ -19,7 +19,7 @@ from ragloom.security.blocks import redact_blocks
 from ragloom.security.formats import FORMATS, KEY_FORMATS
 from ragloom.security.material import redact_material
 from ragloom.security.structure import ASCII_LOWER, redact_structure
-from ragloom.security.usage import redact_usage
+from ragloom.security.usage import NAMED_LINE_RULES, redact_usage
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
 
 __all__ = ["KEY_FORMATS", "Redaction", "looks_like_password", "looks_random", "redact_secrets",
@@ -53,7 +53,7 @@ def redact_secrets(text: str) -> Redaction:
     # material and unnamed random literals last (what a named rule took is already gone)
     text = redact_blocks(text, text.translate(ASCII_LOWER), placeholder)
     text = redact_usage(text, text.translate(ASCII_LOWER), placeholder)
-    text = redact_structure(text, placeholder)
+    text = redact_structure(text, placeholder, NAMED_LINE_RULES)
     text = redact_material(text, text.translate(ASCII_LOWER), placeholder)
     return Redaction(text, kinds)
 

@@ -28,6 +28,9 @@ _CONCATENATION_START = re.compile(
     rf"(?i){SECRET_NAME}[\"']?\]?[ \t]*(?::=|=>|=|:)[ \t]*\(?[ \t]*(?:\r?\n[ \t]*)?")
 _PIECE = re.compile(r"(?P<quote>[\"'])(?P<quoted>[^\"'\\\n]{1,256})(?P=quote)")
 _JOIN = re.compile(r"[ \t]*(?:[+.][ \t]*)?(?:\\?\r?\n[ \t]*)?(?:[+.][ \t]*)?(?=[\"'])")
+#: What follows a name every rule here needs: ``:``, ``=`` or ``[`` (most hits in code are
+#: identifiers followed by anything else, skipped at the cost of this one match).
+_AFTER_NAME = re.compile(r"[A-Za-z0-9_.-]{0,40}[\"']?\]?[ \t]*[:=]")
 #: ``| Unseal Key 1 | <value> |``
 _TABLE_ROW = re.compile(r"(?im)^[ \t]*\|[^|\n]{0,60}(?:key|token|secret|password)[^|\n]{0,20}\|[ \t]*"
                         r"`?(?P<bare>[^|\s`]{8,256})`?[ \t]*\|")
@@ -38,7 +41,7 @@ def redact_blocks(text: str, lower: str, replace: Replace) -> str:
     spans: list[tuple[int, int, str]] = []  # (start, end, kind) of every piece to replace
     taken = -1
     for hit in SECRET_WORDS.finditer(lower):
-        if hit.start() <= taken:
+        if hit.start() <= taken or not _AFTER_NAME.match(text, hit.end()):
             continue
         found = (_yaml_value(text, hit.start()) or _multiline(text, hit.start())
                  or _array(text, hit.start()) or _concatenation(text, hit.start()))

@@ -16,7 +16,7 @@ import re
 from ragloom.security.structure import Replace, sub
 from ragloom.security.values import is_placeholder, shannon_entropy
 
-_ETHEREUM_KEY = re.compile(r"(?<![0-9a-fA-F])(?:0x)?(?P<bare>[0-9a-fA-F]{64})(?![0-9a-fA-F])")
+_ETHEREUM_KEY = re.compile(r"0x(?P<bare>[0-9a-fA-F]{64})(?![0-9a-fA-F])")
 _KEY_LINE = re.compile(r"(?i)key|wallet|account|signer|private|mnemonic")
 _MNEMONIC = re.compile(r"(?<=[\"'`=])(?P<bare>[a-z]{3,8}(?: [a-z]{3,8}){11,23})(?=[\"'`]|[ \t]*\r?$)",
                        re.MULTILINE)
@@ -43,7 +43,7 @@ MIN_LITERAL_DIGITS = 3
 
 def redact_material(text: str, lower: str, replace: Replace) -> str:
     """``text`` with key material and long random literals replaced."""
-    if any(word in lower for word in ("key", "wallet", "account", "signer", "private", "mnemonic")):
+    if "0x" in text:
         text = sub(_ETHEREUM_KEY, text, "ethereum-private-key",
                    lambda m, v: len(set(v)) > 8 and _line_says(m, _KEY_LINE), replace)
     if any(word in lower for word in ("mnemonic", "seed", "phrase", "recovery")):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
 
@@ -134,7 +134,7 @@ _K8S_DATA = re.compile(r"(?P<indent>[ \t]*)(?:data|stringData):[ \t]*(?:#.*)?$")
 _K8S_ENTRY = re.compile(r"[ \t]+[\"']?[\w.-]+[\"']?:[ \t]*(?P<value>\S.*?)[ \t]*$")
 
 
-def redact_structure(text: str, replace: Replace) -> str:
+def redact_structure(text: str, replace: Replace, line_rules: Sequence[LineRule] = ()) -> str:
     """``text`` with the secrets every structural rule finds replaced. Each rule runs only
     on texts holding its key word (most files hold none: this keeps redaction fast)."""
     lower = text.translate(_ASCII_LOWER)  # same length and offsets as text
@@ -154,7 +154,9 @@ def redact_structure(text: str, replace: Replace) -> str:
     for pattern, needle in ((_NETRC, "login"), (_AUTH_TUPLE, "auth"), (_TERRAFORM_DEFAULT, "variable")):
         if needle in lower:
             text = sub(pattern, text, "secret", _named_secret, replace)
-    text = _redact_secret_lines(text, replace)
+    text = redact_lines(text, replace, _SECRET_WORD_LOWER,
+                        [*line_rules, *((pattern, "secret", _named_secret, _LINE_NEEDLES[pattern])
+                                      for pattern in _LINE_RULES)])
     if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
         text = sub(_TOOL_PASSWORD, text, "secret", lambda m, v: looks_like_password(v, True), replace)
     if "_" in text:
@@ -168,14 +170,20 @@ def redact_structure(text: str, replace: Replace) -> str:
 #: the whole text per rule would cost more than every other rule together).
 _LINE_RULES = (_FLAG, _XML_ELEMENT, _ATTRIBUTE_PAIR, _SPACED_LINE, _POSITIONAL)
 
+#: (pattern, kind, accept, needles): a rule for ``redact_lines``, tried on a line only when
+#: the line holds one of its needles (or always, when it has none).
+LineRule = tuple[re.Pattern[str], str, Callable[[re.Match[str], str], bool], tuple[str, ...]]
+_LINE_NEEDLES: dict[re.Pattern[str], tuple[str, ...]] = {
+    _FLAG: ("-",), _XML_ELEMENT: ("<",), _ATTRIBUTE_PAIR: ("=",), _SPACED_LINE: (), _POSITIONAL: ("'", '"')}
 
-def _redact_secret_lines(text: str, replace: Replace) -> str:
-    """The one-line rules applied to each line holding a secret word."""
+
+def redact_lines(text: str, replace: Replace, words: re.Pattern[str], rules: Sequence[LineRule]) -> str:
+    """``rules`` applied to each line of ``text`` whose ASCII-lowered copy holds one of ``words``."""
     lower = text.translate(_ASCII_LOWER)
     lines: list[str] | None = None
     starts: list[int] = []
     done = -1
-    for hit in _SECRET_WORD_LOWER.finditer(lower):
+    for hit in words.finditer(lower):
         if hit.start() <= done:
             continue
         if lines is None:
@@ -187,8 +195,9 @@ def _redact_secret_lines(text: str, replace: Replace) -> str:
         number = bisect.bisect_right(starts, hit.start()) - 1
         done = starts[number] + len(lines[number]) - 1
         line = lines[number]
-        for pattern in _LINE_RULES:
-            line = sub(pattern, line, "secret", _named_secret, replace)
+        for pattern, kind, accept, needles in rules:
+            if not needles or any(needle in line for needle in needles):
+                line = sub(pattern, line, kind, accept, replace)
         lines[number] = line
     return text if lines is None else "".join(lines)
 

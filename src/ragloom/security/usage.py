@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-from ragloom.security.structure import Replace, named_secret, sub
+from ragloom.security.structure import (
+    LineRule,
+    Replace,
+    named_secret,
+    redact_lines,
+    sub,
+)
 from ragloom.security.values import looks_like_password, looks_random
 
 #: Connection and auth calls, and the 1-based position of their password argument:
@@ -25,10 +31,10 @@ _PASSWORD_ARGUMENT = {
     "usernamepasswordauthenticationtoken": 2, "ldap_bind": 3, "simple_bind_s": 2, "bind_s": 2,
     "connection": 3, "plainauth": 3, "smtp.start": 5, "pg.connect": 7, "open_connection": 3,
 }
-_CALL = re.compile(r"(?i)(?<![\w$])(?:new[ \t]+)?(?P<call>" + "|".join(
+_CALL = re.compile(r"(?<![\w$])(?P<call>" + "|".join(
     sorted((re.escape(name) for name in _PASSWORD_ARGUMENT), key=len, reverse=True)) + r")[ \t]*\(")
 _CALL_NEEDLES = ("connect", "login", "pdo", "mysqli", "sequelize", "credential", "auth", "bind",
-                 "connection", "smtp.start", "open_connection")
+                 "connection", "smtp.start")
 #: One argument: a quoted literal (``"pw".toCharArray()`` too) or anything up to a comma.
 _ARGUMENT = re.compile(r"[ \t\r\n]*(?:(?P<quote>[\"'])(?P<quoted>[^\"'\\\n]{0,256})(?P=quote)"
                        r"(?:\.toCharArray\(\)|\.encode\(\))?|(?P<other>[^,()\"'\n]{0,200}))[ \t\r\n]*")
@@ -69,9 +75,13 @@ _TOOL_FLAGS = re.compile(
     r"|\bjdbc:oracle:thin:[\w$#]+/"
     r"|\b(?:zip|unzip|7z|7za)\b[^\n|;&]{0,200}?[ \t]-[pP][ \t]*|^[ \t]*ENV[ \t]+\w*PASS\w*[ \t]+)"
     r"(?:(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,256})(?P=quote)|(?P<bare>[^\s\"'@;]{1,256}))", re.MULTILINE)
-_TOOL_NEEDLES = ("sqlcmd", "docker", "mongo", "cqlsh", "keytool", "pass:", "ldap", "az ", "htpasswd",
-                 "rabbitmqctl", "smbclient", "/p:", "net use", "sqlplus", "sqlldr", "expdp", "impdp",
-                 "rman", "oracle:thin", "zip", "7z", "ENV ")
+#: The lines the tool rule runs on (in lowered text; Dockerfile ``ENV`` lines hold a secret word).
+_TOOL_WORDS = re.compile(r"sqlcmd|docker|mongo|cqlsh|storepass|keypass|pass:|ldap|az[ \t]+login|htpasswd|"
+                         r"rabbitmqctl|smbclient|/p:|net[ \t]+use|sqlplus|sqlldr|expdp|impdp|rman|"
+                         r"oracle:thin|zip|7z|(?m:^[ \t]*env[ \t])")
+_TOOL_NEEDLES = ("sqlcmd", "docker", "mongo", "cqlsh", "storepass", "keypass", "pass:", "ldap", "az login",
+                 "htpasswd", "rabbitmqctl", "smbclient", "/p:", "net use", "sqlplus", "sqlldr", "expdp",
+                 "impdp", "rman", "oracle:thin", "zip ", "7z")
 
 #: Go MySQL DSNs: ``user:password@tcp(host:3306)/db``, ``@unix(/path)``.
 _GO_DSN = re.compile(r"(?<![\w/:.-])[\w.-]{1,64}:(?P<bare>[^\s:@/\"'`]{1,256})@(?:tcp|unix|udp)\(")
@@ -91,9 +101,10 @@ _DEVICE_SECRET = re.compile(
     r"(?im)(?:^|[ \t])(?P<name>password|secret|psksecret|passwd|key|community|pre-shared-key|"
     r"authentication-key)[ \t]+(?:[05789][ \t]+)?"
     r"(?:(?P<quote>\")(?P<quoted>[^\"\n]{1,256})\"|(?P<bare>[^\s\"]{1,256}))")
-_DEVICE_NEEDLES = ("snmp-server", "enable secret", "enable password", "line vty", "line con", "isakmp",
-                   "psksecret", "radius", "tacacs", "interface ", "hostname ", "username ", "config vpn",
-                   "config system")
+#: A line only a network device's config starts with.
+_DEVICE_CONFIG = re.compile(r"(?m)^[ \t]*(?:hostname[ \t]|line[ \t]+(?:vty|con)|snmp-server|enable[ \t]+"
+                            r"(?:secret|password)|username[ \t]+\S+[ \t]+(?:privilege|password|secret)|"
+                            r"crypto[ \t]+isakmp|config[ \t]+(?:vpn|system)|radius|tacacs|key[ \t]+0)")
 #: strongSwan ``ipsec.secrets``: ``%any host : PSK "..."``.
 _IPSEC_SECRET = re.compile(r":[ \t]*(?:PSK|EAP|XAUTH)[ \t]+"
                            r"(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,256})(?P=quote)")
@@ -114,40 +125,48 @@ _SESSION_COOKIE = re.compile(r"(?i)(?:\bcookie:[ \t]*|;[ \t]*)"
                              r"(?P<name>[\w.-]*(?:sess|sid|token|auth|remember)"
                              r"[\w.-]*)=(?P<bare>[^;\s\"']{16,})")
 #: An old Vault service token: ``s.`` and 24 random letters and digits.
-_OLD_VAULT_TOKEN = re.compile(r"(?<![\w.$])s\.(?P<bare>[A-Za-z0-9]{24})(?![\w.])")
+_OLD_VAULT_TOKEN = re.compile(r"s\.(?P<bare>[A-Za-z0-9]{24})(?![\w.])")
+
+#: Rules for the lines holding a secret word (run in ``redact_structure``'s pass over them).
+NAMED_LINE_RULES: list[LineRule] = [
+    (_SETTER, "secret", lambda m, v: named_secret(m.group("name"), v, True), (".",)),
+    (_LOOKUP_DEFAULT, "secret", lambda m, v: named_secret(m.group("name"), v, True), ("(",)),
+    (_ENV_FALLBACK, "secret", lambda m, v: named_secret(m.group("name"), v, True), ("env.",)),
+    (_VARIABLE_DEFAULT, "secret", lambda m, v: named_secret(m.group("name"), v, False), ("${",)),
+    (_PROMPT_RESPONSE, "secret", lambda m, v: looks_like_password(v, True), (":",)),
+    (_WORDPRESS_SALT, "secret", lambda m, v: len(set(v)) >= 12 and not _PHRASE.fullmatch(v), ("define",)),
+]
 
 
 def redact_usage(text: str, lower: str, replace: Replace) -> str:
     """``text`` with the secrets every usage rule finds replaced (``lower``: its ASCII-lowered
     copy, for the needles)."""
     if "(" in text and any(needle in lower for needle in _CALL_NEEDLES):
-        text = _redact_calls(text, replace)
-    if "pass" in lower or "secret" in lower or "token" in lower or "key" in lower:
-        text = sub(_SETTER, text, "secret", _setter_secret, replace)
-        for pattern in (_LOOKUP_DEFAULT, _ENV_FALLBACK, _VARIABLE_DEFAULT):
-            text = sub(pattern, text, "secret", _default_secret, replace)
-        if "define" in text:
-            text = sub(_WORDPRESS_SALT, text, "secret", _salt, replace)
-    if any(needle in text or needle in lower for needle in _TOOL_NEEDLES):
-        text = sub(_TOOL_FLAGS, text, "secret", _password, replace)
+        text = _redact_calls(text, lower, replace)
+    if any(needle in lower for needle in _TOOL_NEEDLES) or "ENV " in text:
+        text = redact_lines(text, replace, _TOOL_WORDS, [(_TOOL_FLAGS, "secret", _password, ())])
     if "@tcp(" in text or "@unix(" in text or "@udp(" in text:
         text = sub(_GO_DSN, text, "url-credentials", _password, replace)
-    if "expect" in lower:
+    if any(needle in lower for needle in ('expect "', "expect '", "expect(", "expect -")):
         text = sub(_EXPECT_SEND, text, "secret", _sent_password, replace)
-        text = sub(_PROMPT_RESPONSE, text, "secret", _password, replace)
-    if any(needle in lower for needle in _DEVICE_NEEDLES):
+    if _DEVICE_CONFIG.search(text):
         text = sub(_DEVICE_SECRET, text, "secret", _password, replace)
     if "authorization" in lower:
         text = sub(_AUTHORIZATION_USE, text, "authorization", lambda m, v: looks_random(v), replace)
-    if "code(" in text or "btoa(" in text:
+    if "btoa(" in text or "b64encode(" in text or "encodeToString(" in text:
         text = sub(_BASIC_PAIR, text, "url-credentials", _password, replace)
     if "cookie" in lower:
         text = sub(_SESSION_COOKIE, text, "secret", lambda m, v: looks_random(v), replace)
     if "s." in text:
-        text = sub(_OLD_VAULT_TOKEN, text, "vault-token", lambda m, v: _mixed(v), replace)
+        text = sub(_OLD_VAULT_TOKEN, text, "vault-token", _old_vault_token, replace)
     if "PSK" in text or "EAP" in text:
         text = sub(_IPSEC_SECRET, text, "secret", _password, replace)
     return text
+
+
+def _old_vault_token(match: re.Match[str], value: str) -> bool:
+    before = match.string[match.start() - 1:match.start()]
+    return not (before.isalnum() or before in "_.$") and _mixed(value)
 
 
 def _mixed(value: str) -> bool:
@@ -165,25 +184,12 @@ def _sent_password(match: re.Match[str], value: str) -> bool:
     return looks_like_password(value, True)
 
 
-def _setter_secret(match: re.Match[str], value: str) -> bool:
-    return named_secret(match.group("name"), value, True)
-
-
-def _default_secret(match: re.Match[str], value: str) -> bool:
-    return named_secret(match.group("name"), value, match.group("quote") is not None
-                        if "quote" in match.re.groupindex else False)
-
-
-def _salt(match: re.Match[str], value: str) -> bool:
-    """A WordPress key or salt: long and varied, not the sample's ``put your unique phrase here``."""
-    return len(set(value)) >= 12 and not _PHRASE.fullmatch(value)
-
-
-def _redact_calls(text: str, replace: Replace) -> str:
-    """The password argument of each known connection or auth call, when it is a literal."""
+def _redact_calls(text: str, lower: str, replace: Replace) -> str:
+    """The password argument of each known connection or auth call, when it is a literal
+    (calls found in the lowered text, same offsets)."""
     parts: list[str] = []
     done = 0
-    for call in _CALL.finditer(text):
+    for call in _CALL.finditer(lower):
         if call.start() < done:
             continue
         position = _PASSWORD_ARGUMENT[call.group("call").lower()]
