@@ -21,7 +21,11 @@ _YAML_HEADING = re.compile(rf"(?i){SECRET_NAME}[\"']?[ \t]*:[ \t]*(?P<block>[|>]
 _MULTILINE_STRING = re.compile(rf"(?is){SECRET_NAME}[ \t]*=[ \t]*(?P<fence>\"\"\"|''')"
                                r"(?P<body>.{1,2000}?)(?P=fence)")
 #: ``name = ["...", "..."]``, ``"name": [ ... ]``
+_WRAPPED_PART = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
 _ARRAY = re.compile(rf"(?i){SECRET_NAME}[\"']?[ \t]*[:=][ \t]*\[(?P<body>[^\]\[]{{1,4000}})\]")
+#: Items of an array under a secret name are keys, machine-made and long: shorter items are
+#: names (``remote-auth = ["django-auth-ldap", "python3-saml"]``).
+MIN_ARRAY_KEY_LENGTH = 16
 _ITEM = re.compile(r"(?P<quote>[\"'])(?P<quoted>[^\"'\\\n]{1,512})(?P=quote)")
 #: ``name = "abc" + "def"``, ``name = (\n "abc"\n "def"\n)``, PHP ``'abc' . 'def'``
 _CONCATENATION_START = re.compile(
@@ -108,7 +112,9 @@ def _multiline(text: str, start: int) -> list[tuple[int, int, str]]:
     if match is None:
         return []
     body = match.group("body")
-    if not named_secret(match.group("name"), "".join(body.split()), True):
+    tokens = body.split()  # one value (maybe wrapped over lines), not a whole embedded file
+    if not (len(tokens) == 1 or all(_WRAPPED_PART.fullmatch(token) for token in tokens)) \
+            or not named_secret(match.group("name"), "".join(tokens), True):
         return []
     offset = match.start("body")
     return [(offset + m.start(), offset + m.end(), "secret") for m in re.finditer(r"\S+", body)]
@@ -121,7 +127,8 @@ def _array(text: str, start: int) -> list[tuple[int, int, str]]:
     offset = match.start("body")
     return [(offset + item.start("quoted"), offset + item.end("quoted"), "secret")
             for item in _ITEM.finditer(match.group("body"))
-            if named_secret(match.group("name"), item.group("quoted"), True)]
+            if len(item.group("quoted")) >= MIN_ARRAY_KEY_LENGTH
+            and named_secret(match.group("name"), item.group("quoted"), True)]
 
 
 def _concatenation(text: str, start: int) -> list[tuple[int, int, str]]:

@@ -11,6 +11,7 @@ a line that names no hash, digest, id or checksum.
 
 from __future__ import annotations
 
+import base64
 import re
 
 from ragloom.security.structure import Replace, sub
@@ -37,6 +38,10 @@ _NOT_SECRET_LINE = re.compile(
     r"|assert|expect|test|example|sample|fixture|mock|fake|dummy|regex|pattern|charset|alphabet|xmlns")
 #: Words and numbers (``SomeLongIdentifierName2``) spell an identifier, not a token.
 _WORDY = re.compile(r"(?:[A-Z]?[a-z]{3,}|[A-Z]{2,}(?![a-z])|\d{1,4}|[_./+=~-])+")
+#: A part between separators that is a word (``with-SUPER-MONKEYS-pc58...``, punycode and
+#: identifiers such as ``N18x509_attributes_st4``): no random token has one.
+_WORD = re.compile(r"[A-Z]?[a-z]{4,}|[A-Z]{4,}")
+_SEPARATORS = re.compile(r"[-_.~]+")
 MIN_LITERAL_ENTROPY_BITS = 4.3
 MIN_LITERAL_DIGITS = 3
 
@@ -65,9 +70,19 @@ def _random_literal(match: re.Match[str], value: str) -> bool:
     """Whether a literal under no secret name is random enough to be a credential anyway."""
     if (sum(c.isdigit() for c in value) < MIN_LITERAL_DIGITS or not any(c.isupper() for c in value)
             or not any(c.islower() for c in value) or shannon_entropy(value) < MIN_LITERAL_ENTROPY_BITS
-            or _WORDY.fullmatch(value) or is_placeholder(value, True) or "/" in value.strip("/")):
+            or _WORDY.fullmatch(value) or is_placeholder(value, True) or "/" in value.strip("/")
+            or any(_WORD.fullmatch(part) for part in _SEPARATORS.split(value)) or _encoded_text(value)):
         return False
     return not _line_says(match, _NOT_SECRET_LINE)
+
+
+def _encoded_text(value: str) -> bool:
+    """Whether ``value`` is base64 of printable text (test vectors, encoded words), not a key."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except ValueError:
+        return False
+    return bool(decoded) and all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
 
 
 def _line_says(match: re.Match[str], words: re.Pattern[str]) -> bool:

@@ -70,17 +70,18 @@ _TOOL_FLAGS = re.compile(
     r"|-pass(?:in|out|word)?[ \t]+pass:|\bldap\w{2,10}\b[^\n|;&]{0,200}?[ \t]-w[ \t]+"
     r"|\baz[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+|\bhtpasswd[ \t]+-\w*b\w*[ \t]+(?:\S+[ \t]+){2}"
     r"|\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+|\bsmbclient\b[^\n|;&]{0,200}?"
-    r"(?:-U|--user=?)[ \t]*[^%\s]+%|[ \t]/p:|\bnet[ \t]+use[ \t]+(?:\S+[ \t]+)?\\\\\S+[ \t]+"
+    r"(?:-U|--user=?)[ \t]*[^%\s]+%|\b\w*freerdp\b[^\n]{0,200}?[ \t]/p:"
+    r"|\bnet[ \t]+use[ \t]+(?:\S+[ \t]+)?\\\\\S+[ \t]+"
     r"|\b(?:sqlplus|sqlldr|expdp|impdp|rman[ \t]+target)[ \t]+(?:-\w+[ \t]+)*[\w$#]+/"
     r"|\bjdbc:oracle:thin:[\w$#]+/"
     r"|\b(?:zip|unzip|7z|7za)\b[^\n|;&]{0,200}?[ \t]-[pP][ \t]*|^[ \t]*ENV[ \t]+\w*PASS\w*[ \t]+)"
     r"(?:(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,256})(?P=quote)|(?P<bare>[^\s\"'@;]{1,256}))", re.MULTILINE)
 #: The lines the tool rule runs on (in lowered text; Dockerfile ``ENV`` lines hold a secret word).
 _TOOL_WORDS = re.compile(r"sqlcmd|docker|mongo|cqlsh|storepass|keypass|pass:|ldap|az[ \t]+login|htpasswd|"
-                         r"rabbitmqctl|smbclient|/p:|net[ \t]+use|sqlplus|sqlldr|expdp|impdp|rman|"
+                         r"rabbitmqctl|smbclient|freerdp|net[ \t]+use|sqlplus|sqlldr|expdp|impdp|rman|"
                          r"oracle:thin|zip|7z|(?m:^[ \t]*env[ \t])")
 _TOOL_NEEDLES = ("sqlcmd", "docker", "mongo", "cqlsh", "storepass", "keypass", "pass:", "ldap", "az login",
-                 "htpasswd", "rabbitmqctl", "smbclient", "/p:", "net use", "sqlplus", "sqlldr", "expdp",
+                 "htpasswd", "rabbitmqctl", "smbclient", "freerdp", "net use", "sqlplus", "sqlldr", "expdp",
                  "impdp", "rman", "oracle:thin", "zip ", "7z")
 
 #: Go MySQL DSNs: ``user:password@tcp(host:3306)/db``, ``@unix(/path)``.
