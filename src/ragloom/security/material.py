@@ -42,6 +42,9 @@ _WORDY = re.compile(r"(?:[A-Z]?[a-z]{3,}|[A-Z]{2,}(?![a-z])|\d{1,4}|[_./+=~-])+"
 #: identifiers such as ``N18x509_attributes_st4``): no random token has one.
 _WORD = re.compile(r"[A-Z]?[a-z]{4,}|[A-Z]{4,}")
 _SEPARATORS = re.compile(r"[-_.~]+")
+_LOWER_RUN = re.compile(r"[a-z]{10,}")
+#: Before the literal on its line: an assignment, a call or an item (``=``, ``:``, ``(``, ``,``, ``[``).
+_USED = re.compile(r"[=:(,\[]")
 MIN_LITERAL_ENTROPY_BITS = 4.3
 MIN_LITERAL_DIGITS = 3
 
@@ -73,7 +76,10 @@ def _random_literal(match: re.Match[str], value: str) -> bool:
             or _WORDY.fullmatch(value) or is_placeholder(value, True) or "/" in value.strip("/")
             or any(_WORD.fullmatch(part) for part in _SEPARATORS.split(value)) or _encoded_text(value)):
         return False
-    return not _line_says(match, _NOT_SECRET_LINE)
+    start = match.start("quoted" if match.group("quoted") is not None else "bare")
+    if not _USED.search(match.string, match.string.rfind("\n", 0, start) + 1, start):
+        return False  # a literal alone on its line continues a longer one (a blob's middle)
+    return not _line_says(match, _NOT_SECRET_LINE) and not _LOWER_RUN.search(value)
 
 
 def _encoded_text(value: str) -> bool:

@@ -24,14 +24,14 @@ Replace = Callable[[str, str], str]
 _SECRET_WORD = (r"(?:passw(?:or)?d|passwd|(?<![a-z])pwd(?![a-z])|passphrase|secret|token|"
                 r"api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|"
                 r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z])|"
-                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|(?<=[a-z0-9][_.-])key(?![a-z])|"
+                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|key(?<=[a-z0-9][_.-]key)(?![a-z])|"
                 r"authtok|(?<![a-z])encrypt(?![a-z])|(?<![a-z])salt(?![a-z])|(?<![a-z])psk(?![a-z]))")
 #: The same words in ASCII-lowered text.
 _SECRET_WORD_LOWER = re.compile(
     r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
     r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
     r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
-    r"(?<=[a-z0-9][_.-])key(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])|"
+    r"key(?<=[a-z0-9][_.-]key)(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])|"
     r"salt(?<![a-z]salt)(?![a-z])|psk(?<![a-z]psk)(?![a-z])")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring|authtok")
