@@ -22,7 +22,7 @@ MIN_PASSWORD_LENGTH = 6
 MIN_TOKEN_LENGTH = 8
 
 #: Letters-only words joined by separators: names (``database_password``), not secrets.
-_WORDS = re.compile(r"[_.:/\\-]*[A-Za-z]+(?:[_.:/\\-]+[A-Za-z]+)*[_.:/\\-]*")
+_WORDS = re.compile(r"[_.:/\\-]*[^\W\d_]+(?:[_.:/\\-]+[^\W\d_]+)*[_.:/\\-]*")  # any script's letters
 #: ``self._manager._authkey``, ``tokenize_module._tokenize``: code, not a value.
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 #: Values that stand for a secret without being one.
@@ -37,9 +37,9 @@ _PLACEHOLDER = re.compile(
 _STAND_IN = re.compile(r"(?i)abc|12345|qwerty|asdf|foo|letmein|hunter2")
 MAX_STAND_IN_LENGTH = 16
 #: References and templates: an environment or shell variable, a path, a format field.
-_REFERENCE = re.compile(r"^\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
+_REFERENCE = re.compile(r"^\$|\{\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
 #: Outside quotes, also code: a call, an index, a dict, a decorator or an operator.
-_CODE = re.compile(r"^[%&@!{]|[()\[\]\\]")
+_CODE = re.compile(r"^[%&@!{?]|[()\[\]\\]")
 
 
 def shannon_entropy(value: str) -> float:
@@ -59,7 +59,8 @@ def is_placeholder(value: str, quoted: bool = False) -> bool:
     rather than a literal."""
     return bool(_REFERENCE.search(value) or (not quoted and _CODE.search(value))
                 or _PLACEHOLDER.search(value) or _WORDS.fullmatch(value)
-                or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value)
+                or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value
+                or (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value)))
 
 
 #: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference ...
@@ -87,5 +88,4 @@ def looks_like_password(value: str, quoted: bool = False) -> bool:
     """Whether a literal under a password name is a real password (``hunter2``, ``S3cr3t!``):
     long enough, not a placeholder, two character classes, not a bare number."""
     return (len(value) >= MIN_PASSWORD_LENGTH and not is_placeholder(value, quoted)
-            and not (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value))
             and character_classes(value) >= MIN_CHARACTER_CLASSES and not value.isdigit())
