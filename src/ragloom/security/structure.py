@@ -53,8 +53,8 @@ _PUBLIC_NAME = re.compile(r"(?i)^(?:fastcgi|proxy|uwsgi|scgi|grpc|memcached)_pas
 
 _NAME = rf"(?P<name>{_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}})"
 _VALUE = (r"(?:&[\w-]{1,40}[ \t]+)?"  # a YAML anchor: ``password: &pw value``
-          r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>[^\"'`\\\n]{1,512})(?P=quote)"
-          r"|(?P<bare>[^\s\"'`,;&<>]{1,512}))")
+          r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>(?:[^\"'`\\\n]|\\[\"'])"
+          r"{1,512})(?P=quote)|(?P<bare>[^\s\"'`,;&<>]{1,512}))")
 #: name = value, name: value, "name": "value", name := value, name => value, name: str = value
 _ASSIGNMENT = re.compile(
     rf"(?i){_NAME}(?:\\?[\"'])?\]?[ \t]*(?::=|=>|=(?![=~>])|:(?![:/\\])(?:[ \t]*[A-Za-z_][\w.\[\], |]"
