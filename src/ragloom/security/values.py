@@ -36,6 +36,8 @@ _PLACEHOLDER = re.compile(
 #: token may hold such a run by chance, so only short password-like values are judged by it).
 _STAND_IN = re.compile(r"(?i)abc|12345|qwerty|asdf|foo|letmein|hunter2")
 MAX_STAND_IN_LENGTH = 16
+#: This many letters of other scripts make a value prose (a translated UI string), not a key.
+MIN_PROSE_LETTERS = 3
 #: References and templates: an environment or shell variable, a path, a format field.
 _REFERENCE = re.compile(r"^\$|\{\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
 #: Outside quotes, also code: a call, an index, a dict, a decorator or an operator.
@@ -60,7 +62,8 @@ def is_placeholder(value: str, quoted: bool = False) -> bool:
     return bool(_REFERENCE.search(value) or (not quoted and _CODE.search(value))
                 or _PLACEHOLDER.search(value) or _WORDS.fullmatch(value)
                 or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value
-                or (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value)))
+                or (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value))
+                or sum(c.isalpha() and not c.isascii() for c in value) >= MIN_PROSE_LETTERS)
 
 
 #: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference ...
