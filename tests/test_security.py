@@ -261,3 +261,42 @@ def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.Monke
         read_file(path, "app.yaml", 10_000, readers)
     assert PASSWORD not in str(skip.value) and "[REDACTED:secret]" in str(skip.value)
     assert str(skip.value).startswith("Failing failed: ValueError: cannot parse line 3")
+
+
+@pytest.mark.parametrize(("path", "secret"), [
+    (".env", True), ("config/.env.production", True), ("deploy/key.pem", True), ("id_rsa", True),
+    ("secrets.yaml", True), ("credentials.json", True), ("gcp-credentials-prod.json", True),
+    ("crates/vault/src/secrets.rs", False), ("app/credentials.py", False), ("lib/secrets.ts", False),
+])
+def test_secret_files_are_data_files_not_source_named_like_them(path: str, secret: bool) -> None:
+    from ragloom.indexing.discovery import is_secret_file
+    assert is_secret_file(path) is secret
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # how a value is used (issue 37): exactly the value goes, the code around it stays
+    ('c = DriverManager.getConnection(url, "app", "Falcon1987!");\n',
+     'c = DriverManager.getConnection(url, "app", "[REDACTED:secret]");\n'),
+    ("client.connect('10.0.0.1', 22, 'deploy', 'Falcon1987!')\n",
+     "client.connect('10.0.0.1', 22, 'deploy', '[REDACTED:secret]')\n"),
+    ("'password' => env('DB_PASSWORD', 'Falcon1987!'),\n",
+     "'password' => env('DB_PASSWORD', '[REDACTED:secret]'),\n"),
+    ("sqlcmd -S db -U sa -P Falcon1987! -Q 'select 1'\n",
+     "sqlcmd -S db -U sa -P [REDACTED:secret] -Q 'select 1'\n"),
+    ('sql.Open("mysql", "shop:Falcon1987!@tcp(db:3306)/shop")\n',
+     'sql.Open("mysql", "shop:[REDACTED:url-credentials]@tcp(db:3306)/shop")\n'),
+    ('expect "Password:"\nsend "Falcon1987!\\r"\n', 'expect "Password:"\nsend "[REDACTED:secret]"\n'),
+    (f"api_token: >-\n  {TOKEN}\nregion: eu\n", "api_token: >-\n  [REDACTED:secret]\nregion: eu\n"),
+    (f'SECRET_KEY = (\n    "{TOKEN[:16]}"\n    "{TOKEN[16:]}"\n)\n',
+     'SECRET_KEY = (\n    "[REDACTED:secret]"\n    "[REDACTED:secret]"\n)\n'),
+    (f'api_keys = ["{TOKEN}", "{TOKEN[::-1]}"]\n',
+     'api_keys = ["[REDACTED:secret]", "[REDACTED:secret]"]\n'),
+    ("username admin privilege 15 password 0 Falcon1987!\nhostname r1\n",
+     "username admin privilege 15 password 0 [REDACTED:secret]\nhostname r1\n"),
+    (f'w = new ethers.Wallet("0x{HEX32 * 2}", p);\n',
+     'w = new ethers.Wallet("0x[REDACTED:ethereum-private-key]", p);\n'),
+    (f'client = PushClient("{_fake(ALNUM, 40, seed=11)}")\n',
+     'client = PushClient("[REDACTED:random-literal]")\n'),
+])
+def test_secrets_found_by_how_they_are_used_are_redacted_exactly(text: str, expected: str) -> None:
+    assert redact_secrets(text).text == expected

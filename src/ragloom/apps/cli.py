@@ -281,6 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="ragloom: %(message)s")
+    from ragloom.security.display import RedactingFilter  # no credential in a log line
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())
     try:
         return run(args)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly
@@ -300,7 +303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    return " | ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    """The error's message on one line, with any credential in it (a URL's password) hidden."""
+    from ragloom.security.display import redact_for_display
+
+    return redact_for_display(" | ".join(line.strip() for line in str(exc).splitlines() if line.strip()))
 
 
 if __name__ == "__main__":  # pragma: no cover

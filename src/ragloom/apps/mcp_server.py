@@ -22,6 +22,7 @@ from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
 from ragloom.integrations.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
 from ragloom.security import redact_secrets
+from ragloom.security.display import redact_for_display
 from ragloom.types import SearchResult
 from ragloom.version import __version__
 
@@ -68,7 +69,7 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
         try:
             results = engine.search(query, top_k=top_k, filters=filters)
         except (ValueError, RagloomError) as exc:
-            raise tool_error(f"rag_search failed: {exc}") from None
+            raise tool_error(redact_for_display(f"rag_search failed: {exc}")) from None
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=format_tool_results(query, results))],
             structured_content={"query": query, "results": [result_record(r) for r in results]})
@@ -97,7 +98,7 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
         try:
             report = engine.index_file(target) if target.is_file() else engine.index_directory(target)
         except (OSError, ValueError, RagloomError) as exc:
-            raise tool_error(f"rag_index failed: {exc}") from None
+            raise tool_error(redact_for_display(f"rag_index failed: {exc}")) from None
         return {key: value for key, value in report.to_dict().items() if key != "skipped"} | {
             "skipped": [f"{s.path}: {s.reason}" for s in report.skipped]}
 

@@ -24,7 +24,10 @@ DEFAULT_EXCLUDED_DIRS = frozenset({
 SECRET_FILE_PATTERNS = (
     ".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
     "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", ".netrc", ".pgpass", ".htpasswd",
-    "credentials", "credentials.*", "*credentials*.json", "secrets.*", ".npmrc", ".pypirc",
+    "credentials", "*credentials*.json", ".npmrc", ".pypirc",
+    # data files only: ``secrets.rs`` or ``credentials.py`` is source code, indexed and redacted
+    *(f"{stem}.{suffix}" for stem in ("secrets", "credentials")
+      for suffix in ("json", "yaml", "yml", "toml", "ini", "env", "txt", "properties", "conf", "cfg", "xml")),
 )
 
 

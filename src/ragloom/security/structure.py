@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
 
@@ -24,14 +24,15 @@ Replace = Callable[[str, str], str]
 _SECRET_WORD = (r"(?:passw(?:or)?d|passwd|(?<![a-z])pwd(?![a-z])|passphrase|secret|token|"
                 r"api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|"
                 r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z])|"
-                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|(?<=[a-z0-9][_.-])key(?![a-z])|"
-                r"authtok|(?<![a-z])encrypt(?![a-z]))")
+                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|key(?<=[a-z0-9][_.-]key)(?![a-z])|"
+                r"authtok|(?<![a-z])encrypt(?![a-z])|(?<![a-z])salt(?![a-z])|(?<![a-z])psk(?![a-z]))")
 #: The same words in ASCII-lowered text.
 _SECRET_WORD_LOWER = re.compile(
     r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
     r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
     r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
-    r"(?<=[a-z0-9][_.-])key(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])")
+    r"key(?<=[a-z0-9][_.-]key)(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])|"
+    r"salt(?<![a-z]salt)(?![a-z])|psk(?<![a-z]psk)(?![a-z])")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring|authtok")
 #: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
@@ -46,14 +47,22 @@ _NOT_SECRET_NAME = re.compile(
     r"policy|method|mode|scopes?|cmd|command|provider|kind|label|hint|prompt|store|manager|"
     r"class|module|backend|handler|validator|widget|form|view|serializer|hasher|reset|"
     r"changed?|required|enabled|index|char|chars|kind|offset|pos|start|end|ids)s?$")
+#: Names that hold no secret though a secret word is in them: nginx's ``fastcgi_pass`` and
+#: ``proxy_pass`` (an upstream address), a public key's token, a publishable key.
+_PUBLIC_NAME = re.compile(r"(?i)^(?:fastcgi|proxy|uwsgi|scgi|grpc|memcached)_pass|public|publishable")
 
 _NAME = rf"(?P<name>{_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}})"
-_VALUE = (r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>[^\"'`\\\n]{1,512})(?P=quote)"
-          r"|(?P<bare>[^\s\"'`,;&<>]{1,512}))")
+_VALUE = (r"(?:&[\w-]{1,40}[ \t]+)?"  # a YAML anchor: ``password: &pw value``
+          r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>(?:[^\"'`\\\n]|\\[\"'])"
+          r"{1,512})(?P=quote)|(?P<bare>[^\s\"'`,;&<>]{1,512}))")
 #: name = value, name: value, "name": "value", name := value, name => value, name: str = value
 _ASSIGNMENT = re.compile(
     rf"(?i){_NAME}(?:\\?[\"'])?\]?[ \t]*(?::=|=>|=(?![=~>])|:(?![:/\\])(?:[ \t]*[A-Za-z_][\w.\[\], |]"
     rf"{{0,40}}?[ \t]*=(?![=>]))?)[ \t]*{_VALUE}")
+#: For the rules of other modules: a secret name (group ``name``), and the words in lowered text.
+SECRET_NAME = _NAME
+SECRET_WORDS = _SECRET_WORD_LOWER
+ASCII_LOWER = _ASCII_LOWER
 #: --password=value, --token value (command lines, Dockerfiles, CI scripts)
 _FLAG = re.compile(rf"(?i)-(?<![\w-]-)-?(?P<name>[A-Za-z0-9-]*{_SECRET_WORD}[A-Za-z0-9-]*)[ =]{_VALUE}")
 #: Kubernetes/compose env entries: ``- name: DB_PASSWORD`` then ``value: ...`` on the next line.
@@ -125,7 +134,7 @@ _K8S_DATA = re.compile(r"(?P<indent>[ \t]*)(?:data|stringData):[ \t]*(?:#.*)?$")
 _K8S_ENTRY = re.compile(r"[ \t]+[\"']?[\w.-]+[\"']?:[ \t]*(?P<value>\S.*?)[ \t]*$")
 
 
-def redact_structure(text: str, replace: Replace) -> str:
+def redact_structure(text: str, replace: Replace, line_rules: Sequence[LineRule] = ()) -> str:
     """``text`` with the secrets every structural rule finds replaced. Each rule runs only
     on texts holding its key word (most files hold none: this keeps redaction fast)."""
     lower = text.translate(_ASCII_LOWER)  # same length and offsets as text
@@ -134,24 +143,26 @@ def redact_structure(text: str, replace: Replace) -> str:
     if "://" in text and "@" in text:
         text = _URL_CREDENTIALS.sub(lambda match: _url_credentials(match, replace), text)
     if "authorization" in lower:
-        text = _sub(_AUTHORIZATION, text, "authorization", _authorization_secret, replace)
+        text = sub(_AUTHORIZATION, text, "authorization", _authorization_secret, replace)
     if "-u" in text:
-        text = _sub(_CURL_USER, text, "url-credentials", lambda m, v: looks_like_password(v), replace)
+        text = sub(_CURL_USER, text, "url-credentials", lambda m, v: looks_like_password(v), replace)
     if "name:" in lower:
-        text = _sub(_NAME_VALUE_PAIR, text, "secret", _named_secret, replace)
+        text = sub(_NAME_VALUE_PAIR, text, "secret", _named_secret, replace)
     text = _redact_assignments(text, replace)
     if "-access-key]" in text:
-        text = _sub(_KEY_PAIR, text, "secret", lambda m, v: looks_random(v, quoted=True), replace)
+        text = sub(_KEY_PAIR, text, "secret", lambda m, v: looks_random(v, quoted=True), replace)
     for pattern, needle in ((_NETRC, "login"), (_AUTH_TUPLE, "auth"), (_TERRAFORM_DEFAULT, "variable")):
         if needle in lower:
-            text = _sub(pattern, text, "secret", _named_secret, replace)
-    text = _redact_secret_lines(text, replace)
+            text = sub(pattern, text, "secret", _named_secret, replace)
+    text = redact_lines(text, replace, _SECRET_WORD_LOWER,
+                        [*line_rules, *((pattern, "secret", _named_secret, _LINE_NEEDLES[pattern])
+                                      for pattern in _LINE_RULES)])
     if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
-        text = _sub(_TOOL_PASSWORD, text, "secret", lambda m, v: looks_like_password(v, True), replace)
+        text = sub(_TOOL_PASSWORD, text, "secret", lambda m, v: looks_like_password(v, True), replace)
     if "_" in text:
         text = _redact_prefixed_tokens(text, replace)
     if ":" in text:
-        text = _sub(_PGPASS, text, "secret", lambda m, v: looks_like_password(v), replace)
+        text = sub(_PGPASS, text, "secret", lambda m, v: looks_like_password(v), replace)
     return text
 
 
@@ -159,14 +170,20 @@ def redact_structure(text: str, replace: Replace) -> str:
 #: the whole text per rule would cost more than every other rule together).
 _LINE_RULES = (_FLAG, _XML_ELEMENT, _ATTRIBUTE_PAIR, _SPACED_LINE, _POSITIONAL)
 
+#: (pattern, kind, accept, needles): a rule for ``redact_lines``, tried on a line only when
+#: the line holds one of its needles (or always, when it has none).
+LineRule = tuple[re.Pattern[str], str, Callable[[re.Match[str], str], bool], tuple[str, ...]]
+_LINE_NEEDLES: dict[re.Pattern[str], tuple[str, ...]] = {
+    _FLAG: ("-",), _XML_ELEMENT: ("<",), _ATTRIBUTE_PAIR: ("=",), _SPACED_LINE: (), _POSITIONAL: ("'", '"')}
 
-def _redact_secret_lines(text: str, replace: Replace) -> str:
-    """The one-line rules applied to each line holding a secret word."""
+
+def redact_lines(text: str, replace: Replace, words: re.Pattern[str], rules: Sequence[LineRule]) -> str:
+    """``rules`` applied to each line of ``text`` whose ASCII-lowered copy holds one of ``words``."""
     lower = text.translate(_ASCII_LOWER)
     lines: list[str] | None = None
     starts: list[int] = []
     done = -1
-    for hit in _SECRET_WORD_LOWER.finditer(lower):
+    for hit in words.finditer(lower):
         if hit.start() <= done:
             continue
         if lines is None:
@@ -178,8 +195,9 @@ def _redact_secret_lines(text: str, replace: Replace) -> str:
         number = bisect.bisect_right(starts, hit.start()) - 1
         done = starts[number] + len(lines[number]) - 1
         line = lines[number]
-        for pattern in _LINE_RULES:
-            line = _sub(pattern, line, "secret", _named_secret, replace)
+        for pattern, kind, accept, needles in rules:
+            if not needles or any(needle in line for needle in needles):
+                line = sub(pattern, line, kind, accept, replace)
         lines[number] = line
     return text if lines is None else "".join(lines)
 
@@ -204,7 +222,7 @@ def _redact_assignments(text: str, replace: Replace) -> str:
     return "".join(parts) + text[done:] if parts else text
 
 
-def _sub(pattern: re.Pattern[str], text: str, kind: str,
+def sub(pattern: re.Pattern[str], text: str, kind: str,
          accept: Callable[[re.Match[str], str], bool], replace: Replace) -> str:
     """Replace the ``quoted`` or ``bare`` group of each match that ``accept`` takes."""
     def one(match: re.Match[str]) -> str:
@@ -219,10 +237,16 @@ def _sub(pattern: re.Pattern[str], text: str, kind: str,
 
 
 def _named_secret(match: re.Match[str], value: str) -> bool:
-    name = match.group("name")
+    quoted = "quoted" in match.re.groupindex and match.group("quoted") is not None
+    return named_secret(match.group("name"), value, quoted)
+
+
+def named_secret(name: str, value: str, quoted: bool) -> bool:
+    """Whether ``value``, assigned to (or passed as) the secret-sounding ``name``, is a credential."""
+    if _PUBLIC_NAME.search(name):
+        return False
     if _NOT_SECRET_NAME.search(name.rstrip("_-.").rsplit("_", 1)[-1]) and not _ends_in_secret_word(name):
         return False
-    quoted = "quoted" in match.re.groupindex and match.group("quoted") is not None
     if not quoted:
         value = value.rstrip(")}],")
     if _PASSWORD_NAME.search(name):

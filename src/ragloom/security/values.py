@@ -22,20 +22,26 @@ MIN_PASSWORD_LENGTH = 6
 MIN_TOKEN_LENGTH = 8
 
 #: Letters-only words joined by separators: names (``database_password``), not secrets.
-_WORDS = re.compile(r"[_.:/\\-]*[A-Za-z]+(?:[_.:/\\-]+[A-Za-z]+)*[_.:/\\-]*")
+_WORDS = re.compile(r"[_.:/\\-]*[^\W\d_]+(?:[_.:/\\-]+[^\W\d_]+)*[_.:/\\-]*")  # any script's letters
 #: ``self._manager._authkey``, ``tokenize_module._tokenize``: code, not a value.
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 #: Values that stand for a secret without being one.
 _PLACEHOLDER = re.compile(
-    r"(?i)(?:x{3,}|\*{3,}|\.{3}|#{3,}|<[^>]*>|your[_-]|my[_-]?(?:secret|password|token|key)|"
+    r"(?i)(?:(?-i:x{3,}|X{3,})|\*{3,}|\.{3}|#{3,}|<[^>]*>|your[_-]|my[_-]?(?:secret|password|token|key)|"
     r"example|placeholder|changeme|change[_-]me|redacted|dummy|sample|replace[_-]?me|"
     r"_here\b|\btodo\b|\bfixme\b|^(?:none|null|nil|true|false|yes|no|on|off|required|optional|"
     r"default|empty|string|str|bytes|text|secret|password|passwd|pass|pwd|token|key|"
     r"foo|bar|baz|admin|root|user|guest|unknown|undefined)\d*$|^test)")
+#: Passwords of tests and docs: keyboard and alphabet runs, foo/bar words, hunter2 (a random
+#: token may hold such a run by chance, so only short password-like values are judged by it).
+_STAND_IN = re.compile(r"(?i)abc|12345|qwerty|asdf|foo|letmein|hunter2")
+MAX_STAND_IN_LENGTH = 16
+#: This many letters of other scripts make a value prose (a translated UI string), not a key.
+MIN_PROSE_LETTERS = 3
 #: References and templates: an environment or shell variable, a path, a format field.
-_REFERENCE = re.compile(r"^\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
+_REFERENCE = re.compile(r"^\$|\{\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
 #: Outside quotes, also code: a call, an index, a dict, a decorator or an operator.
-_CODE = re.compile(r"^[%&@!{]|[()\[\]\\]")
+_CODE = re.compile(r"^[%&@!{?]|[()\[\]\\]")
 
 
 def shannon_entropy(value: str) -> float:
@@ -55,7 +61,9 @@ def is_placeholder(value: str, quoted: bool = False) -> bool:
     rather than a literal."""
     return bool(_REFERENCE.search(value) or (not quoted and _CODE.search(value))
                 or _PLACEHOLDER.search(value) or _WORDS.fullmatch(value)
-                or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value)
+                or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value
+                or (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value))
+                or sum(c.isalpha() and not c.isascii() for c in value) >= MIN_PROSE_LETTERS)
 
 
 #: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference ...

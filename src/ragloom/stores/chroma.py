@@ -72,17 +72,19 @@ def persistent_client(path: Path, read_only: bool = False) -> Any:
 
 def http_client(url: str, api_key: str | None = None) -> Any:
     """A client for the Chroma server at ``url`` (scheme, host and port taken from it)."""
+    from ragloom.security.display import redact_for_display  # only here: its patterns compile on import
+
     chromadb = _chromadb()
     parsed = urlparse(url if "://" in url else f"http://{url}")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise StoreError(f"vector_store.url {url!r} is not an http(s) URL")
+        raise StoreError(f"vector_store.url {redact_for_display(url)!r} is not an http(s) URL")
     ssl = parsed.scheme == "https"
     try:
         return chromadb.HttpClient(host=parsed.hostname, port=parsed.port or (443 if ssl else 8000),
                                    ssl=ssl, settings=_settings(chromadb, api_key))
     except Exception as exc:
-        raise StoreError(f"cannot connect to the Chroma server at {url}: "
-                         f"{type(exc).__name__}: {exc}") from None
+        raise StoreError(redact_for_display(f"cannot connect to the Chroma server at {url}: "
+                                            f"{type(exc).__name__}: {exc}")) from None
 
 
 class ChromaVectorStore:
@@ -132,8 +134,11 @@ class ChromaVectorStore:
     @classmethod
     def open_remote(cls, url: str, collection_name: str, embedding: EmbeddingSpec,
                     api_key: str | None = None, read_only: bool = False) -> ChromaVectorStore:
-        return cls(http_client(url, api_key), collection_name, embedding, url, remote=True,
-                   read_only=read_only, reconnect=lambda: http_client(url, api_key))
+        from ragloom.security.display import redact_for_display
+
+        # the location is only ever shown (errors, status): never with the URL's password
+        return cls(http_client(url, api_key), collection_name, embedding, redact_for_display(url),
+                   remote=True, read_only=read_only, reconnect=lambda: http_client(url, api_key))
 
     def _open_collection(self) -> Any:
         expected = {MODEL_KEY: self._embedding.model, DIMENSION_KEY: self._embedding.dimension,
