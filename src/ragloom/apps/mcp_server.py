@@ -6,8 +6,9 @@ unless the server was started with writes allowed. Resources: each indexed file 
 ``ragloom://file/{path}``, read-only and inside base_dir, secrets redacted as search
 redacts them, listed RESOURCES_PAGE at a time (``nextCursor`` for the rest). ``rag_index``
 refuses what the directory walk excludes. Bad arguments come back as tool errors the model
-can read. The server reports ragloom's version. Built on the official ``mcp`` SDK
-(extra ``ragloom[mcp]``).
+can read; a request that is not JSON, nests too deep or is no JSON-RPC message gets a
+JSON-RPC error reply (``ragloom.apps.mcp_screen``). The server reports ragloom's version.
+Built on the official ``mcp`` SDK (extra ``ragloom[mcp]``).
 """
 
 from __future__ import annotations
@@ -181,8 +182,16 @@ def read_indexed_file(engine: RAGEngine, relative: str) -> str:
 def serve(engine: RAGEngine, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
           allow_writes: bool = False) -> None:
     """Run until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    import anyio
+
+    from ragloom.apps.mcp_screen import screened_http_app, serve_stdio
+
     server = build_server(engine, allow_writes)
-    if http:
-        server.run("streamable-http", host=host, port=port)
-    else:
-        server.run("stdio")
+    if not http:
+        anyio.run(serve_stdio, server)
+        return
+    import uvicorn
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    app = screened_http_app(server.streamable_http_app(host=host), DEFAULT_MAX_REQUEST_BODY_SIZE)
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
