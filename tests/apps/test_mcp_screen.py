@@ -109,3 +109,25 @@ def test_http_answers_every_bad_body_with_a_json_rpc_error(project: Path) -> Non
             assert (status, reply["id"], reply["error"]["code"]) == (400, request_id, code), body[:80]
         status, text = post(url, INITIALIZE)  # still serving (an event stream or JSON)
         assert status == 200 and '"serverInfo":{"name":"ragloom"' in text
+
+
+def test_tool_arguments_of_the_wrong_type_are_tool_errors_naming_them(project: Path) -> None:  # noqa: F811
+    from mcp import Client
+    from test_mcp_server import stdio_server
+
+    async def exercise() -> None:
+        async with Client(stdio_server(project), read_timeout_seconds=60) as client:
+            for arguments, named in (({"query": "rockets", "top_k": 2.5}, "top_k"),
+                                     ({"query": "rockets", "top_k": "5"}, "top_k"),
+                                     ({"query": "rockets", "top_k": True}, "top_k"),
+                                     ({"query": None}, "query"), ({"query": 5}, "query"),
+                                     ({"query": "rockets", "filters": [1]}, "filters"),
+                                     ({"query": "rockets", "filters": {"$and": [{"a": 1}] * 0}},
+                                      "$and")):
+                result = await client.call_tool("rag_search", arguments)
+                text = "".join(block.text for block in result.content)
+                assert result.is_error and named in text, (arguments, text)
+
+    import asyncio
+
+    asyncio.run(exercise())

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from pydantic import StrictInt
+
 from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
 from ragloom.integrations.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
@@ -61,14 +63,14 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
     # through a large index, a remote embedder) never keeps the server from answering other
     # calls, which the SDK handles concurrently.
     @server.tool(name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"])
-    def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
+    def rag_search(query: str, top_k: StrictInt = 5, filters: dict[str, Any] | None = None) -> Any:
         if not query.strip():
             raise tool_error("rag_search needs a non-empty 'query'")
         if not 1 <= top_k <= MAX_TOOL_TOP_K:
             raise tool_error(f"'top_k' must be from 1 to {MAX_TOOL_TOP_K}, got {top_k}")
         try:
             results = engine.search(query, top_k=top_k, filters=filters)
-        except (ValueError, RagloomError) as exc:
+        except (TypeError, ValueError, RagloomError) as exc:
             raise tool_error(f"rag_search failed: {exc}") from None
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=format_tool_results(query, results))],
