@@ -7,6 +7,7 @@ import pytest
 
 from ragloom.filters import (
     MATCHES_NOTHING,
+    MAX_DEPTH,
     AnyOf,
     Condition,
     as_filters,
@@ -72,3 +73,43 @@ def test_resolve_globs_inside_or() -> None:
     assert not matches_all({"path": "src/b.py"}, compile_filters(both))
     plain = {"language": "python"}
     assert resolve_globs(plain, lambda key: PATHS) is plain
+
+
+def _nested(operator: str, depth: int) -> dict:
+    filters: dict = {"language": "python"}
+    for _ in range(depth):
+        filters = {operator: [filters]}
+    return filters
+
+
+@pytest.mark.parametrize("operator", ["$and", "$or"])
+def test_filter_nesting_is_bounded_with_a_clear_error(operator: str) -> None:
+    """1,000 nested ``$and`` gave a raw RecursionError."""
+    assert compile_filters(_nested(operator, MAX_DEPTH - 1))
+    for depth in (MAX_DEPTH, 1000, 100_000):
+        with pytest.raises(ValueError, match=rf"nest \$and, \$or more than {MAX_DEPTH} levels deep"):
+            compile_filters(_nested(operator, depth))
+
+
+def test_a_deeply_nested_value_is_refused_with_a_short_message() -> None:
+    value: list = []
+    for _ in range(100_000):
+        value = [value]
+    for filters in ({"a": {"$eq": value}}, {"a": {"$in": [value]}}, {"a": {"$gt": value}},
+                    {"a": {"$glob": value}}, {"$or": value}, value):
+        with pytest.raises(ValueError) as error:
+            compile_filters(filters)
+        assert len(str(error.value)) < 400
+
+
+@pytest.mark.parametrize(("filters", "matching"), [
+    ({"n": True}, {"true"}), ({"n": 1}, {"int1", "float1"}), ({"n": "1"}, {"str1"}),
+    ({"n": {"$in": [True]}}, {"true"}), ({"n": {"$in": [1, "x"]}}, {"int1", "float1"}),
+    ({"n": {"$nin": [1]}}, {"true", "str1", "false", "int0"}),
+    ({"n": {"$ne": False}}, {"int1", "float1", "true", "str1", "int0"}),
+    ({"n": 0}, {"int0"}), ({"n": {"$in": [0.0]}}, {"int0"}),
+])
+def test_a_boolean_is_not_a_number_and_a_string_never_equals_one(filters: dict, matching: set) -> None:
+    rows = {"int1": 1, "float1": 1.0, "true": True, "false": False, "int0": 0, "str1": "1"}
+    conditions = compile_filters(filters)
+    assert {name for name, value in rows.items() if matches_all({"n": value}, conditions)} == matching

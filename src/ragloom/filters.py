@@ -7,13 +7,20 @@ in time linear in the path). A plain string with glob
 characters (``*?[``) under the ``path`` key is a glob. All conditions must hold, and as
 in Chroma a condition on a key a chunk does not have never holds (``$ne`` included).
 ``{"$or": [{...}, {...}]}`` holds when one of its filters does, ``{"$and": [...]}`` when
-all do; they nest, and sit beside plain keys (``{"language": "python", "$or": [...]}``).
+all do; they nest (at most MAX_DEPTH deep), and sit beside plain keys
+(``{"language": "python", "$or": [...]}``).
+
+Types compare the same way on every store: a boolean is not a number (``True`` never
+equals ``1``), integers and floats compare numerically (``1 == 1.0``), and a string never
+equals a number (``"1"`` is not ``1``).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import re
+import reprlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +34,9 @@ OPERATORS = ("$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte", "$glob")
 #: Operators combining whole filters, in place of a metadata key.
 LOGICAL = ("$and", "$or")
 _GLOB_CHARS = re.compile(r"[*?\[]")
+#: How deep ``$and``/``$or`` may nest: far beyond any real filter, and well inside what
+#: every store's compiler (and Python's recursion limit) handles.
+MAX_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -38,7 +48,7 @@ class Condition:
     value: Any
     #: ``$in``/``$nin``: the values as a set, so a row is tested in O(1), not O(len(list))
     #: (a 100,000-value list over 2,000 rows took 7 s compared value by value).
-    members: frozenset[Any] | None = field(default=None, compare=False, repr=False)
+    members: frozenset[tuple[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     def matches(self, metadata: Metadata) -> bool:
         if self.key not in metadata:
@@ -46,14 +56,15 @@ class Condition:
         actual = metadata[self.key]
         op = self.operator
         if op == "$eq":
-            return actual == self.value
+            return typed(actual) == typed(self.value)
         if op == "$ne":
-            return actual != self.value
+            return typed(actual) != typed(self.value)
         if op in ("$in", "$nin"):
+            key = typed(actual)
             try:
-                found = actual in (self.value if self.members is None else self.members)
+                found = key in (typed_members(self.value) if self.members is None else self.members)
             except TypeError:  # an unhashable metadata value: compared one by one
-                found = actual in self.value
+                found = any(key == typed(value) for value in self.value)
             return found if op == "$in" else not found
         if op == "$glob":
             return compile_glob(self.value).matches(str(actual))
@@ -66,6 +77,22 @@ class Condition:
         if op == "$lt":
             return actual < self.value
         return actual <= self.value  # $lte
+
+
+def typed(value: Any) -> tuple[str, Any]:
+    """``value`` with its kind, so values compare as on every store: a boolean is not a
+    number (Python's ``True == 1`` is not the rule), integers and floats compare
+    numerically, a string never equals a number."""
+    if isinstance(value, bool):
+        return "bool", value
+    if isinstance(value, (int, float)) or isinstance(value, numbers.Real):
+        return "number", value
+    return "other", value
+
+
+def typed_members(values: Iterable[Any]) -> frozenset[tuple[str, Any]]:
+    """An ``$in``/``$nin`` list as a set of ``typed`` values (a row is tested in O(1))."""
+    return frozenset(typed(value) for value in values)
 
 
 @dataclass(frozen=True)
@@ -84,16 +111,24 @@ Node = Condition | AnyOf
 def compile_filters(filters: Filters | None) -> list[Node]:
     """Validate ``filters`` into conditions that must all hold; a bad operator or value
     names the key."""
+    return _compile(filters, 1)
+
+
+def _compile(filters: Filters | None, depth: int) -> list[Node]:
+    if filters is not None and not isinstance(filters, Mapping):
+        raise ValueError(f"filters must be a mapping of metadata key to condition, got "
+                         f"{_short(filters)}")
     if not filters:
         return []
-    if not isinstance(filters, Mapping):
-        raise ValueError(f"filters must be a mapping of metadata key to condition, got {filters!r}")
     conditions: list[Node] = []
     for key, spec in filters.items():
         if not isinstance(key, str):
-            raise ValueError(f"filter key {key!r} must be a string")
+            raise ValueError(f"filter key {_short(key)} must be a string")
         if key in LOGICAL:
-            branches = _branches(key, spec)
+            if depth >= MAX_DEPTH:
+                raise ValueError(f"filters nest {', '.join(LOGICAL)} more than {MAX_DEPTH} levels "
+                                 f"deep; flatten them (an $and inside an $and is one $and)")
+            branches = _branches(key, spec, depth + 1)
             if key == "$and":
                 conditions.extend(node for branch in branches for node in branch)
             elif len(branches) == 1:
@@ -113,15 +148,15 @@ def compile_filters(filters: Filters | None) -> list[Node]:
     return conditions
 
 
-def _branches(operator: str, spec: Any) -> list[list[Node]]:
+def _branches(operator: str, spec: Any, depth: int) -> list[list[Node]]:
     if isinstance(spec, (str, bytes, Mapping)) or not isinstance(spec, Iterable) or not spec:
-        raise ValueError(f"filter {operator} needs a non-empty list of filters, got {spec!r}")
+        raise ValueError(f"filter {operator} needs a non-empty list of filters, got {_short(spec)}")
     branches = []
     for item in spec:
         if not isinstance(item, Mapping) or not item:
             raise ValueError(f"filter {operator}: each item must be a non-empty filter mapping, "
-                             f"got {item!r}")
-        branches.append(compile_filters(item))
+                             f"got {_short(item)}")
+        branches.append(_compile(item, depth))
     return branches
 
 
@@ -144,7 +179,7 @@ def _condition(key: str, operator: str, value: Any) -> Condition:
                          f"nothing (the filter would silently match no chunk)")
     if operator not in OPERATORS:
         raise ValueError(
-            f"filter on {key!r}: unknown operator {operator!r}; valid: {', '.join(OPERATORS)}"
+            f"filter on {key!r}: unknown operator {_short(operator)}; valid: {', '.join(OPERATORS)}"
         )
     if operator in ("$in", "$nin"):
         if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__") or not list(value):
@@ -154,27 +189,32 @@ def _condition(key: str, operator: str, value: Any) -> Condition:
         if wrong:
             raise ValueError(f"filter on {key!r}: {operator} takes strings, numbers and booleans, "
                              f"got {_short(wrong[0])}")
-        return Condition(key, operator, values, frozenset(values))
+        return Condition(key, operator, values, typed_members(values))
     if operator in ("$gt", "$gte", "$lt", "$lte") and (
         isinstance(value, bool) or not isinstance(value, (int, float))
     ):
-        raise ValueError(f"filter on {key!r}: {operator} needs a number, got {value!r}")
+        raise ValueError(f"filter on {key!r}: {operator} needs a number, got {_short(value)}")
     if operator == "$glob":
         if not isinstance(value, str):
-            raise ValueError(f"filter on {key!r}: $glob needs a string pattern, got {value!r}")
+            raise ValueError(f"filter on {key!r}: $glob needs a string pattern, got {_short(value)}")
         try:
             compile_glob(value)
         except GlobError as exc:
             raise ValueError(f"filter on {key!r}: {exc}") from None
     if not isinstance(value, (str, int, float, bool, tuple)):
-        raise ValueError(f"filter on {key!r}: unsupported value {value!r}")
+        raise ValueError(f"filter on {key!r}: unsupported value {_short(value)}")
     return Condition(key, operator, value)
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 4, 200, 200
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 10
+
+
 def _short(value: Any) -> str:
-    """``repr(value)`` cut to a length an error message can carry."""
-    text = repr(value)
-    return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
+    """``repr(value)`` cut to a length and depth an error message can carry (a value nested
+    thousands deep has no plain repr: it exceeds the recursion limit)."""
+    return _REPR.repr(value)
 
 
 def matches_all(metadata: Metadata, conditions: Sequence[Node]) -> bool:
@@ -228,7 +268,7 @@ def _resolved(conditions: Sequence[Node],
                                if node.matches({node.key: v})}, key=str)
             if not matching:
                 return None
-            out.append(Condition(node.key, "$in", tuple(matching), frozenset(matching)))
+            out.append(Condition(node.key, "$in", tuple(matching), typed_members(matching)))
         else:
             out.append(node)
     return out

@@ -60,6 +60,22 @@ def _read_only_file_system(folder: Path) -> bool:
         return False
 
 
+def close(connection: sqlite3.Connection) -> None:
+    """Close ``connection``. A writer leaves its WAL database in rollback-journal mode when
+    no other connection has it open: a reader of a WAL database needs the ``-shm`` file
+    (and a ``-wal``), creates them when they are missing and, being read-only, cannot
+    remove them; a rollback-journal database is read with file locks alone, so reading
+    the idle index creates and changes nothing. While another connection has the database
+    open SQLite refuses the switch at once (it stays WAL, its readers unharmed) and the
+    last writer to close switches it; the next writer's ``connect`` turns WAL back on."""
+    try:
+        if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            connection.execute("PRAGMA journal_mode=DELETE")
+    except sqlite3.Error:  # others have it open, or this connection may not write
+        pass
+    connection.close()
+
+
 def is_damaged(exc: sqlite3.DatabaseError) -> bool:
     """Whether SQLite says the file is no database or a damaged one (not: busy, locked,
     read-only, disk full)."""

@@ -6,8 +6,9 @@ unless the server was started with writes allowed. Resources: each indexed file 
 ``ragloom://file/{path}``, read-only and inside base_dir, secrets redacted as search
 redacts them, listed RESOURCES_PAGE at a time (``nextCursor`` for the rest). ``rag_index``
 refuses what the directory walk excludes. Bad arguments come back as tool errors the model
-can read. The server reports ragloom's version. Built on the official ``mcp`` SDK
-(extra ``ragloom[mcp]``).
+can read; a request that is not JSON, nests too deep or is no JSON-RPC message gets a
+JSON-RPC error reply (``ragloom.apps.mcp_screen``). The server reports ragloom's version.
+Built on the official ``mcp`` SDK (extra ``ragloom[mcp]``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import bisect
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
+
+from pydantic import StrictInt
 
 from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
@@ -61,14 +64,14 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
     # through a large index, a remote embedder) never keeps the server from answering other
     # calls, which the SDK handles concurrently.
     @server.tool(name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"])
-    def rag_search(query: str, top_k: int = 5, filters: dict[str, Any] | None = None) -> Any:
+    def rag_search(query: str, top_k: StrictInt = 5, filters: dict[str, Any] | None = None) -> Any:
         if not query.strip():
             raise tool_error("rag_search needs a non-empty 'query'")
         if not 1 <= top_k <= MAX_TOOL_TOP_K:
             raise tool_error(f"'top_k' must be from 1 to {MAX_TOOL_TOP_K}, got {top_k}")
         try:
             results = engine.search(query, top_k=top_k, filters=filters)
-        except (ValueError, RagloomError) as exc:
+        except (TypeError, ValueError, RagloomError) as exc:
             raise tool_error(redact_for_display(f"rag_search failed: {exc}")) from None
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=format_tool_results(query, results))],
@@ -182,8 +185,16 @@ def read_indexed_file(engine: RAGEngine, relative: str) -> str:
 def serve(engine: RAGEngine, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
           allow_writes: bool = False) -> None:
     """Run until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    import anyio
+
+    from ragloom.apps.mcp_screen import screened_http_app, serve_stdio
+
     server = build_server(engine, allow_writes)
-    if http:
-        server.run("streamable-http", host=host, port=port)
-    else:
-        server.run("stdio")
+    if not http:
+        anyio.run(serve_stdio, server)
+        return
+    import uvicorn
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    app = screened_http_app(server.streamable_http_app(host=host), DEFAULT_MAX_REQUEST_BODY_SIZE)
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()

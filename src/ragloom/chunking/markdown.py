@@ -12,6 +12,8 @@ repeating its opening fence line so each still reads as code.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +24,9 @@ from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_ATX = re.compile(r"^ {0,3}(?P<hashes>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*$")
+#: The title and any closing ``#`` run are taken apart by ``_atx_title``: one regex with a lazy
+#: title before them backtracked quadratically on a long run of spaces (20k: 7.5 s).
+_ATX = re.compile(r"^ {0,3}(?P<hashes>#{1,6})(?:[ \t]+(?P<rest>.*))?$")
 _SETEXT = re.compile(r"^ {0,3}(?P<bar>=+|-+)[ \t]*$")
 _FRONT_MATTER_END = re.compile(r"^(---|\.\.\.)[ \t]*$")
 
@@ -84,7 +88,7 @@ def _parse(source: SourceLines) -> _Layout:
             if block_first is not None:
                 blocks.append(_Block(block_first, number - 1))
                 block_first = None
-            headings.append(_Heading(number, len(atx["hashes"]), (atx["title"] or "").strip()))
+            headings.append(_Heading(number, len(atx["hashes"]), _atx_title(atx["rest"] or "")))
             blocks.append(_Block(number, number, heading=True))
         elif setext and block_first is not None and block_first < number:
             title_line = number - 1
@@ -104,6 +108,16 @@ def _parse(source: SourceLines) -> _Layout:
     if block_first is not None:
         blocks.append(_Block(block_first, len(lines)))
     return _Layout(headings, blocks, front_matter_end)
+
+
+def _atx_title(rest: str) -> str:
+    """An ATX heading's title: the text after ``#``, without a closing run of ``#`` that
+    follows a space or tab."""
+    title = rest.rstrip(" \t")
+    bare = title.rstrip("#")
+    if bare != title and bare[-1:] in (" ", "\t"):
+        title = bare
+    return title.strip()
 
 
 def _find_fence_end(lines: list[str], open_index: int, fence: str) -> int:
@@ -166,7 +180,7 @@ class MarkdownChunker:
             return
         repeat = self._heading_text(heading) if heading else ""
         budget = max(1, self.chunk_size - self.measure.count(repeat))
-        blocks = [b for b in layout.blocks if first <= b.first and b.last <= last]
+        blocks = _blocks_within(layout.blocks, first, last)
         units = _headings_joined(_cover(blocks, first, last))
         part = 0
         start = 0
@@ -267,6 +281,19 @@ def _is_bare(source: SourceLines, section: _Section) -> bool:
 
 def _is_heading_line(line: str) -> bool:
     return _ATX.match(line) is not None
+
+
+def _blocks_within(blocks: list[_Block], first: int, last: int) -> list[_Block]:
+    """The blocks (in line order) inside lines ``first..last``, found by bisection: a scan of
+    every block for every long section made many sections quadratic."""
+    start = bisect.bisect_left(blocks, first, key=lambda block: block.first)
+    inside = []
+    for block in itertools.islice(blocks, start, None):
+        if block.first > last:
+            break
+        if block.last <= last:
+            inside.append(block)
+    return inside
 
 
 def _cover(blocks: list[_Block], first: int, last: int) -> list[_Block]:

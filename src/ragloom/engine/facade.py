@@ -18,6 +18,13 @@ from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.registry import create_embedding_provider
+from ragloom.engine.arguments import (
+    check_engine_config,
+    check_flag,
+    check_path,
+    check_patterns,
+    check_search,
+)
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config, naming_the_config_file
 from ragloom.engine.opening import IndexOpener, IndexParts
@@ -66,6 +73,8 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         store's data, BM25, the file records; a damaged manifest is set aside), for an index
         built with another embedding model or one that cannot be read; the next
         ``index_directory`` indexes the source files again (embeddings from the cache)."""
+        check_engine_config(config)
+        check_path("base_dir", base_dir)
         self.config = config if config is not None else RAGConfig()
         self.base_dir = Path(base_dir).resolve()
         self.index_dir = self.base_dir / self.config.index_dir
@@ -132,6 +141,8 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         are (re)chunked and embedded, unchanged ones skipped, deleted ones removed. Setting
         ``stop`` (from another thread or a signal handler) ends the run at the next safe
         point with IndexingStopped (what was written, what is pending; a next run resumes)."""
+        check_patterns("include", include)
+        check_patterns("exclude", exclude)
         return self._index_directory_until(stop, path, include, exclude, progress)
 
     def _index_directory_until(self, stop: threading.Event | None, path: PathLike | None,
@@ -149,18 +160,21 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
 
     def index_file(self, path: PathLike) -> IndexReport:
         """Index one file, replacing its previous chunks if it changed."""
+        check_path("path", path)
         with self._writing():
             return self._indexer.index_file(self._resolve(path))
 
     def excluded_reason(self, path: PathLike) -> str | None:
         """Why indexing would pass over ``path`` (a file or a folder of the project: a
         secret file, an excluded or gitignored one, a symlink to one), or None."""
+        check_path("path", path)
         target = self._resolve(path)
         rules = self._indexer.rules()
         return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
 
     def delete_documents_by_path(self, path: PathLike) -> int:
         """Delete every chunk of a file; returns how many were removed."""
+        check_path("path", path)
         with self._writing():
             return self._indexer.remove_path(relative_posix(self._resolve(path), self.base_dir))
 
@@ -184,6 +198,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                         filters: Filters | None = None, mode: str | None = None,
                         mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
+        check_search(query, top_k, filters, mode, mmr, min_score)
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()
@@ -191,8 +206,6 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             return SearchResponse([], "empty-query")
         compile_filters(filters)
         k = self.config.top_k if top_k is None else top_k
-        if k < 1:
-            raise ValueError(f"top_k must be at least 1, got {k}")
         with self._readers_writer.reading():
             try:
                 return self._searcher.search(query, k, filters, mode, mmr, min_score)
@@ -227,6 +240,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     def status(self, count_pending: bool = True) -> IndexStatus:
         """Files, chunks, store, model, bytes on disk and last indexing time; with
         ``count_pending`` also the files the next run would index (walks the folders)."""
+        check_flag("count_pending", count_pending)
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
@@ -329,6 +343,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             raise RagloomError("this RAGEngine is closed")
 
     def _resolve(self, path: PathLike | None) -> Path:
+        check_path("path", path, optional=True)
         if path is None:
             return self.base_dir
         candidate = Path(path)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ragloom.config import RAGConfig
+from ragloom.engine.arguments import check_whole
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.manifest import Manifest
 from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
@@ -28,6 +29,7 @@ class PreloadMethods:
     def preload_results(self, budget_tokens: int | None) -> list[SearchResult]:
         """Whole indexed files (as indexing reads them: their readers, secrets redacted), in
         path order, one result each, leaving out files that no longer fit ``budget_tokens``."""
+        check_whole("budget_tokens", budget_tokens, 0)
         results: list[SearchResult] = []
         used = 0
         for path in self.get_all_indexed_paths():  # type: ignore[attr-defined]

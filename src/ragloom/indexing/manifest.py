@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexNotFoundError
-from ragloom.sqlite_db import connect, is_damaged, set_aside, transaction
+from ragloom.sqlite_db import close, connect, is_damaged, set_aside, transaction
 
 #: Size and mtime of a record that must be re-chunked even if its content is unchanged.
 RECHUNK = -1
@@ -155,7 +155,7 @@ class Manifest:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            close(self._db)
 
 
 def _record(row: tuple) -> FileRecord:

@@ -48,6 +48,8 @@ def _load(data: bytes) -> dict[str, Any]:
         notebook = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SkipFile(f"not a Jupyter notebook (invalid JSON: {exc})") from None
+    except RecursionError:  # the decoder recurses once per level
+        raise SkipFile("not a Jupyter notebook (JSON nested too deep to read)") from None
     if not isinstance(notebook, dict) or "cells" not in notebook:
         version = notebook.get("nbformat") if isinstance(notebook, dict) else None
         raise SkipFile(f"not an nbformat 4 notebook (nbformat {version!r}, no 'cells')")

@@ -29,10 +29,11 @@ from ragloom.errors import (
     ReadOnlyError,
     StoreError,
 )
-from ragloom.filters import AnyOf, Filters, Node, compile_filters
+from ragloom.filters import Filters, compile_filters
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
 from ragloom.stores.chroma_texts import ChromaTexts
+from ragloom.stores.chroma_where import chroma_where
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -227,7 +228,7 @@ class ChromaVectorStore:
 
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]:
-        where = self._where(compile_filters(filters))
+        where = chroma_where(compile_filters(filters))
         if top_k <= 0:
             return []
         result = self._call("query", query_embeddings=[np.asarray(vector, dtype=np.float32)],
@@ -311,23 +312,6 @@ class ChromaVectorStore:
         except Exception as exc:
             raise StoreError(f"Chroma {method} failed on collection {self._collection_name!r} at "
                              f"{self.location}: {type(exc).__name__}: {exc}") from exc
-
-    def _where(self, conditions: Sequence[Node]) -> dict[str, Any] | None:
-        """The Chroma ``where`` clause for ``conditions`` (``$or`` as Chroma's ``$or``)."""
-        clauses: list[dict[str, Any]] = []
-        for node in conditions:
-            if isinstance(node, AnyOf):
-                clauses.append({"$or": [self._where(branch) for branch in node.branches]})
-            elif node.operator == "$glob":
-                raise ValueError(f"filter on {node.key!r}: the Chroma store cannot match "
-                                 f"$glob itself; search through RAGEngine, which resolves globs")
-            elif node.operator in ("$in", "$nin"):
-                clauses.append({node.key: {node.operator: list(node.value)}})
-            else:
-                clauses.append({node.key: {node.operator: node.value}})
-        if not clauses:
-            return None
-        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
 _WRITES = frozenset({"add", "delete", "upsert", "update"})

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragloom.sqlite_db import connect, transaction
+from ragloom.sqlite_db import close, connect, transaction
 
 FILE_NAME = "ragloom_texts.sqlite"
 _PAGE = 900
@@ -76,5 +76,5 @@ class ChromaTexts:
     def close(self) -> None:
         if self._connection is not None:
             with self._lock:
-                self._connection.close()
+                close(self._connection)
                 self._connection = None

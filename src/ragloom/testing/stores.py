@@ -126,6 +126,45 @@ class StoreConformance:
             with pytest.raises(ValueError, match=message):
                 store.query(unit(1), top_k=10, filters=bad)
 
+    def test_filters_compare_types_alike(self, store_factory: StoreFactory) -> None:
+        """One rule on every store (``ragloom.filters``): a boolean is not a number, integers
+        and floats compare numerically, a string never equals a number."""
+        store = store_factory()
+        values = {"int1": 1, "float1": 1.0, "true": True, "false": False, "int0": 0,
+                  "str1": "1", "half": 1.5}
+        ids = list(values)
+        vectors = np.stack([unit(1, index / 10) for index in range(len(ids))])
+        store.upsert(ids, vectors, [f"text {name}" for name in ids],
+                     [{"path": f"{name}.txt", "chunk_index": 0, "n": values[name]} for name in ids])
+
+        def ids_for(filters: dict) -> set[str]:
+            return {r.id for r in store.query(unit(1), top_k=20, filters=filters)}
+
+        everything = set(ids)
+        expected = [
+            ({"n": True}, {"true"}), ({"n": False}, {"false"}),
+            ({"n": 1}, {"int1", "float1"}), ({"n": 1.0}, {"int1", "float1"}),
+            ({"n": 0}, {"int0"}), ({"n": "1"}, {"str1"}),
+            ({"n": {"$in": [True]}}, {"true"}), ({"n": {"$in": [1]}}, {"int1", "float1"}),
+            ({"n": {"$in": [0, 1.0, "1"]}}, {"int0", "int1", "float1", "str1"}),
+            ({"n": {"$in": [1.5, False]}}, {"half", "false"}),
+            ({"n": {"$ne": True}}, everything - {"true"}),
+            ({"n": {"$ne": 1}}, everything - {"int1", "float1"}),
+            ({"n": {"$nin": [False]}}, everything - {"false"}),
+            ({"n": {"$nin": [0]}}, everything - {"int0"}),
+            ({"n": {"$gte": 1}}, {"int1", "float1", "half"}), ({"n": {"$lt": 1}}, {"int0"}),
+            ({"n": 1.5}, {"half"}), ({"n": {"$ne": 1.5}}, everything - {"half"}),
+            ({"n": {"$nin": [1.5, "1"]}}, everything - {"half", "str1"}),
+            ({"n": {"$lt": 1.5}}, {"int0", "int1", "float1"}),
+            ({"n": {"$lte": 1.5}}, {"int0", "int1", "float1", "half"}),
+            ({"n": {"$gt": 0.5}}, {"int1", "float1", "half"}),
+            ({"n": {"$gte": 0.5}}, {"int1", "float1", "half"}),
+            ({"n": {"$gt": -0.5}}, {"int0", "int1", "float1", "half"}), ({"n": {"$lt": -0.5}}, set()),
+        ]
+        wrong = [(filters, sorted(ids_for(filters))) for filters, want in expected
+                 if ids_for(filters) != want]
+        assert not wrong, wrong
+
     def test_glob_filters_or_a_clear_refusal(self, store: VectorStore) -> None:
         """A store matching globs itself must match them as ``ragloom.filters`` does; one
         that cannot must refuse them (the searcher resolves globs for it)."""

@@ -1,0 +1,143 @@
+"""No input hurts: readers and section chunkers do work linear in their input's size and
+nesting depth. Work is counted as Python lines run (``sys.settrace``), never timed: the
+same input shape at n and 4n must cost at most ~4x. The one check of C-level work (a
+regex) compares against the same machine's work on a benign input of the same size."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from ragloom.chunking.markdown import MarkdownChunker
+from ragloom.chunking.rst import RstChunker
+from ragloom.readers.base import SkipFile
+from ragloom.readers.html import HtmlReader
+from ragloom.readers.notebook import NotebookReader
+
+
+def lines_run(work: Callable[[], object]) -> int:
+    """How many Python lines ``work()`` runs (generator and comprehension lines included)."""
+    count = 0
+
+    def tracer(frame: object, event: str, arg: object) -> object:
+        nonlocal count
+        count += event == "line"
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)  # type: ignore[arg-type]
+    try:
+        work()
+    finally:
+        sys.settrace(previous)
+    return count
+
+
+def assert_linear(make: Callable[[int], Callable[[], object]], n: int) -> None:
+    """The work at 4n is at most 4.4 times the work at n (quadratic work gives ~16)."""
+    small, large = lines_run(make(n)), lines_run(make(4 * n))
+    assert large <= 4.4 * small, (small, large, round(large / small, 1))
+
+
+def _html(text: str) -> Callable[[], object]:
+    return lambda: HtmlReader().read("page.html", text.encode())
+
+
+HTML_SHAPES = {
+    # 100k nested tags (1.1 MB) stalled indexing ~10 minutes: each end tag scanned the stack
+    "nested": lambda n: "<div>" * n + "deep" + "</div>" * n,
+    "unclosed with stray end tags": lambda n: "<div>" * n + "deep" + "</span>" * n,
+    "nested paragraphs never closed": lambda n: "<div><p>text " * n,
+    # each start tag looked for an enclosing article/main through the whole stack
+    "nested inside article": lambda n: "<article>" + "<section><header>h</header>" * n,
+    "nested lists": lambda n: "<ul><li>item" * n + "</li></ul>" * n,
+    "nested tables": lambda n: "<table><tr><td>cell" * n + "</td></tr></table>" * n,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HTML_SHAPES))
+def test_html_work_is_linear_in_nesting_depth(shape: str) -> None:
+    assert_linear(lambda n: _html(HTML_SHAPES[shape](n)), 500)
+
+
+def test_deeply_nested_html_keeps_its_text() -> None:
+    read = HtmlReader().read("page.html", ("<div>" * 20_000 + "deep text" + "</div>" * 20_000).encode())
+    assert read.text == "deep text\n"
+
+
+def _markdown(text: str) -> Callable[[], object]:
+    return lambda: MarkdownChunker(1000, 200).chunk(text, "doc.md")
+
+
+MARKDOWN_SHAPES = {
+    # every long section scanned every block of the document
+    "many long sections": lambda n: "".join(f"# Part {i}\n\n" + "word " * 230 + "\n\n" + "more " * 10
+                                           + "\n" for i in range(n // 20)),
+    "many headings": lambda n: "".join(f"{'#' * (i % 6 + 1)} title {i} ##\n" for i in range(n)),
+    "unclosed fences": lambda n: "```\ncode\n" * n,
+    "setext headings": lambda n: "".join(f"Title {i}\n=====\n\ntext\n\n" for i in range(n)),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(MARKDOWN_SHAPES))
+def test_markdown_work_is_linear(shape: str) -> None:
+    assert_linear(lambda n: _markdown(MARKDOWN_SHAPES[shape](n)), 400)
+
+
+def test_rst_work_is_linear() -> None:
+    def make(n: int) -> Callable[[], object]:
+        text = "".join(f"Part {i}\n{'=-~'[i % 3] * 12}\n\n" + "word " * 230 + "\n\n" for i in range(n))
+        return lambda: RstChunker(1000, 200).chunk(text, "doc.rst")
+
+    assert_linear(make, 20)
+
+
+def _best_seconds(work: Callable[[], object]) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_a_heading_with_a_long_run_of_spaces_costs_what_one_of_letters_does() -> None:
+    """The heading regex backtracked quadratically on spaces (20k spaces: 7.5 s). Compared
+    with the same machine chunking a heading as long without spaces, not with a clock bound."""
+    spaces = _best_seconds(_markdown("# x" + " " * 20_000 + "y\n"))
+    letters = _best_seconds(_markdown("# x" + "a" * 20_000 + "y\n"))
+    assert spaces <= 5 * letters + 0.05, (spaces, letters)
+
+
+@pytest.mark.parametrize(("line", "title"), [
+    ("# Install", "Install"), ("## From source ##", "From source"), ("### Spaces #  \t", "Spaces"),
+    ("# C# ", "C#"), ("# #", "#"), ("#", ""), ("#   ", ""), ("# a # b", "a # b"),
+    ("## trailing#", "trailing#"), ("   ### indented", "indented"),
+])
+def test_atx_heading_titles(line: str, title: str) -> None:
+    chunks = MarkdownChunker(1000, 200).chunk(f"{line}\n\nbody text\n", "doc.md")
+    assert chunks[0].metadata["heading"] == title
+
+
+@pytest.mark.parametrize("line", ["#5 bolts", "####### seven", "    # code block"])
+def test_lines_that_are_not_atx_headings(line: str) -> None:
+    chunks = MarkdownChunker(1000, 200).chunk(f"{line}\n\nbody text\n", "doc.md")
+    assert chunks[0].metadata["heading"] == ""
+
+
+def test_a_notebook_nested_too_deep_is_skipped_with_a_reason() -> None:
+    nested = '{"cells": [' + "[" * 100_000 + "]" * 100_000 + "]}"
+    with pytest.raises(SkipFile, match="nested too deep"):
+        NotebookReader().read("deep.ipynb", nested.encode())
+
+
+def test_notebook_work_is_linear_in_cell_count() -> None:
+    def make(n: int) -> Callable[[], object]:
+        cells = ",".join('{"cell_type": "code", "source": ["x = 1\\n", "y = 2\\n"]}' for _ in range(n))
+        data = ('{"cells": [' + cells + "]}").encode()
+        return lambda: NotebookReader().read("book.ipynb", data)
+
+    assert_linear(make, 300)
