@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks, piece_from_span
-from ragloom.chunking.measure import CHARACTERS, TextMeasure
+from ragloom.chunking.measure import CHARACTERS, TextMeasure, fit_prefix
 from ragloom.types import Chunk
 
 # A sentence end: terminal punctuation (and closing quotes/brackets) followed by whitespace.
@@ -115,7 +115,8 @@ class CharacterChunker:
         line_start = source.lines.offset_of(long_line)
         pieces: list[Piece] = []
         while start < end:
-            cut = start + self._fit(text, start, end, first_budget if not pieces else budget)
+            cut = start + fit_prefix(self.measure, text, start, end,
+                                     first_budget if not pieces else budget)
             if cut < end:
                 cut = self._word_cut(text, start, cut)
             if cut <= line_start:
@@ -127,20 +128,6 @@ class CharacterChunker:
             next_start = _word_start(text, max(cut - back, line_start), cut)
             start = next_start if next_start > start else cut
         return pieces
-
-    def _fit(self, text: str, start: int, end: int, budget: int) -> int:
-        """``measure.fit`` of ``text[start:end]`` looking only at a prefix, doubled while
-        the fit reaches past its first half: measuring the whole rest of the line for each
-        window made one long line quadratic (an 8 MB line: 2.7 s, 24 MB: 185 s). A token
-        never spans whitespace, so a cut in the first half of a prefix is the cut in the
-        whole text."""
-        span = 8 * budget + 64
-        while True:
-            stop = min(end, start + span)
-            fitted = self.measure.fit(text[start:stop], budget)
-            if stop == end or fitted <= (stop - start) // 2:
-                return fitted
-            span *= 2
 
     def _word_cut(self, text: str, start: int, cut: int) -> int:
         """Where to end a window ``text[start:cut]`` inside a line: a sentence end in its last
