@@ -40,10 +40,25 @@ SNIPPETS: dict[str, tuple[str, str]] = {
     "csharp": (".cs", "class A { int F(int a) { return (a + 1); } }\n"),
     "ruby": (".rb", "def f(a)\n  [a, { k: (a + 1) }]\nend\n"),
     "kotlin": (".kt", "fun f(a: Int): List<Int> { return listOf(a, (a + 1)) }\n"),
+    "vue": (".vue", '<template>\n  <div :a="b > 1"><p>{{ x }}</p></div>\n</template>\n'
+                    '<script setup lang="ts">\nconst s = { m() { return [1, (2)] } }\n</script>\n'),
+    "svelte": (".svelte", "<script>\n  let a = [1, (2)]\n</script>\n{#if a}<p>{a}</p>{/if}\n"),
+    "blade": (".blade.php", "@section('a')\n  <x-card>@if($a) {{ $a }} @endif</x-card>\n"
+                            "@endsection\n"),
+    "django-template": (".jinja", "{% block a %}\n  <div>{% if a %}{{ a }}{% endif %}</div>\n"
+                                  "{% endblock %}\n"),
+    "twig": (".twig", "{% block a %}\n  <div>{% for a in b %}{{ a }}{% endfor %}</div>\n"
+                      "{% endblock %}\n"),
+    "erb": (".erb", "<% items.each do |a| %>\n  <li><%= a %></li>\n<% end %>\n"),
+    "handlebars": (".hbs", "{{#each items}}\n  <li>{{#if a}}{{a}}{{/if}}</li>\n{{/each}}\n"),
 }
 #: What opens and closes one level of nesting, by language (default: brackets).
 NESTING: dict[str, tuple[str, str]] = {
     "python": ("[", "]"), "markdown": ("> ", ""), "rst": ("  ", ""), "ruby": ("[", "]"),
+    "vue": ("<div>", "</div>"), "svelte": ("{#if a}<b>", "</b>{/if}"),
+    "blade": ("@if($a)<x-a>", "</x-a>@endif"), "django-template": ("{% if a %}<p>", "</p>{% endif %}"),
+    "twig": ("{% for a in b %}", "{% endfor %}"), "erb": ("<% if a %><i>", "</i><% end %>"),
+    "handlebars": ("{{#if a}}<i>", "</i>{{/if}}"),
 }
 
 

@@ -114,6 +114,7 @@ class _FileChunking:
         if grammar.row.module == "tree_sitter_php":
             laravel_definitions(path, self.tree.root_node, self.definitions)
         self.layout = ScopeLayout(source, grammar.row, self.definitions)
+        self.stem = PurePath(path).name.split(".", 1)[0]  # names `export default {...}`
 
     def pieces(self) -> list[Piece]:
         root = self.tree.root_node
@@ -139,7 +140,8 @@ class _FileChunking:
                 extra: dict[str, object] = {"symbol": names[0], "kind": self._kind(head, scope)}
                 listed = list(dict.fromkeys(  # a container chunked whole names its members
                     member for definition, name in zip(item.definitions, names)
-                    for member in [name, *self._members(definition, name, scope)]))
+                    for member in self._listed(definition, name, scope)))
+                extra["symbol"] = listed[0] if listed else names[0]
                 if len(listed) > 1:
                     extra["symbols"] = ", ".join(listed)
                 span = Span(item.first, item.last, extra)
@@ -154,6 +156,12 @@ class _FileChunking:
             units.append(Unit(span, item.family, headers, split, alone))
         return self.splitter.assemble(self.source, units, members)
 
+    def _listed(self, definition: Definition, name: str, scope: _Scope) -> list[str]:
+        """The names a chunk of ``definition`` lists: its own and its members' (only the
+        members' for a group: ``methods: {...}`` is no definition anyone asks for)."""
+        members = self._members(definition, name, scope)
+        return members if definition.kind == "group" and members else [name, *members]
+
     def _members(self, definition: Definition, name: str, scope: _Scope) -> list[str]:
         """Qualified names of a container's own members (a class's methods, an impl's
         functions), so a container chunked whole names what it defines."""
@@ -166,6 +174,8 @@ class _FileChunking:
     def _inner_scope(self, definition: Definition, name: str, scope: _Scope) -> _Scope:
         """The scope a container's members are named in (a namespace only where the
         language writes it in symbols)."""
+        if definition.kind == "group":  # `methods: {...}`: members named by the owner
+            return scope
         named = self.row.namespaces_in_symbols or definition.kind != "module"
         return _Scope(name if named else scope.prefix, self._kind(definition, scope))
 
@@ -221,7 +231,8 @@ class _FileChunking:
     def _qualified(self, definition: Definition, scope: _Scope) -> str:
         """``definition``'s name in the language's notation, with what encloses it."""
         row = self.row
-        name = definition.name
+        name = self.stem if definition.kind == "object" and definition.name == "default" \
+            else definition.name
         owner = scope.prefix
         if definition.kind in _NAMED_WHOLE:
             return name
