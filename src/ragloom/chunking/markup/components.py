@@ -55,10 +55,12 @@ class ComponentChunker:
         scripts = 0
         for kind, blocks, first, last in _sections(parse_blocks(text, SYNTAXES[self.language],
                                                                 source.lines), source.line_count):
-            if kind == "script" and scripts < _SCRIPTS:
-                scripts += 1
-                chunks += self._script(text, path, layout.owner, blocks[0])
-            elif kind in ("script", "style"):
+            code = self._script(text, path, layout.owner, blocks[0]) \
+                if kind == "script" and scripts < _SCRIPTS else []
+            scripts += kind == "script"
+            if code:
+                chunks += code
+            elif kind in ("script", "style"):  # an empty `<script setup>` too
                 extra = {"section": kind, "kind": kind, "symbol": layout.owner}
                 units = [(n, n) for n in range(first, last + 1)]
                 pieces += self.splitter.split(source, units, self.splitter.headers([]),

@@ -69,7 +69,7 @@ _TYPESCRIPT_DEFINITIONS = {
     "abstract_method_signature": "method", "enum_declaration": "type",
     "type_alias_declaration": "type", "internal_module": "module",
     "variable_declarator": "function", "function_signature": "function",
-    "method_signature": "method", "pair": "function"}
+    "method_signature": "method"}
 
 LANGUAGES: dict[str, LanguageRow] = {
     "php": LanguageRow(

@@ -87,7 +87,7 @@ class Grammar:
                 name = self._row_name(node)
                 if name:
                     found[node.id] = self._definition(node, name, kind)
-            if node.id in found and (kind in ("function", "method") or not found[node.id].container):
+            if kind in ("function", "method") or node.id in found and not found[node.id].container:
                 continue  # nothing inside a function body is chunked on its own
             stack.extend(node.named_children)
 
@@ -138,19 +138,25 @@ def _object_definitions(root: Any, found: dict[int, Definition]) -> None:
 
 
 def _groups(body: Any, found: dict[int, Definition]) -> None:
-    """The object-valued members of ``body`` that hold functions, as groups (nested too)."""
+    """The members of object ``body`` that are functions (methods), and those that are
+    objects holding functions, as groups (their members too)."""
     stack = [body]
     while stack:
         current = stack.pop()
         for member in current.named_children:
-            value = member.child_by_field_name("value") if member.type == "pair" else None
-            if value is None or value.type != "object" or member.id in found:
+            if member.id in found:
                 continue
-            if any(child.type == "method_definition" or _FUNCTION_VALUES.get(child.type)
-                   and _defines_function(child) for child in value.named_children):
-                key = member.child_by_field_name("key")
-                found[member.id] = Definition(member, _name_text(key) if key else "", "group", True,
-                                              value)
+            key = member.child_by_field_name("key") if member.type == "pair" \
+                else member.child_by_field_name("name")
+            value = member.child_by_field_name("value") if member.type == "pair" else None
+            if key is None:
+                continue
+            if member.type == "method_definition" or value is not None and _defines_function(member):
+                found[member.id] = Definition(member, _name_text(key), "function", False, None)
+            elif value is not None and value.type == "object" and any(
+                    child.type == "method_definition" or child.type == "pair"
+                    and _defines_function(child) for child in value.named_children):
+                found[member.id] = Definition(member, _name_text(key), "group", True, value)
                 stack.append(value)
 
 
