@@ -51,6 +51,10 @@ SNIPPETS: dict[str, tuple[str, str]] = {
                       "{% endblock %}\n"),
     "erb": (".erb", "<% items.each do |a| %>\n  <li><%= a %></li>\n<% end %>\n"),
     "handlebars": (".hbs", "{{#each items}}\n  <li>{{#if a}}{{a}}{{/if}}</li>\n{{/each}}\n"),
+    "yaml": (".yaml", "# the key\nkey: [1, {a: 2}]\n"),
+    "toml": (".toml", "# the table\n[a]\nk = [1, {b = 2}]\n"),
+    "ini": (".ini", "; the section\n[s]\nk = v\n"),
+    "shell": (".sh", "# the function\nf() { echo $(( 1 + (2) )); }\n"),
 }
 #: What opens and closes one level of nesting, by language (default: brackets).
 NESTING: dict[str, tuple[str, str]] = {

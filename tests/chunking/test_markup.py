@@ -165,6 +165,17 @@ def test_a_comment_one_blank_line_above_a_definition_documents_it() -> None:
             for c in chunks] == [(1, 11, "send"), (13, 17, "cancel")]
 
 
+def test_a_yaml_comment_stays_with_the_key_below_it() -> None:
+    source = ("# Application settings\napp:\n  name: koel\n  # How long a session lasts, in minutes.\n"
+              "  # Longer sessions keep users signed in across restarts.\n  session_lifetime: 120\n"
+              "  # The queue driver jobs go through.\n  queue: redis\n")
+    config = RAGConfig(embedding_provider="hash", chunk_size=140, chunk_overlap=28)
+    chunks = FileChunker(config).chunk(source, "config/app.yml")
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        (1, 3), (4, 6), (7, 8)]
+    assert all(c.text == source[c.metadata["start_char"]:c.metadata["end_char"]] for c in chunks)
+
+
 def test_a_long_import_run_is_one_chunk_and_a_short_one_opens_the_code() -> None:
     chunks = chunks_of("routes/api.php", 1000)
     assert [(c.metadata["kind"], c.metadata["start_line"], c.metadata["end_line"])

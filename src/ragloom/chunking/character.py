@@ -143,6 +143,38 @@ class CharacterChunker:
         return space + 1 if space > start else cut
 
 
+class CommentedLinesChunker:
+    """Windows of whole lines for configuration and scripts (YAML, TOML, INI, shell) that
+    never part a comment from the line it documents: a run of comment (and blank) lines
+    and the line after it are one unit (``# How long a session lasts`` above
+    ``lifetime: 120``), units packed greedily up to ``chunk_size`` by the definition
+    splitter (so no overlap; a unit longer than a window is cut between its lines)."""
+
+    def __init__(self, comment_prefixes: tuple[str, ...], chunk_size: int = 1000,
+                 measure: TextMeasure = CHARACTERS) -> None:
+        from ragloom.chunking.definitions import DefinitionSplitter
+
+        self.comment_prefixes = comment_prefixes
+        self.measure = measure
+        self._splitter = DefinitionSplitter(max(4, chunk_size), measure)
+
+    def chunk(self, text: str, path: str) -> list[Chunk]:
+        source = SourceLines(text, self.measure)
+        units: list[tuple[int, int]] = []
+        start = 1
+        for number, line in enumerate(source.line_texts, start=1):
+            if line.strip() and not line.lstrip().startswith(self.comment_prefixes):
+                units.append((start, number))
+                start = number + 1
+        if start <= source.line_count:
+            units.append((start, source.line_count))
+        none = self._splitter.headers([])
+        pieces = self._splitter.split(source, units, none, none, {}) if units else []
+        for piece in pieces:
+            piece.extra.pop("part", None)
+        return assemble_chunks(path, pieces, base={"chunker": "character"})
+
+
 def _give_trailing_lines(source: SourceLines, first: int, end: int,
                          keep_with_next: Callable[[str], bool]) -> int:
     """The window ``first..end`` shortened so it does not end on blank or ``keep_with_next``

@@ -126,6 +126,24 @@ for _language in TEMPLATE_LANGUAGES + COMPONENT_LANGUAGES:
     chunkers.register(_language)(_markup_chunker(_language, _language in COMPONENT_LANGUAGES))
 
 
+#: Line-commented languages whose windows never end on a comment (it documents what follows).
+COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
+    "yaml": ("#",), "toml": ("#",), "ini": (";", "#"), "shell": ("#",)}
+
+
+def _commented_chunker(prefixes: tuple[str, ...]) -> ChunkerFactory:
+    def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+        from ragloom.chunking.character import CommentedLinesChunker
+
+        return CommentedLinesChunker(prefixes, sizing.size, sizing.measure)
+
+    return factory
+
+
+for _language, _prefixes in COMMENT_PREFIXES.items():
+    chunkers.register(_language)(_commented_chunker(_prefixes))
+
+
 def _section_chunker(module: str, class_name: str) -> ChunkerFactory:
     """A factory for a chunker that follows a markup's sections (markdown, RST), on while
     ``chunking.markdown_chunking`` is; the module is imported on first use."""
