@@ -73,7 +73,8 @@ def test_every_language_chunks_by_definition(file: str, language: str,
                                              definitions: dict[str, tuple[int, int]],
                                              imports: tuple[int, int]) -> None:
     """Small enough a window that containers split per member: each named definition is
-    whole in the one chunk naming it, imports have a chunk of their own, and the bounds
+    whole in the one chunk naming it, imports open the first chunk (one of their own
+    only when it would not fit beside them), and the bounds
     hold; at a large window and a tiny one the bounds hold too."""
     source = (SAMPLES / file).read_text()
     chunks = TreeSitterChunker(language, 400, 80).chunk(source, file)
@@ -85,8 +86,13 @@ def test_every_language_chunks_by_definition(file: str, language: str,
         meta = holders[0].metadata
         assert meta["start_line"] <= first and last <= meta["end_line"], (symbol, meta)
         assert "part" not in meta or meta["part"] == 0
-    head = chunks[0].metadata
-    assert (head["kind"], head["start_line"], head["end_line"]) == ("imports", *imports)
+    head, following = chunks[0].metadata, chunks[1]
+    assert head["start_line"] == 1 and head["end_line"] >= imports[1]
+    if head["kind"] == "imports":  # alone only when the chunk after would not fit beside it
+        assert head["end_line"] == imports[1], head
+        body = following.metadata["end_char"] - head["start_char"]
+        assert body > 400 or following.text != source[following.metadata["start_char"]:
+                                                       following.metadata["end_char"]], head
     for window in (2000, 120, 60):
         check_code_chunks(TreeSitterChunker(language, window, window // 5).chunk(source, file),
                           source, window)
@@ -103,13 +109,13 @@ def test_a_container_too_big_repeats_its_short_header() -> None:
 def test_small_adjacent_definitions_share_a_chunk_and_list_every_name() -> None:
     source = (SAMPLES / "cache.go").read_text()
     chunks = TreeSitterChunker("go", 2000, 400).chunk(source, "cache.go")
-    # imports stay apart; the definitions fill one window
-    assert [(c.metadata["kind"], names(c)) for c in chunks] == [
-        ("imports", []), ("type", ["Entry", "Cache", "New", "Cache.Get", "Cache.Set"])]
+    # the imports open the first chunk; the definitions fill one window
+    assert [(c.metadata["kind"], c.metadata["start_line"], names(c)) for c in chunks] == [
+        ("type", 1, ["Entry", "Cache", "New", "Cache.Get", "Cache.Set"])]
     # ... and share chunks only while the next one fits beside them
     chunks = TreeSitterChunker("go", 800, 160).chunk(source, "cache.go")
     assert [(c.metadata["start_line"], c.metadata["end_line"], names(c)) for c in chunks] == [
-        (1, 6, []), (8, 35, ["Entry", "Cache", "New", "Cache.Get"]), (37, 42, ["Cache.Set"])]
+        (1, 35, ["Entry", "Cache", "New", "Cache.Get"]), (37, 42, ["Cache.Set"])]
     swift = (SAMPLES / "Thermostat.swift").read_text()
     members = TreeSitterChunker("swift", 200, 40).chunk(swift, "Thermostat.swift")
     assert ["Thermostat.target", "Thermostat.hysteresis"] in [names(c) for c in members]
@@ -176,8 +182,7 @@ def test_laravel_routes_one_chunk_per_route_or_group_named_by_method_and_uri() -
     _, chunks = laravel_chunks("routes/web.php", 2000)
     assert [(c.metadata["kind"], c.metadata.get("symbol"), c.metadata["start_line"], c.metadata["end_line"])
             for c in chunks] == [
-        ("imports", None, 1, 5),
-        ("route", "GET /", 7, 9),
+        ("route", "GET /", 1, 9),  # the `use` lines open the first route's chunk
         ("route", "GET /about", 11, 11),
         ("route_group", "GROUP /billing", 13, 21),
         ("route", "RESOURCE /profiles", 23, 23)]
@@ -195,8 +200,10 @@ def test_laravel_migrations_one_chunk_per_table() -> None:
     source, chunks = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 1000)
     tables = [(c.metadata["symbol"], c.metadata["start_line"], c.metadata["end_line"])
               for c in chunks if c.metadata["kind"] == "table"]
-    assert tables == [("orders", 7, 16), ("order_lines", 18, 24), ("order_lines", 26, 28), ("orders", 29, 31)]
-    assert "Schema::create('order_lines'" in chunks[2].text and "'orders'" not in chunks[2].text
+    # the migration's header (`use` lines, `return new class extends Migration {`) opens
+    # the first table's chunk: no chunk of imports alone
+    assert tables == [("orders", 1, 16), ("order_lines", 18, 24), ("order_lines", 26, 28), ("orders", 29, 31)]
+    assert "Schema::create('order_lines'" in chunks[1].text and "'orders'" not in chunks[1].text
 
 
 def test_laravel_config_one_chunk_per_top_level_key_named_as_config_reads_it() -> None:
@@ -266,7 +273,7 @@ def test_typescript_overload_signatures_open_their_implementation(size: int) -> 
 def test_a_rust_attribute_stays_with_the_use_it_gates() -> None:
     source = ("#[cfg(feature = \"std\")]\nuse std::io::IoSlice;\n\n"
               "pub fn total(values: &[u64]) -> u64 {\n    values.iter().sum()\n}\n")
-    chunks = TreeSitterChunker("rust", 400, 80).chunk(source, "sum.rs")
+    chunks = TreeSitterChunker("rust", 70, 14).chunk(source, "sum.rs")  # too small to join them
     assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"]) for c in chunks] == [
         (1, 2, "imports"), (4, 6, "function")]
 
@@ -280,18 +287,17 @@ def test_a_rust_file_chunks_by_type_with_every_impl_and_member_named() -> None:
     chunks = TreeSitterChunker("rust", 300, 60).chunk(source, "buffer.rs")
     assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"], names(c))
             for c in chunks] == [
-        (1, 1, "imports", []),
-        (3, 12, "interface", ["Source", "Source::remaining", "Source::has_remaining"]),
+        (1, 12, "interface", ["Source", "Source::remaining", "Source::has_remaining"]),
         (14, 18, "class", ["Buffer"]),
         (20, 29, "method", ["Buffer::new", "Buffer::extend"]),
         (31, 38, "method", ["Buffer::take"]),
         (40, 51, "impl", ["Buffer", "Buffer::remaining", "Buffer::write_str"]),
         (53, 57, "impl", ["Buffer", "Buffer::eq"])]
     check_code_chunks(chunks, source, 300)
-    take = chunks[4]
+    take = chunks[3]
     assert take.text.startswith("impl Buffer {\n    /// Takes the next `n` bytes")
     assert take.metadata["header_lines"] == 1
-    assert "header_lines" not in chunks[3].metadata  # opens with the impl's own line
+    assert "header_lines" not in chunks[2].metadata  # opens with the impl's own line
     metadata = {**take.metadata, "source": "file"}  # as the indexer stores it
     indexed = indexed_text(CHARACTERS)(take.text, metadata)
     assert indexed == "buffer.rs: Buffer::take\n" + take.text.removeprefix("impl Buffer {\n")

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks, piece_from_span
-from ragloom.chunking.measure import CHARACTERS, TextMeasure
+from ragloom.chunking.measure import CHARACTERS, TextMeasure, fit_prefix
 from ragloom.types import Chunk
 
 # A sentence end: terminal punctuation (and closing quotes/brackets) followed by whitespace.
@@ -115,7 +115,8 @@ class CharacterChunker:
         line_start = source.lines.offset_of(long_line)
         pieces: list[Piece] = []
         while start < end:
-            cut = start + self._fit(text, start, end, first_budget if not pieces else budget)
+            cut = start + fit_prefix(self.measure, text, start, end,
+                                     first_budget if not pieces else budget)
             if cut < end:
                 cut = self._word_cut(text, start, cut)
             if cut <= line_start:
@@ -127,20 +128,6 @@ class CharacterChunker:
             next_start = _word_start(text, max(cut - back, line_start), cut)
             start = next_start if next_start > start else cut
         return pieces
-
-    def _fit(self, text: str, start: int, end: int, budget: int) -> int:
-        """``measure.fit`` of ``text[start:end]`` looking only at a prefix, doubled while
-        the fit reaches past its first half: measuring the whole rest of the line for each
-        window made one long line quadratic (an 8 MB line: 2.7 s, 24 MB: 185 s). A token
-        never spans whitespace, so a cut in the first half of a prefix is the cut in the
-        whole text."""
-        span = 8 * budget + 64
-        while True:
-            stop = min(end, start + span)
-            fitted = self.measure.fit(text[start:stop], budget)
-            if stop == end or fitted <= (stop - start) // 2:
-                return fitted
-            span *= 2
 
     def _word_cut(self, text: str, start: int, cut: int) -> int:
         """Where to end a window ``text[start:cut]`` inside a line: a sentence end in its last
@@ -154,6 +141,38 @@ class CharacterChunker:
         half = start + (cut - start) // 2
         space = max(text.rfind(" ", half, cut), text.rfind("\t", half, cut))
         return space + 1 if space > start else cut
+
+
+class CommentedLinesChunker:
+    """Windows of whole lines for configuration and scripts (YAML, TOML, INI, shell) that
+    never part a comment from the line it documents: a run of comment (and blank) lines
+    and the line after it are one unit (``# How long a session lasts`` above
+    ``lifetime: 120``), units packed greedily up to ``chunk_size`` by the definition
+    splitter (so no overlap; a unit longer than a window is cut between its lines)."""
+
+    def __init__(self, comment_prefixes: tuple[str, ...], chunk_size: int = 1000,
+                 measure: TextMeasure = CHARACTERS) -> None:
+        from ragloom.chunking.definitions import DefinitionSplitter
+
+        self.comment_prefixes = comment_prefixes
+        self.measure = measure
+        self._splitter = DefinitionSplitter(max(4, chunk_size), measure)
+
+    def chunk(self, text: str, path: str) -> list[Chunk]:
+        source = SourceLines(text, self.measure)
+        units: list[tuple[int, int]] = []
+        start = 1
+        for number, line in enumerate(source.line_texts, start=1):
+            if line.strip() and not line.lstrip().startswith(self.comment_prefixes):
+                units.append((start, number))
+                start = number + 1
+        if start <= source.line_count:
+            units.append((start, source.line_count))
+        none = self._splitter.headers([])
+        pieces = self._splitter.split(source, units, none, none, {}) if units else []
+        for piece in pieces:
+            piece.extra.pop("part", None)
+        return assemble_chunks(path, pieces, base={"chunker": "character"})
 
 
 def _give_trailing_lines(source: SourceLines, first: int, end: int,

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragloom.chunking.base import Piece, SourceLines, piece_from_span
-from ragloom.chunking.measure import TextMeasure
+from ragloom.chunking.measure import TextMeasure, fit_prefix
 from ragloom.types import Metadata
 
 #: Lines that only close what came before (``}``, ``});``, ``end``, ``)``).
@@ -298,10 +298,9 @@ class DefinitionSplitter:
         last space past its first half window (so none but the last is under half)."""
         atoms: list[_Atom] = []
         while start < end:
-            rest = text[start:end]
-            cut = start + self.measure.fit(rest, self.window)
+            cut = start + fit_prefix(self.measure, text, start, end, self.window)
             if cut < end:
-                floor = start + self.measure.fit(rest, int(self.half) + 1)
+                floor = start + fit_prefix(self.measure, text, start, cut, int(self.half) + 1)
                 space = max(text.rfind(" ", floor, cut), text.rfind("\t", floor, cut))
                 if space >= floor:
                     cut = space + 1

@@ -152,8 +152,11 @@ class MarkdownChunker:
         return _parse(source)
 
     def _heading_text(self, heading: _Heading) -> str:
-        """The heading as repeated in front of a section's continuation pieces."""
-        return f"{'#' * heading.level} {heading.title}\n"
+        """The heading as repeated in front of a section's continuation pieces; none when
+        it takes over a quarter of a chunk (a one-line file that is all heading would
+        otherwise repeat the whole line in front of every one-character piece)."""
+        text = f"{'#' * heading.level} {heading.title}\n"
+        return text if self.measure.count(text) <= self.chunk_size // 4 else ""
 
     def _pieces(self, source: SourceLines) -> Iterator[Piece]:
         layout = self._parse_layout(source)

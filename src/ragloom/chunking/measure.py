@@ -92,3 +92,18 @@ class TokenMeasure:
             return len(text)
         return max(1, ends[budget - 1]) if budget > 0 else 1
 
+
+
+def fit_prefix(measure: TextMeasure, text: str, start: int, end: int, budget: int) -> int:
+    """``measure.fit`` of ``text[start:end]`` looking only at a prefix, doubled while the
+    fit reaches past its first half: measuring (or even copying) the whole rest of a line
+    for each window made one long line quadratic (an 8 MB line: 2.7 s, 24 MB: 185 s). A
+    token never spans whitespace, so a cut in the first half of a prefix is the cut in
+    the whole text."""
+    span = 8 * budget + 64
+    while True:
+        stop = min(end, start + span)
+        fitted = measure.fit(text[start:stop], budget)
+        if stop == end or fitted <= (stop - start) // 2:
+            return fitted
+        span *= 2

@@ -40,6 +40,10 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".swift": "swift", ".sh": "shell", ".bash": "shell",
     ".sql": "sql", ".html": "html", ".css": "css", ".json": "json", ".yaml": "yaml",
     ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".xml": "xml",
+    # An application's templates and components (chunking/markup/).
+    ".vue": "vue", ".svelte": "svelte", ".blade.php": "blade", ".erb": "erb", ".twig": "twig",
+    ".hbs": "handlebars", ".handlebars": "handlebars", ".jinja": "django-template",
+    ".jinja2": "django-template", ".j2": "django-template",
 }
 
 #: Language name -> factory of its structure-aware chunker (None when disabled by config).
@@ -48,8 +52,18 @@ chunkers: Registry[ChunkerFactory] = Registry("chunker", "chunking", "ragloom.ch
 
 
 def language_for_path(path: str) -> str:
-    """The language a file's extension implies, ``"text"`` when unknown."""
-    return LANGUAGE_BY_EXTENSION.get(PurePath(path).suffix.lower(), "text")
+    """The language a file's extension implies (its last two suffixes first:
+    ``.blade.php``), ``"text"`` when unknown; an ``.html`` file in a templates folder is a
+    ``django-template`` (``markup.template_language``)."""
+    suffixes = [s.lower() for s in PurePath(path).suffixes[-2:]]
+    if len(suffixes) == 2 and "".join(suffixes) in LANGUAGE_BY_EXTENSION:
+        return LANGUAGE_BY_EXTENSION["".join(suffixes)]
+    language = LANGUAGE_BY_EXTENSION.get(PurePath(path).suffix.lower(), "text")
+    if language == "html":
+        from ragloom.chunking.markup.syntax import template_language
+
+        return template_language(path) or language
+    return language
 
 
 def character_chunker(config: RAGConfig, sizing: ChunkSizing) -> CharacterChunker:
@@ -88,6 +102,46 @@ TREE_SITTER_LANGUAGES = ("php", "javascript", "typescript", "go", "rust", "java"
                          "cpp", "csharp", "ruby", "kotlin")
 for _language in TREE_SITTER_LANGUAGES:
     chunkers.register(_language)(_tree_sitter_chunker(_language))
+
+
+def _markup_chunker(language: str, component: bool) -> ChunkerFactory:
+    """A factory for the markup chunker of a template language (or of a single-file
+    component's sections), on while ``chunking.ast_chunking`` is."""
+
+    def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+        from ragloom.chunking.markup import ComponentChunker, TemplateChunker
+
+        if not config.chunking.ast_chunking:
+            return None
+        chunker_class = ComponentChunker if component else TemplateChunker
+        return chunker_class(language, sizing.size, sizing.overlap, sizing.measure)
+
+    return factory
+
+
+#: Template languages chunked by their blocks, component languages by their sections.
+TEMPLATE_LANGUAGES = ("blade", "django-template", "erb", "twig", "handlebars")
+COMPONENT_LANGUAGES = ("vue", "svelte")
+for _language in TEMPLATE_LANGUAGES + COMPONENT_LANGUAGES:
+    chunkers.register(_language)(_markup_chunker(_language, _language in COMPONENT_LANGUAGES))
+
+
+#: Line-commented languages whose windows never end on a comment (it documents what follows).
+COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
+    "yaml": ("#",), "toml": ("#",), "ini": (";", "#"), "shell": ("#",)}
+
+
+def _commented_chunker(prefixes: tuple[str, ...]) -> ChunkerFactory:
+    def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+        from ragloom.chunking.character import CommentedLinesChunker
+
+        return CommentedLinesChunker(prefixes, sizing.size, sizing.measure)
+
+    return factory
+
+
+for _language, _prefixes in COMMENT_PREFIXES.items():
+    chunkers.register(_language)(_commented_chunker(_prefixes))
 
 
 def _section_chunker(module: str, class_name: str) -> ChunkerFactory:

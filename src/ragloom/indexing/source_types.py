@@ -5,7 +5,9 @@
 
 The first matching pattern wins: the project's own ``[rag.source_types]`` patterns first
 (in their order), then the defaults below in their order; a path no pattern matches is
-``code`` when its language is a programming language, else ``text``.
+``code`` when its language is a programming language, else ``text``. A template
+(``TEMPLATES``: Django/Jinja, Blade, ERB, Twig, Handlebars, Vue, Svelte) is ``code`` where
+only a default ``docs`` pattern would match it.
 """
 
 from __future__ import annotations
@@ -35,21 +37,27 @@ DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
 #: Languages (see ``chunking.registry.LANGUAGE_BY_EXTENSION``) that are not programs.
 NOT_CODE = frozenset({"text", "markdown", "rst", "html", "css", "json", "yaml", "toml", "ini",
                       "xml"})
+#: An application's templates: ``code`` although the default ``docs`` patterns match their
+#: extension (``templates/base.html`` is a Django template, not a page).
+TEMPLATES = frozenset({"django-template", "blade", "erb", "twig", "handlebars", "vue", "svelte"})
 
 
 class SourceTypes:
     """Classifies paths; see the module docstring."""
 
     def __init__(self, patterns: Mapping[str, Sequence[str]] | None = None) -> None:
-        ordered: list[tuple[str, Glob]] = []
+        ordered: list[tuple[str, Glob, bool]] = []
         for table in (patterns or {}, DEFAULT_SOURCE_TYPES):
             for name, globs in table.items():
-                ordered += [(name, compile_glob(glob)) for glob in globs]
+                ordered += [(name, compile_glob(glob), table is DEFAULT_SOURCE_TYPES)
+                            for glob in globs]
         self._patterns = ordered
 
     def of(self, path: str, language: str) -> str:
         """The source type of ``path`` (relative, ``/``-separated) in ``language``."""
-        for name, pattern in self._patterns:
+        for name, pattern, default in self._patterns:
+            if default and name == "docs" and language in TEMPLATES:
+                continue
             if pattern.matches(path):
                 return name
         return "text" if language in NOT_CODE else "code"

@@ -8,6 +8,10 @@ chrome where it is marked (``nav``, ``aside``, page-level ``header``/``footer``,
 and ``main``). Kept: headings as ``#`` lines,
 paragraphs, list items as ``- ``, table rows as ``a | b``, ``pre`` blocks fenced. Uses the
 standard library's ``html.parser``: no dependency.
+
+An application's template (a ``.html`` file in a ``templates`` folder, or with Django/Jinja
+tags at line starts: ``chunking.markup.template_language``) is not a page: it is returned
+as it is, in language ``django-template``, for the template chunker.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import re
 from collections import Counter
 from html.parser import HTMLParser
 
+from ragloom.chunking.markup.syntax import template_language
 from ragloom.readers.base import ReadText, SkipFile
 
 _DROPPED = frozenset({"script", "style", "noscript", "template", "svg", "math", "head", "form",
@@ -38,6 +43,9 @@ class HtmlReader:
 
     def read(self, path: str, data: bytes) -> ReadText:
         text, warning = _decode(data)
+        language = template_language(path, text)
+        if language is not None:  # an application's template is code: its own lines, whole
+            return ReadText(text, language=language, warning=warning)
         extractor = _VisibleText()
         extractor.feed(text)
         extractor.close()

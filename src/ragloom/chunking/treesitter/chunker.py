@@ -42,6 +42,8 @@ _NAMED_WHOLE = frozenset({"route", "route_group", "table", "config"})
 #: docs/benchmarks.md.
 MODULE_GROUP = 1.0
 MEMBER_GROUP = 0.75
+#: Windows an import run may span and stay one chunk (``_split_imports``).
+IMPORT_WINDOWS = 8
 _WARNED: set[str] = set()
 _WARNED_LOCK = threading.Lock()
 
@@ -114,11 +116,12 @@ class _FileChunking:
         if grammar.row.module == "tree_sitter_php":
             laravel_definitions(path, self.tree.root_node, self.definitions)
         self.layout = ScopeLayout(source, grammar.row, self.definitions)
+        self.stem = PurePath(path).name.split(".", 1)[0]  # names `export default {...}`
 
     def pieces(self) -> list[Piece]:
         root = self.tree.root_node
-        return self._scope(root.named_children, 1, self.source.line_count, _Scope(), [], [],
-                           members=False)
+        return imports_joined(self.source, self.splitter, self._scope(
+            root.named_children, 1, self.source.line_count, _Scope(), [], [], members=False))
 
     # -- scopes ---------------------------------------------------------------------------
 
@@ -139,7 +142,8 @@ class _FileChunking:
                 extra: dict[str, object] = {"symbol": names[0], "kind": self._kind(head, scope)}
                 listed = list(dict.fromkeys(  # a container chunked whole names its members
                     member for definition, name in zip(item.definitions, names)
-                    for member in [name, *self._members(definition, name, scope)]))
+                    for member in self._listed(definition, name, scope)))
+                extra["symbol"] = listed[0] if listed else names[0]
                 if len(listed) > 1:
                     extra["symbols"] = ", ".join(listed)
                 span = Span(item.first, item.last, extra)
@@ -149,10 +153,17 @@ class _FileChunking:
                 kind = "imports" if item.family == "imports" else (scope.kind or "module")
                 extra = {"kind": kind, **({"symbol": scope.prefix} if scope.prefix else {})}
                 span = Span(item.first, item.last, extra)
-                split = functools.partial(self._split_lines, span, own_levels, levels)
+                split = functools.partial(self._split_imports if kind == "imports"
+                                          else self._split_lines, span, own_levels, levels)
             alone = item.family == "definition" and item.definitions[0].kind in _NAMED_WHOLE
             units.append(Unit(span, item.family, headers, split, alone))
         return self.splitter.assemble(self.source, units, members)
+
+    def _listed(self, definition: Definition, name: str, scope: _Scope) -> list[str]:
+        """The names a chunk of ``definition`` lists: its own and its members' (only the
+        members' for a group: ``methods: {...}`` is no definition anyone asks for)."""
+        members = self._members(definition, name, scope)
+        return members if definition.kind == "group" and members else [name, *members]
 
     def _members(self, definition: Definition, name: str, scope: _Scope) -> list[str]:
         """Qualified names of a container's own members (a class's methods, an impl's
@@ -160,12 +171,19 @@ class _FileChunking:
         if not definition.container or definition.body is None:
             return []
         inner = self._inner_scope(definition, name, scope)
-        return [self._qualified(member, inner) for child in definition.body.named_children
-                for member in self.layout.definitions_in(child)]
+        names: list[str] = []
+        for child in definition.body.named_children:
+            for member in self.layout.definitions_in(child):
+                qualified = self._qualified(member, inner)
+                names += self._members(member, qualified, inner) if member.kind == "group" \
+                    else [qualified]
+        return names
 
     def _inner_scope(self, definition: Definition, name: str, scope: _Scope) -> _Scope:
         """The scope a container's members are named in (a namespace only where the
         language writes it in symbols)."""
+        if definition.kind == "group":  # `methods: {...}`: members named by the owner
+            return scope
         named = self.row.namespaces_in_symbols or definition.kind != "module"
         return _Scope(name if named else scope.prefix, self._kind(definition, scope))
 
@@ -183,6 +201,18 @@ class _FileChunking:
             _mark_container_lines(pieces, containers)
             return pieces
         return self._split_lines(span, own_levels, [*levels, header])
+
+    def _split_imports(self, span: Span, own_levels: list[HeaderLevel],
+                       levels: list[HeaderLevel]) -> list[Piece]:
+        """An import run longer than a window: one chunk, up to ``IMPORT_WINDOWS`` windows
+        of whole lines, indexed for its names (the model reads its first window, BM25 all
+        of it), so a routes file's 99 ``use`` lines are one result, not six; longer (or
+        with a line over a window: minified code) it is cut by lines."""
+        lines = range(span.first, span.last + 1)
+        if self.source.size(span.first, span.last) <= IMPORT_WINDOWS * self.splitter.window \
+                and all(self.splitter.fits(self.source, n, n) for n in lines):
+            return [self.source.piece(span.first, span.last, **span.extra)]
+        return self._split_lines(span, own_levels, levels)
 
     def _split_lines(self, span: Span, own_levels: list[HeaderLevel],
                      levels: list[HeaderLevel]) -> list[Piece]:
@@ -221,7 +251,8 @@ class _FileChunking:
     def _qualified(self, definition: Definition, scope: _Scope) -> str:
         """``definition``'s name in the language's notation, with what encloses it."""
         row = self.row
-        name = definition.name
+        name = self.stem if definition.kind == "object" and definition.name == "default" \
+            else definition.name
         owner = scope.prefix
         if definition.kind in _NAMED_WHOLE:
             return name
@@ -242,6 +273,28 @@ class _FileChunking:
         else:
             separator = row.separator
         return f"{owner}{separator}{name}"
+
+
+def imports_joined(source: SourceLines, splitter: DefinitionSplitter, pieces: list[Piece]) -> list[Piece]:
+    """``pieces`` with each run of imports (``use``, ``import``, ``#include``; its last
+    part when it is split) joined to the chunk after it when both fit one window: an
+    import block answers no question in words, but tells the code after it what it uses.
+    A run too long to share a window keeps chunks of its own (``kind = "imports"``)."""
+    joined: list[Piece] = []
+    for piece in pieces:
+        before = joined[-1] if joined else None
+        if before is not None and before.extra.get("kind") == "imports" \
+                and piece.extra.get("kind") != "imports" and not piece.header \
+                and source.size(before.start_line, piece.end_line) + splitter.measure.count(
+                    before.header) <= splitter.window:
+            end = piece.start_char + len(piece.text)
+            extra = {key: value for key, value in piece.extra.items() if key != "part"}
+            joined[-1] = Piece(source.text[before.start_char:end], before.start_char,
+                               before.start_line, piece.end_line, before.header,
+                               {**extra, **({"part": 0} if "part" in piece.extra else {})})
+            continue
+        joined.append(piece)
+    return joined
 
 
 def _mark_container_lines(pieces: list[Piece], containers: list[HeaderLevel]) -> None:

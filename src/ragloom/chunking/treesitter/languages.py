@@ -54,6 +54,9 @@ class LanguageRow:
     import_calls: frozenset[str] = frozenset()
     #: Whether names start with the namespaces that enclose them (C#: ``Type.Method``).
     namespaces_in_symbols: bool = True
+    #: Whether object literals holding functions are containers (JavaScript stores,
+    #: ``export default { methods: ... }``; ``outline._object_definitions``).
+    object_members: bool = False
 
 
 _C_IMPORTS = frozenset({"preproc_include", "preproc_def", "preproc_call"})
@@ -76,13 +79,15 @@ LANGUAGES: dict[str, LanguageRow] = {
         member_separator="::", separator="\\", file_namespace="namespace_definition"),
     "javascript": LanguageRow(
         "tree_sitter_javascript", definitions={"method_definition": "method"},  # constructors too
-        imports=frozenset({"import_statement"})),
+        imports=frozenset({"import_statement"}), object_members=True),
     "typescript": LanguageRow(
         "tree_sitter_typescript", loader="language_typescript", tags=False,
-        definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"})),
+        definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"}),
+        object_members=True),
     "tsx": LanguageRow(
         "tree_sitter_typescript", loader="language_tsx", tags=False,
-        definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"})),
+        definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"}),
+        object_members=True),
     "go": LanguageRow(
         "tree_sitter_go", imports=frozenset({"import_declaration", "package_clause"}),
         receiver_field="receiver"),

@@ -107,7 +107,7 @@ class ScopeLayout:
         for item in filled:
             previous = result[-1] if result else None
             if previous is not None and previous.family == "comment" \
-                    and item.family in ("definition", "imports") and item.first - previous.last <= 1:
+                    and item.family in ("definition", "imports") and self._documents(previous, item):
                 item.first = previous.first  # comments and attributes right above a definition
                 # or an import (``#[cfg(...)]`` on a ``use``)
                 result[-1] = item
@@ -139,6 +139,16 @@ class ScopeLayout:
             result[1].first = result[0].first
             del result[0]
         return result
+
+    def _documents(self, comment: Item, item: Item) -> bool:
+        """Whether ``comment`` documents ``item``: right above it, or one blank line above
+        (Laravel's config banners, section comments); a comment opening the file (a
+        licence) only the imports."""
+        gap = item.first - comment.last - 1
+        if gap <= 0:
+            return True
+        licence = comment.first == 1 or self._file_opening(Item(1, comment.first - 1, "statements"))
+        return gap == 1 and (not licence or item.family == "imports")  # a licence opens the imports
 
     def _file_opening(self, item: Item) -> bool:
         """Whether ``item`` is only a file's opening tag (``<?php``): it opens what follows."""

@@ -67,6 +67,8 @@ class Grammar:
                     node = _definition_node(nodes[0])
                     found.setdefault(node.id, self._definition(node, _name_text(names[0]), kind))
         self._row_definitions(root, found)
+        if self.row.object_members:
+            _object_definitions(root, found)
         return {key: value for key, value in found.items() if value.name}
 
     def _definition(self, node: Any, name: str, kind: str) -> Definition:
@@ -100,6 +102,62 @@ class Grammar:
         while named.type in _WRAPPED_TYPES and named.child_by_field_name("type") is not None:
             named = named.child_by_field_name("type")  # `&'a Foo<T>` names `Foo`
         return _GENERIC.sub("", _name_text(named))
+
+
+#: Nodes an object definition is looked for under (a file's declarations and exports).
+_DECLARATIONS = frozenset({"program", "export_statement", "lexical_declaration",
+                           "variable_declaration"})
+
+
+def _object_definitions(root: Any, found: dict[int, Definition]) -> None:
+    """JavaScript objects whose members are definitions: ``export const store = {init()
+    {...}, sort: (p) => ...}`` (a container named ``store``), a ``const s =
+    defineStore('id', {...})`` call's object (named ``s``), ``export default {...}`` (named
+    ``default``: the file's own name); an object-valued member holding functions
+    (``methods: {...}``, ``actions: {...}``) is a group whose members keep the owner's name."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _DECLARATIONS:
+            stack.extend(node.named_children)
+            value = node.child_by_field_name("value") if node.type == "export_statement" else None
+            if value is not None and value.type == "object":
+                found[value.id] = Definition(value, "default", "object", True, value)
+                _groups(value, found)
+        elif node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "call_expression":
+                arguments = value.child_by_field_name("arguments")
+                value = next((a for a in (arguments.named_children if arguments else [])
+                              if a.type == "object"), None)
+            name = node.child_by_field_name("name")
+            if value is not None and value.type == "object" and name is not None \
+                    and name.type == "identifier" and node.id not in found:
+                found[node.id] = Definition(node, _name_text(name), "object", True, value)
+                _groups(value, found)
+
+
+def _groups(body: Any, found: dict[int, Definition]) -> None:
+    """The members of object ``body`` that are functions (methods), and those that are
+    objects holding functions, as groups (their members too)."""
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        for member in current.named_children:
+            if member.id in found:
+                continue
+            key = member.child_by_field_name("key") if member.type == "pair" \
+                else member.child_by_field_name("name")
+            value = member.child_by_field_name("value") if member.type == "pair" else None
+            if key is None:
+                continue
+            if member.type == "method_definition" or value is not None and _defines_function(member):
+                found[member.id] = Definition(member, _name_text(key), "function", False, None)
+            elif value is not None and value.type == "object" and any(
+                    child.type == "method_definition" or child.type == "pair"
+                    and _defines_function(child) for child in value.named_children):
+                found[member.id] = Definition(member, _name_text(key), "group", True, value)
+                stack.append(value)
 
 
 def _defines_function(node: Any) -> bool:
