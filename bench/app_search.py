@@ -47,6 +47,7 @@ import os
 import shutil
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -70,6 +71,8 @@ from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.ownership import INDEX_MARKER  # noqa: E402
 
 SYSTEMS = ("ragloom", "sentence", "code")
+LOCK_FILES = frozenset({"composer.lock", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",
+                        "Cargo.lock", "poetry.lock", "Pipfile.lock", "go.sum", "Gemfile.lock"})
 Result = tuple[str, int, int, str]  # path, first line, last line, text
 
 
@@ -108,6 +111,12 @@ class RagloomSystem:
         self.chunks = len(chunks)
         self.test_chunks = sum(is_test_path(str(c.metadata["path"])) for c in chunks)
         self.import_chunks = sum(is_import_only(c.text) for c in chunks)
+        self.lock_chunks = sum(Path(str(c.metadata["path"])).name in LOCK_FILES for c in chunks)
+        languages = Counter(str(c.metadata.get("language")) for c in chunks)
+        vue = Counter(str(c.metadata.get("language")) for c in chunks
+                      if str(c.metadata["path"]).endswith(".vue"))
+        self.composition = (f"languages {dict(languages.most_common(8))}; .vue chunks by "
+                            f"language {dict(vue)}; lock-file chunks {self.lock_chunks}")
         if report.chunks_added:
             entry = {"seconds": round(seconds, 1), "chunks": self.chunks,
                      "embedded": report.chunks_embedded, "cold": cold,
@@ -134,7 +143,8 @@ def run_app(app: AppSet, root: Path, work: Path, systems: list[str], fresh: bool
           flush=True)
     ragloom = RagloomSystem(root, work, fresh)
     print(f"ragloom: {len(ragloom.paths)} files, {ragloom.chunks} chunks "
-          f"({ragloom.test_chunks} in test files, {ragloom.import_chunks} import-only)", flush=True)
+          f"({ragloom.test_chunks} in test files, {ragloom.import_chunks} import-only)\n  "
+          f"{ragloom.composition}", flush=True)
     engines: dict[str, object] = {}
     if "ragloom" in systems:
         engines["ragloom"] = ragloom
@@ -208,11 +218,11 @@ def main() -> None:
     args = parser.parse_args()
     overall: dict[str, dict[str, tuple]] = {}
     for name in args.apps:
-        app = load_app_set(name)
-        scores = run_app(app, Path(args.apps_dir) / name, Path(args.work_dir) / name,
+        app = load_app_set(name)  # a set's name, or the path of its file
+        scores = run_app(app, Path(args.apps_dir) / app.name, Path(args.work_dir) / app.name,
                          args.systems, args.fresh, args.show)
         for system, rows in scores.items():
-            overall.setdefault(system, {}).update({f"{name}/{q}": r for q, r in rows.items()})
+            overall.setdefault(system, {}).update({f"{app.name}/{q}": r for q, r in rows.items()})
     if len(args.apps) > 1:
         print_table("all apps", overall, {})
 
