@@ -33,18 +33,18 @@ GRAMMARS = {
 
 
 class VectorCache:
-    """Vectors by the SHA-256 of system and embedded text (one table, float32 blobs)."""
+    """Vectors by the SHA-256 of the embedded text (one table, float32 blobs)."""
 
     def __init__(self, file: Path) -> None:
         file.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(file)
         self.db.execute("CREATE TABLE IF NOT EXISTS v (key TEXT PRIMARY KEY, vec BLOB)")
 
-    def embed(self, provider, texts: list[str], system: str,  # type: ignore[no-untyped-def]
-              batch: int = 256) -> tuple[np.ndarray, int]:
-        """The texts' vectors and how many had to be embedded; keyed by system too, so each
-        system's first run embeds all its own chunks (its index time is measured whole)."""
-        keys = [hashlib.sha256(f"{system}\0{t}".encode("utf-8", "replace")).hexdigest() for t in texts]
+    def embed(self, provider, texts: list[str], batch: int = 256) -> tuple[np.ndarray, int]:  # type: ignore[no-untyped-def]
+        """The texts' vectors and how many had to be embedded (a text another system
+        already embedded, e.g. a Markdown file both splitters cut alike, is not embedded
+        again: the scores are the same, only that system's index time is then partial)."""
+        keys = [hashlib.sha256(t.encode("utf-8", "replace")).hexdigest() for t in texts]
         found = {}
         for start in range(0, len(keys), 500):
             part = keys[start:start + 500]
@@ -120,10 +120,10 @@ class LlamaSystem:
                                    body))
                 embed_texts.append(node.get_content(metadata_mode=MetadataMode.EMBED))
         split_seconds = time.perf_counter() - started
-        self.matrix, self.embedded = VectorCache(cache_file).embed(provider, embed_texts, kind)
+        self.matrix, self.embedded = VectorCache(cache_file).embed(provider, embed_texts)
         total = time.perf_counter() - started
-        # a full first run embeds everything: that is the index time worth recording
-        self.cold_seconds = total if self.embedded == len(embed_texts) else None
+        self.seconds, self.split_seconds = total, split_seconds
+        self.partly_cached = self.embedded < len(embed_texts)
         self.test_chunks = sum(is_test_path(p) for p, *_ in self.nodes)
         self.import_chunks = sum(is_import_only(n[3]) for n in self.nodes)
         self.notes = (f", split {split_seconds:.0f} s, embedded {self.embedded} now"
