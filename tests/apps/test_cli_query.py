@@ -187,3 +187,17 @@ def test_file_names_and_texts_cannot_forge_lines_or_drive_the_terminal() -> None
     skipped = SkippedFile("src/\x1b[2Jx\ny.py", "broken or looping symlink")
     report = IndexReport(files_skipped=1, skipped=[skipped])
     assert "  skipped src/\\x1b[2Jx\\ny.py: broken or looping symlink" in describe_report(report).splitlines()
+
+
+def test_the_printed_score_is_the_one_results_are_ranked_by(project: Path) -> None:
+    """Hybrid results are ordered by the fused score: that is the number printed (in order,
+    never rising), with the cosine beside it under -v; --json carries both."""
+    ranked = found(project, "rockets launch orbit", "--top-k", "10")
+    assert len(ranked) >= 3
+    text = ragloom(project, "search", "rockets launch orbit", "--top-k", "10")
+    printed = [float(line.split()[1]) for line in text.stdout.splitlines() if line[:1].isdigit()]
+    assert printed == [round(r["rank_score"], 4) for r in ranked]
+    assert printed == sorted(printed, reverse=True)
+    verbose = ragloom(project, "-v", "search", "rockets launch orbit", "--top-k", "10")
+    first = next(line for line in verbose.stdout.splitlines() if line.startswith("1. "))
+    assert first.startswith(f"1. {ranked[0]['rank_score']:.4f} fused, cosine {ranked[0]['score']:.4f}  ")
