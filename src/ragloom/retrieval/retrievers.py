@@ -14,13 +14,13 @@ import numpy as np
 
 from ragloom.config.tables import RetrievalConfig
 from ragloom.filters import MATCHES_NOTHING, Filters, Node
+from ragloom.retrieval.fusion import tie_key
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 from ragloom.types import RetrieverHit, SearchResult
 
 #: (id, the retriever's raw score), best first.
 Ranking = list[tuple[str, float]]
-
 
 @dataclass
 class Query:
@@ -57,6 +57,7 @@ class DenseRetriever:
         if query.store_filters is MATCHES_NOTHING:
             return []
         results = self.store.query(query.vector, k, query.store_filters)
+        results.sort(key=lambda result: tie_key(result.id, result.score))
         for rank, result in enumerate(results, start=1):
             result.retrievers[self.name] = RetrieverHit(rank, result.score)
             query.loaded[result.id] = result
@@ -74,7 +75,8 @@ class SparseRetriever:
 
     def retrieve(self, query: Query, k: int) -> Ranking:
         settings = self.settings
-        return self.sparse.search(
+        ranking = self.sparse.search(
             query.text, k, query.conditions,
             feedback_docs=settings.feedback_docs if settings.feedback else 0,
             feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight)
+        return sorted(ranking, key=lambda pair: tie_key(*pair))
