@@ -108,8 +108,10 @@ def test_the_gate_says_what_it_cut_and_no_gate_shows_it(tmp_path: Path) -> None:
     assert "ragloom: nothing relevant: best score " in gated.stderr
     best = gated.stderr.split("best score ")[1].split(",")[0]
     assert ", below the relevance gate 0.99 (cosine); --no-gate shows these results anyway" in gated.stderr
-    shown = ragloom(tmp_path, "search", "weather tomorrow", "--no-gate")
-    assert shown.returncode == 0 and shown.stdout.startswith(f"1. {best}  docs/rockets.md:1-3")
+    shown = ragloom(tmp_path, "-v", "search", "weather tomorrow", "--no-gate")
+    first = shown.stdout.splitlines()[0]
+    assert shown.returncode == 0 and first.startswith("1. ") and first.endswith(
+        f" fused, cosine {best}  docs/rockets.md:1-3")
     assert f"ragloom: relevance gate off for this query (gate: 0.99); best score {best}" in shown.stderr
     context = ragloom(tmp_path, "context", "weather tomorrow", "--no-gate", "--top-k", "1")
     assert context.stdout.startswith("[RETRIEVED CONTEXT]\nFile: docs/rockets.md")

@@ -36,8 +36,10 @@ def test_one_file_does_not_fill_the_results(make_engine, project: Path, store: s
         write(project, f"sky_{i}.py", f"def star_{i}(sky):\n    return sky.comet_{i}  # a comet\n")
     engine = make_engine(chunk_size=120, chunk_overlap=0, vector_store={"provider": store})
     engine.index_directory()
-    capped = engine.search("comet tail dust", top_k=5)
-    assert sum(r.path == "comets.py" for r in capped) == 2 and len(capped) == 5
+    capped = engine.search("comet tail dust", top_k=5)  # the default: one result per file
+    assert sum(r.path == "comets.py" for r in capped) == 1 and len(capped) == 5
+    engine.config.retrieval = engine.config.retrieval.model_copy(update={"max_per_file": 2})
+    assert sum(r.path == "comets.py" for r in engine.search("comet tail dust", top_k=5)) == 2
     engine.config.retrieval = engine.config.retrieval.model_copy(update={"max_per_file": 0})
     uncapped = engine.search("comet tail dust", top_k=5)
     assert sum(r.path == "comets.py" for r in uncapped) > 2

@@ -40,7 +40,7 @@ def test_consecutive_parts_become_one_result_spanning_both(make_engine, project:
 
 
 def test_merging_can_be_switched_off(make_engine, project: Path) -> None:
-    engine = index(make_engine, project, retrieval={"merge_parts": False})
+    engine = index(make_engine, project, retrieval={"merge_parts": False, "max_per_file": 0})
     results = engine.search("zebra stripes records", top_k=4)
     assert sum(r.metadata.get("symbol") == "convert" for r in results) >= 2
     assert all("merged_ids" not in r.metadata for r in results)

@@ -136,7 +136,7 @@ class RetrievalConfig(StrictModel):
     collapse_duplicates: bool = True
     #: At most this many results from one file, unless too few other results exist
     #: (0: no cap).
-    max_per_file: int = Field(2, ge=0, le=10_000)
+    max_per_file: int = Field(1, ge=0, le=10_000)
     #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
     #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
     reranker: str | None = Field(None, min_length=1)

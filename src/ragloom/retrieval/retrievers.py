@@ -7,8 +7,9 @@ read them again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -37,6 +38,24 @@ class Query:
     loaded: dict[str, SearchResult] = field(default_factory=dict)
 
 
+Item = TypeVar("Item")
+
+
+def stable_top(fetch: Callable[[int], list[Item]], k: int,
+               key: Callable[[Item], tuple[float, str]]) -> list[Item]:
+    """The first ``k`` of ``fetch(n)`` in ``key`` order (score, then id), whatever order the
+    backend returns ties in and whichever tied items it keeps at its cut: more are fetched
+    until the last one fetched no longer ties with the k-th."""
+    if k <= 0:
+        return []
+    extra = 10
+    while True:
+        found = sorted(fetch(k + extra), key=key)
+        if len(found) < k + extra or key(found[k - 1])[0] != key(found[-1])[0]:
+            return found[:k]
+        extra *= 2
+
+
 class Retriever(Protocol):
     """Finds the ``k`` best candidates for a query by its own measure."""
 
@@ -56,8 +75,8 @@ class DenseRetriever:
     def retrieve(self, query: Query, k: int) -> Ranking:
         if query.store_filters is MATCHES_NOTHING:
             return []
-        results = self.store.query(query.vector, k, query.store_filters)
-        results.sort(key=lambda result: tie_key(result.id, result.score))
+        results = stable_top(lambda n: self.store.query(query.vector, n, query.store_filters), k,
+                             lambda result: tie_key(result.id, result.score))
         for rank, result in enumerate(results, start=1):
             result.retrievers[self.name] = RetrieverHit(rank, result.score)
             query.loaded[result.id] = result
@@ -75,8 +94,8 @@ class SparseRetriever:
 
     def retrieve(self, query: Query, k: int) -> Ranking:
         settings = self.settings
-        ranking = self.sparse.search(
-            query.text, k, query.conditions,
+        return stable_top(lambda n: self.sparse.search(
+            query.text, n, query.conditions,
             feedback_docs=settings.feedback_docs if settings.feedback else 0,
-            feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight)
-        return sorted(ranking, key=lambda pair: tie_key(*pair))
+            feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight),
+            k, lambda pair: tie_key(*pair))
