@@ -54,6 +54,9 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "score 0.7/0.3, depth 100": _score(0.7, 0.3),
     "default, no exact names": {"exact_names": False},
     "default, no part merging": {"merge_parts": False},
+    "default, no per-file cap": {"max_per_file": 0},
+    "default, 2 per file": {"max_per_file": 2},
+    "default, 3 per file": {"max_per_file": 3},
 }
 
 
@@ -62,6 +65,8 @@ def eligible(name: str, table: dict[str, list[float]]) -> bool:
     feedback lowers no set against the same settings without it."""
     if name == "dense only" or name.startswith("default, no"):
         return False  # the baseline, and ablations of what the default adds
+    if "per file" in name:
+        return False  # the per-file cap is picked among its own rows (the default is 1)
     if "dense only" in table and not all(h > d for h, d in zip(table[name], table["dense only"])):
         return False
     settings = CANDIDATES[name]

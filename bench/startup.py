@@ -18,7 +18,11 @@ before timing; the exported ONNX model is cached first (the figures are for the 
 model; ``--work-dir`` keeps the index for reruns). ragloom's bytecode is compiled first, as
 installing it does (``PYTHONDONTWRITEBYTECODE`` is dropped for the timed processes).
 
+With ``--scale``, instead: cold ``ragloom search`` and ``ragloom status`` per store at 10k
+and 100k chunks beside ``import numpy`` (bench/startup_scale.py).
+
     python bench/startup.py [--runs 5] [--corpus DIR] [--query TEXT] [--work-dir DIR]
+    python bench/startup.py --scale [--sizes 10000 100000] [--stores turboquant chroma postgres]
 """
 
 from __future__ import annotations
@@ -123,10 +127,18 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=None, help="folder to index (default: rich)")
     parser.add_argument("--query", default="live display that refreshes the progress bar")
     parser.add_argument("--work-dir", type=Path, default=None, help="keep the index here for reruns")
+    parser.add_argument("--scale", action="store_true", help="per store at --sizes chunks")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--stores", nargs="+", default=["turboquant", "chroma", "postgres"])
     args = parser.parse_args()
     work_dir = args.work_dir or Path(tempfile.mkdtemp(prefix="ragloom-startup-"))
     work_dir.mkdir(parents=True, exist_ok=True)
     compile_ragloom()
+    if args.scale:
+        from startup_scale import scale_table
+
+        scale_table(work_dir, args.runs, args.sizes, args.stores)
+        return
     project = prepare(args.corpus or default_corpus(), work_dir)
     subprocess.run([*RAGLOOM, "search", args.query], cwd=project, check=True,
                    stdout=subprocess.DEVNULL)  # exports the model once if it is not cached

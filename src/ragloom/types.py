@@ -97,7 +97,8 @@ class IndexReport:
 
 @dataclass
 class IndexStatus:
-    """A snapshot of an engine's index, for ``ragloom status``."""
+    """A snapshot of an engine's index, for ``ragloom status`` (the CLI, its ``--json``
+    and MCP's ``rag_status`` all show ``to_dict()``)."""
 
     enabled: bool
     files: int = 0
@@ -106,12 +107,24 @@ class IndexStatus:
     embedding_provider: str = ""
     embedding_model: str = ""
     dimension: int = 0
+    #: The local folder of the index ("" for a store that keeps everything on a server).
     index_dir: str = ""
     index_bytes: int = 0
-    #: Bytes on disk per part: store, bm25, manifest, embedding_cache, other.
+    #: Bytes per part: store, bm25, manifest, embedding_cache, other (on disk, or as the
+    #: server reports them).
     bytes_by_part: dict[str, int] = field(default_factory=dict)
+    #: Seconds since the epoch; ``to_dict`` gives it as ISO 8601 UTC, as the CLI prints it.
     last_indexed: float | None = None
-    files_pending: int = 0
+    #: Files the next run would (re)index or remove; None when not counted.
+    files_pending: int | None = 0
+    #: Files the next run will pass over, by reason ("binary file": 3); None when not counted.
+    files_skipped: dict[str, int] | None = field(default_factory=dict)
+    #: The server of a store that lives in one (credentials redacted), else "".
+    server: str = ""
+    #: The table or collection holding the chunks on that server, else "".
+    collection: str = ""
+    #: Parts whose size the store's server does not report (not counted in index_bytes).
+    sizes_unknown: list[str] = field(default_factory=list)
     auto_sync: dict[str, Any] | None = None
 
     @property
@@ -120,5 +133,15 @@ class IndexStatus:
         parts = {**self.bytes_by_part, "total": self.index_bytes}
         return {part: size / self.chunks if self.chunks else 0.0 for part, size in parts.items()}
 
+    @property
+    def last_indexed_iso(self) -> str | None:
+        """``last_indexed`` as ISO 8601 UTC to the second, or None (never indexed)."""
+        if self.last_indexed is None:
+            return None
+        from datetime import datetime, timezone
+
+        return datetime.fromtimestamp(self.last_indexed, tz=timezone.utc).isoformat(timespec="seconds")
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"bytes_per_chunk": self.bytes_per_chunk}
+        return asdict(self) | {"last_indexed": self.last_indexed_iso,
+                               "bytes_per_chunk": self.bytes_per_chunk}

@@ -108,8 +108,10 @@ def test_the_gate_says_what_it_cut_and_no_gate_shows_it(tmp_path: Path) -> None:
     assert "ragloom: nothing relevant: best score " in gated.stderr
     best = gated.stderr.split("best score ")[1].split(",")[0]
     assert ", below the relevance gate 0.99 (cosine); --no-gate shows these results anyway" in gated.stderr
-    shown = ragloom(tmp_path, "search", "weather tomorrow", "--no-gate")
-    assert shown.returncode == 0 and shown.stdout.startswith(f"1. {best}  docs/rockets.md:1-3")
+    shown = ragloom(tmp_path, "-v", "search", "weather tomorrow", "--no-gate")
+    first = shown.stdout.splitlines()[0]
+    assert shown.returncode == 0 and first.startswith("1. ") and first.endswith(
+        f" fused, cosine {best}  docs/rockets.md:1-3")
     assert f"ragloom: relevance gate off for this query (gate: 0.99); best score {best}" in shown.stderr
     context = ragloom(tmp_path, "context", "weather tomorrow", "--no-gate", "--top-k", "1")
     assert context.stdout.startswith("[RETRIEVED CONTEXT]\nFile: docs/rockets.md")
@@ -187,3 +189,17 @@ def test_file_names_and_texts_cannot_forge_lines_or_drive_the_terminal() -> None
     skipped = SkippedFile("src/\x1b[2Jx\ny.py", "broken or looping symlink")
     report = IndexReport(files_skipped=1, skipped=[skipped])
     assert "  skipped src/\\x1b[2Jx\\ny.py: broken or looping symlink" in describe_report(report).splitlines()
+
+
+def test_the_printed_score_is_the_one_results_are_ranked_by(project: Path) -> None:
+    """Hybrid results are ordered by the fused score: that is the number printed (in order,
+    never rising), with the cosine beside it under -v; --json carries both."""
+    ranked = found(project, "rockets launch orbit", "--top-k", "10")
+    assert len(ranked) >= 3
+    text = ragloom(project, "search", "rockets launch orbit", "--top-k", "10")
+    printed = [float(line.split()[1]) for line in text.stdout.splitlines() if line[:1].isdigit()]
+    assert printed == [round(r["rank_score"], 4) for r in ranked]
+    assert printed == sorted(printed, reverse=True)
+    verbose = ragloom(project, "-v", "search", "rockets launch orbit", "--top-k", "10")
+    first = next(line for line in verbose.stdout.splitlines() if line.startswith("1. "))
+    assert first.startswith(f"1. {ranked[0]['rank_score']:.4f} fused, cosine {ranked[0]['score']:.4f}  ")

@@ -40,7 +40,33 @@ def test_consecutive_parts_become_one_result_spanning_both(make_engine, project:
 
 
 def test_merging_can_be_switched_off(make_engine, project: Path) -> None:
-    engine = index(make_engine, project, retrieval={"merge_parts": False})
+    engine = index(make_engine, project, retrieval={"merge_parts": False, "max_per_file": 0})
     results = engine.search("zebra stripes records", top_k=4)
     assert sum(r.metadata.get("symbol") == "convert" for r in results) >= 2
     assert all("merged_ids" not in r.metadata for r in results)
+
+
+UPLOAD = ("class UploadService:\n    def store(self, upload):\n" + "".join(
+    f"        step_{i} = self.check(upload, {i})  # validate upload part {i}\n" for i in range(30))
+    + "        saved = self.disk.put(upload.name, upload.body)  # store the upload on disk\n"
+    + "        return saved\n")
+
+
+def test_the_first_result_is_the_same_at_any_top_k(make_engine, project: Path) -> None:
+    """Parts merge before the results are cut to top_k: ``top_k = 1`` returns the merged
+    definition ``top_k = 5`` starts with, not the one part that ranked first."""
+    write(project, "UploadService.py", UPLOAD)
+    for i in range(8):
+        write(project, f"other_{i}.py", f"def helper_{i}(upload):\n    return upload.part_{i}  # disk\n")
+    engine = make_engine(chunk_size=400, chunk_overlap=0)
+    engine.index_directory()
+    queries = ["store the upload on disk", "validate upload part", "upload body saved on disk"]
+    for query in queries:
+        for mode in ("dense", "hybrid"):
+            wide = engine.search(query, top_k=5, mode=mode)
+            for top_k in (1, 2, 3):
+                narrow = engine.search(query, top_k=top_k, mode=mode)
+                assert [(r.id, r.text, r.metadata.get("merged_ids")) for r in narrow] == [
+                    (r.id, r.text, r.metadata.get("merged_ids")) for r in wide[:top_k]], (query, mode, top_k)
+    first = engine.search("store the upload on disk", top_k=1)[0]
+    assert first.metadata.get("merged_ids")  # one merged definition, not a tail

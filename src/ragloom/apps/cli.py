@@ -208,7 +208,7 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
             explain(response, args.no_gate, gate_off, engine.is_empty(),
                     config.min_score if args.min_score is None else args.min_score)
             if args.command == "search":
-                print_results(response.results, args.json, out)
+                print_results(response.results, args.json, out, response.mode, args.verbose)
             else:
                 block = format_context(response.results, args.token_budget)
                 print(json.dumps({"context": block, "results": [r.to_dict() for r in response.results]},

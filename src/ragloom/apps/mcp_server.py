@@ -78,13 +78,10 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
             structured_content={"query": query, "results": [result_record(r) for r in results]})
 
     @server.tool(name="rag_status", description="What the index holds: files, chunks, store, "
-                 "embedding model, when it was last indexed.")
+                 "embedding model, where it lives, sizes, when it was last indexed (ISO 8601 "
+                 "UTC), files pending and skipped; the record 'ragloom status --json' prints.")
     def rag_status() -> dict[str, Any]:
-        status = engine.status(count_pending=False)
-        return {"files": status.files, "chunks": status.chunks, "store": status.store,
-                "embedding_model": f"{status.embedding_provider}/{status.embedding_model}",
-                "dimension": status.dimension, "last_indexed": status.last_indexed,
-                "writes_allowed": allow_writes}
+        return engine.status().to_dict() | {"writes_allowed": allow_writes}
 
     @server.tool(name="rag_index", description="Index new and changed files under a folder or "
                  "one file of the project (default: the whole project). Off unless the server "
@@ -114,7 +111,8 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
         """``resources/list``, RESOURCES_PAGE files at a time in path order; the cursor is the
         last path of the page before (so files indexed meanwhile shift no page)."""
         after = _decode_cursor(params.cursor) if params is not None and params.cursor else None
-        paths = sorted(path for path in engine.get_all_indexed_paths() if not Path(path).is_absolute())
+        paths = sorted(path for path in engine.get_all_indexed_paths()
+                       if not (Path(path).is_absolute() or path.startswith("../")))  # outside base_dir
         start = bisect.bisect_right(paths, after) if after is not None else 0
         page = paths[start:start + RESOURCES_PAGE]
         more = start + RESOURCES_PAGE < len(paths)

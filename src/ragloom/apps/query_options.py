@@ -112,11 +112,22 @@ def explain(response: SearchResponse, no_gate: bool, gate_off: float | None, emp
         print("ragloom: no results for this query", file=stream)
 
 
-def print_results(results: list[SearchResult], as_json: bool, out: TextIO) -> None:
-    """Ranked results: rank, score, where (lines, or pages of a paged document), the text."""
+#: What ``rank_score`` is in each search mode (the number results are ordered by).
+RANKED_BY = {"dense": "cosine", "sparse": "bm25", "hybrid": "fused", "remote": "score"}
+
+
+def print_results(results: list[SearchResult], as_json: bool, out: TextIO, mode: str = "hybrid",
+                  verbose: bool = False) -> None:
+    """Ranked results: rank, the score they are ranked by (``rank_score``: fused in hybrid
+    mode; with ``verbose`` the cosine beside it), where (lines, or pages), the text. JSON
+    holds both: ``rank_score`` and ``score`` (the cosine)."""
     if as_json:
         print(json.dumps([r.to_dict() for r in results], indent=2), file=out)
         return
+    label = RANKED_BY.get(mode, "score")
     for rank, r in enumerate(results, start=1):
-        print(f"{rank}. {r.score:.4f}  {location(r)}", file=out)
+        ranked = float(r.rank_score if r.rank_score is not None else r.score)
+        shown = f"{ranked:.4f} {label}, cosine {r.score:.4f}" if verbose and label != "cosine" else (
+            f"{ranked:.4f} {label}" if verbose else f"{ranked:.4f}")
+        print(f"{rank}. {shown}  {location(r)}", file=out)
         print("   " + printable(r.text.strip()).replace("\n", "\n   ")[:400], file=out)

@@ -134,6 +134,9 @@ class RetrievalConfig(StrictModel):
     merge_parts: bool = True
     #: Chunks with identical text in several files take one slot (``metadata["paths"]``).
     collapse_duplicates: bool = True
+    #: At most this many results from one file, unless too few other results exist
+    #: (0: no cap).
+    max_per_file: int = Field(1, ge=0, le=10_000)
     #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
     #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
     reranker: str | None = Field(None, min_length=1)

@@ -29,6 +29,7 @@ from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config, naming_the_config_file
 from ragloom.engine.opening import IndexOpener, IndexParts
 from ragloom.engine.preloading import PreloadMethods
+from ragloom.engine.status_figures import store_figures
 from ragloom.engine.syncing import SyncMethods
 from ragloom.engine.texts import TextMethods
 from ragloom.errors import CorruptIndexError, RagloomError, ReadOnlyError
@@ -36,15 +37,14 @@ from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, verify_index
 from ragloom.indexing.discovery import relative_posix
-from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer
+from ragloom.indexing.pending import PendingWork
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
-from ragloom.stores.registry import store_path
 from ragloom.types import IndexReport, IndexStatus, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -176,7 +176,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         """Delete every chunk of a file; returns how many were removed."""
         check_path("path", path)
         with self._writing():
-            return self._indexer.remove_path(relative_posix(self._resolve(path), self.base_dir))
+            return self._indexer.remove_path(self._indexer.names.name(self._resolve(path)))
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -238,23 +238,27 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             return self._indexer.index_directory(self._resolve(path), None, None, progress)
 
     def status(self, count_pending: bool = True) -> IndexStatus:
-        """Files, chunks, store, model, bytes on disk and last indexing time; with
-        ``count_pending`` also the files the next run would index (walks the folders)."""
+        """Files, chunks, store, model, where the index lives, bytes per part and last
+        indexing time; with ``count_pending`` also the files the next run would index and
+        those it will skip, by reason (walks the folders)."""
         check_flag("count_pending", count_pending)
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
-        parts = disk_usage(self.index_dir, store_path(self.config, self.base_dir)
-                           if self.store.persistent else None)
-        size = sum(parts.values())
+        where = store_figures(self.config, self.store, self.base_dir, self.index_dir, self._owns_state)
+        work = PendingWork()
+        for root in self._roots() if count_pending else []:
+            work = work.add(self._indexer.pending(root)) if root.is_dir() else work
         return IndexStatus(
             enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
             embedding_provider=self.provider.provider_name,
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
-            index_dir=str(self.index_dir), index_bytes=size, bytes_by_part=parts,
+            index_dir=where.index_dir, index_bytes=sum(where.bytes_by_part.values()),
+            bytes_by_part=where.bytes_by_part, server=where.server, collection=where.collection,
+            sizes_unknown=where.sizes_unknown,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
-            files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
-                              if root.is_dir()) if count_pending else 0,
+            files_pending=work.files if count_pending else None,
+            files_skipped=dict(sorted(work.skipped.items())) if count_pending else None,
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
         )
 

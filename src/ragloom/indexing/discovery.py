@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragloom.config import RAGConfig
 from ragloom.globs import compile_glob
 from ragloom.indexing.ignore import GitIgnore
 from ragloom.security import redact_secrets
@@ -89,6 +90,22 @@ class Rules:
     config_files: Collection[str] = ()
     #: Skip files whose path holds a secret (off with ``redact_secrets = false``).
     secret_names: bool = True
+
+    @classmethod
+    def from_config(cls, config: RAGConfig, base_dir: Path) -> Rules:
+        """The rules ``config`` sets for a project in ``base_dir`` (what the engine's indexer
+        and ``ragloom status`` both walk by)."""
+        config_files = [relative_posix(config.source_file, base_dir)] if config.source_file else []
+        return cls(base_dir, list(config.include), list(config.exclude), base_dir / config.index_dir,
+                   config.respect_gitignore, frozenset(config_files), config.redact_secrets)
+
+    def discover(self, root: Path, include: Sequence[str] | None = None,
+                 exclude: Sequence[str] = ()) -> Discovery:
+        """The walk of ``root`` by these rules (``include`` replacing, ``exclude`` adding to
+        theirs)."""
+        return discover_files(root, self.base_dir, self.include if include is None else include,
+                              [*self.exclude, *exclude], self.index_dir, self.respect_gitignore,
+                              self.config_files, self.secret_names)
 
     def excluded(self, path: Path) -> str | None:
         """Why the walk would not index the file at ``path``, or None when it would. Every

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ragloom.config import RAGConfig
 from ragloom.indexing.disk_usage import disk_usage
+from ragloom.indexing.pending import PendingWork
 from ragloom.ownership import INDEX_MARKER
 from ragloom.types import IndexStatus
 
@@ -61,15 +62,13 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         return None  # the engine says which model the index was built with
     provider, model, dimension = signature
     parts = disk_usage(index_dir, store_path(config, base_dir))
-    pending = 0
-    if count_pending:
-        pending = sum(_count_pending(config, base_dir, index_dir, base_dir / root, manifest_path)
-                      for root in (roots or ["."]) if (base_dir / root).is_dir())
+    pending = _pending(config, base_dir, manifest_path, roots) if count_pending else None
     return IndexStatus(
         enabled=True, files=files, chunks=chunks, store=store, embedding_provider=provider,
         embedding_model=model, dimension=dimension, index_dir=str(index_dir),
         index_bytes=sum(parts.values()), bytes_by_part=parts, last_indexed=last_indexed,
-        files_pending=pending)
+        files_pending=None if pending is None else pending.files,
+        files_skipped=None if pending is None else dict(sorted(pending.skipped.items())))
 
 
 def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] | None:
@@ -124,18 +123,20 @@ def _same_model(config: RAGConfig, signature: list) -> bool:
             and config.embedding_dim in (None, dimension))
 
 
-def _count_pending(config: RAGConfig, base_dir: Path, index_dir: Path, root: Path,
-                   manifest_path: Path) -> int:
-    """Files under ``root`` the next indexing run would (re)index or remove."""
-    from ragloom.indexing.discovery import discover_files, relative_posix
+def _pending(config: RAGConfig, base_dir: Path, manifest_path: Path, roots: list[str]) -> PendingWork:
+    """What the next indexing run under the indexed roots would do, by the engine's rules."""
+    from ragloom.indexing.discovery import Rules
     from ragloom.indexing.manifest import Manifest
-    from ragloom.indexing.pending import count_pending
+    from ragloom.indexing.path_names import PathNames
+    from ragloom.indexing.pending import pending_work
 
-    config_files = [relative_posix(config.source_file, base_dir)] if config.source_file else []
-    found = discover_files(root, base_dir, config.include, config.exclude, index_dir,
-                           config.respect_gitignore, config_files)
+    rules = Rules.from_config(config, base_dir)
     manifest = Manifest(manifest_path, read_only=True)
     try:
-        return count_pending(found.files, root, base_dir, manifest)
+        work, names = PendingWork(), PathNames(base_dir, manifest)
+        for root in [base_dir / root for root in roots or ["."]]:
+            if root.is_dir():
+                work = work.add(pending_work(rules.discover(root), root, names, manifest))
+        return work
     finally:
         manifest.close()

@@ -8,7 +8,6 @@ the API go the same way from ``text_sources``."""
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,10 +19,11 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
-from ragloom.indexing.discovery import Rules, discover_files, relative_posix
+from ragloom.indexing.discovery import Rules, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
-from ragloom.indexing.pending import count_pending, vanished_files
+from ragloom.indexing.path_names import PathNames
+from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
@@ -65,6 +65,7 @@ class _ToRead:
     relative: str
     previous: FileRecord | None
     size: int  # on disk, when listed
+    mtime_ns: int
 
 
 @dataclass
@@ -108,6 +109,8 @@ class Indexer:
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
+        #: The names files are indexed under (never an absolute machine path).
+        self.names = PathNames(base_dir, manifest)
         #: Texts added through the API (``ingest_text``, ``add_documents``) by source id.
         self.texts = TextSources(chunker, lambda: embedder.provider.model_name, manifest,
                                  self.writer, self._flush, redact)
@@ -122,29 +125,24 @@ class Indexer:
         if not root.is_dir():
             raise NotADirectoryError(f"not a directory: {root}")
         report = IndexReport()
-        found = discover_files(root, self.base_dir,
-                               include=self.include if include is None else include,
-                               exclude=[*self.exclude, *(exclude or ())],
-                               index_dir=self.index_dir,
-                               respect_gitignore=self.respect_gitignore,
-                               config_files=self.config_files, secret_names=self.redact)
+        self.names.register(root)
+        found = self.rules().discover(root, include, exclude or ())
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         try:
             self._index_files(found.files, report, progress)
         except IndexingStopped as stopped:
             report.seconds = time.perf_counter() - started
-            pending = count_pending(found.files, root, self.base_dir, self.manifest)
+            pending = pending_work(found, root, self.names, self.manifest).files
             raise IndexingStopped(str(stopped), report, pending) from None
-        self.writer.remove_files(vanished_files(root, self.base_dir, self.manifest), report)
+        self.writer.remove_files(vanished_files(root, self.names, self.manifest.records()), report)
         report.seconds = time.perf_counter() - started
         return report
 
-    def count_pending(self, root: Path) -> int:
-        """Files under ``root`` that the next indexing run would (re)index or remove."""
-        found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
-                               self.respect_gitignore, self.config_files, self.redact)
-        return count_pending(found.files, root, self.base_dir, self.manifest)
+    def pending(self, root: Path) -> PendingWork:
+        """Files under ``root`` that the next indexing run would (re)index or remove, and
+        those it will skip, by reason."""
+        return pending_work(self.rules().discover(root), root, self.names, self.manifest)
 
     def index_file(self, path: Path) -> IndexReport:
         """Index one file (re-indexing it if it changed)."""
@@ -160,6 +158,7 @@ class Indexer:
             report.files_skipped += 1
             report.seconds = time.perf_counter() - started
             return report
+        self.names.register(path.parent)  # a file outside base_dir is named under its folder
         self._index_files([path], report, None)
         report.seconds = time.perf_counter() - started
         return report
@@ -179,7 +178,7 @@ class Indexer:
         unchanged_versions: list[FileRecord] = []
         to_read: list[_ToRead] = []
         for path in files:
-            relative = relative_posix(path, self.base_dir)
+            relative = self.names.name(path)
             previous = records.get(relative)
             try:
                 stat = path.stat()
@@ -189,8 +188,9 @@ class Indexer:
             if previous and previous.unchanged(stat.st_size, stat.st_mtime_ns):
                 report.files_unchanged += 1
             else:
-                to_read.append(_ToRead(path, relative, previous, stat.st_size))
+                to_read.append(_ToRead(path, relative, previous, stat.st_size, stat.st_mtime_ns))
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
+        skipped: dict[str, tuple[int, int, str]] = {}  # remembered: status counts them apart
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
         with EmbedAhead(self._embed_window) as line:
@@ -201,6 +201,7 @@ class Indexer:
                 chunks = 0
                 if isinstance(outcome, SkipFile):
                     self._skip(report, item.relative, str(outcome), item.previous)
+                    skipped[item.relative] = (item.size, item.mtime_ns, str(outcome))
                 else:
                     report.warnings.extend(outcome.warnings)
                     if outcome.chunks is None:  # same content as the previous version
@@ -222,6 +223,7 @@ class Indexer:
                 self._write_embedded(line, embedding, report, tracker)
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
+        remember_skipped(self.manifest, self.names, [item.relative for item in to_read], skipped)
 
     def _prepare_or_skip(self, item: _ToRead) -> _Prepared | SkipFile:
         """The file read and chunked, or why it is skipped: a reader or chunker failing on
@@ -238,7 +240,7 @@ class Indexer:
     def read_whole(self, relative: str) -> tuple[str, Metadata]:
         """A file's whole text as indexing reads it (its reader, secrets redacted) and the
         metadata of a whole-file result; SkipFile when it cannot be read now."""
-        path = Path(relative) if os.path.isabs(relative) else self.base_dir / relative
+        path = self.names.path(relative)
         content = read_file(path, relative, self.max_file_bytes, self.readers)
         text = redacted(content.text, relative, None, self.redact)
         return text, {"path": relative,

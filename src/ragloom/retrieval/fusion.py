@@ -13,6 +13,16 @@ Ranking = Sequence[tuple[str, float]]  # (id, raw score), best first
 
 FUSION_METHODS = ("rrf", "score")
 
+#: Scores equal to this many decimals are ties: a store may compute the same cosine with a
+#: last-bit difference depending on where the row sits (BLAS blocks, segment layout).
+TIE_DECIMALS = 6
+
+
+def tie_key(doc_id: str, score: float) -> tuple[float, str]:
+    """The order of a ranking whatever the order chunks were written or found in: score
+    (to TIE_DECIMALS), then the chunk id (deterministic: path and position)."""
+    return -round(score, TIE_DECIMALS), doc_id
+
 
 def reciprocal_rank_fusion(rankings: Mapping[str, Ranking], weights: Mapping[str, float],
                            k: int = 60) -> dict[str, float]:
@@ -44,11 +54,11 @@ def score_fusion(rankings: Mapping[str, Ranking], weights: Mapping[str, float]) 
 
 def fuse(method: str, rankings: Mapping[str, Ranking], weights: Mapping[str, float],
          rrf_k: int = 60) -> list[tuple[str, float]]:
-    """Fused (id, score) pairs, best first; ties broken by id for determinism."""
+    """Fused (id, score) pairs, best first; ties (to TIE_DECIMALS) broken by id."""
     if method == "rrf":
         fused = reciprocal_rank_fusion(rankings, weights, rrf_k)
     elif method == "score":
         fused = score_fusion(rankings, weights)
     else:
         raise ValueError(f"unknown fusion {method!r}; valid: {', '.join(FUSION_METHODS)}")
-    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+    return sorted(fused.items(), key=lambda item: tie_key(*item))

@@ -1,11 +1,21 @@
 """One slot per place: parts of the same function or section that both rank are merged
-into one result spanning both, so they do not crowd other results out of the top k."""
+into one result spanning both, so they do not crowd other results out of the top k.
+
+Merging looks at a fixed window of the ranking (``MERGE_WINDOW`` candidates), whatever
+``top_k`` is: a result's span depends on which of its parts rank in that window, never on
+how many results were asked for, so ``top_k = 1`` returns the first result of
+``top_k = 5``. Candidates past the window (needed only for a large ``top_k``) never grow a
+result: one touching a kept part is dropped, any other takes its own slot.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ragloom.types import SearchResult
+
+#: Candidates whose parts merge into the results before they are cut to ``top_k``.
+MERGE_WINDOW = 20
 
 
 def _place(result: SearchResult) -> tuple[str, str] | None:
@@ -42,18 +52,24 @@ def _joined(kept: SearchResult, other: SearchResult) -> SearchResult:
                         1.0 - max(kept.score, other.score), dict(kept.retrievers), kept.rank_score)
 
 
-def merge_adjacent_parts(results: Sequence[SearchResult], top_k: int) -> list[SearchResult]:
-    """The first ``top_k`` places of ``results`` (best first): a result touching an earlier
-    kept part of the same symbol or section is merged into it instead of taking a slot."""
+def merge_adjacent_parts(results: Sequence[SearchResult], top_k: int,
+                         window: int = MERGE_WINDOW) -> list[SearchResult]:
+    """The places of ``results`` (best first), for the caller to cut to ``top_k``: every
+    place among the first ``window`` results, a result touching an earlier kept part of the
+    same symbol or section merged into it instead of taking a slot; then, while those are
+    fewer than ``top_k``, later results that touch no kept part."""
     kept: list[SearchResult] = []
-    for result in results:
+    for position, result in enumerate(results):
+        if position >= window and len(kept) >= top_k:
+            break
         place = _place(result)
         touching = [i for i, earlier in enumerate(kept)
                     if place is not None and _place(earlier) == place and _touch(earlier, result)]
         if not touching:
-            if len(kept) < top_k:
-                kept.append(result)
+            kept.append(result)
             continue
+        if position >= window:
+            continue  # past the window a part never grows a result
         grown = kept[touching[0]]
         for index in (touching[0], *touching[1:]):
             grown = _joined(grown, result if index == touching[0] else kept[index])

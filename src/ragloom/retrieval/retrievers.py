@@ -7,20 +7,21 @@ read them again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from ragloom.config.tables import RetrievalConfig
 from ragloom.filters import MATCHES_NOTHING, Filters, Node
+from ragloom.retrieval.fusion import tie_key
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 from ragloom.types import RetrieverHit, SearchResult
 
 #: (id, the retriever's raw score), best first.
 Ranking = list[tuple[str, float]]
-
 
 @dataclass
 class Query:
@@ -35,6 +36,24 @@ class Query:
     store_filters: Filters | None = None
     #: Results already read from the store, by id (with their ``retrievers`` hits).
     loaded: dict[str, SearchResult] = field(default_factory=dict)
+
+
+Item = TypeVar("Item")
+
+
+def stable_top(fetch: Callable[[int], list[Item]], k: int,
+               key: Callable[[Item], tuple[float, str]]) -> list[Item]:
+    """The first ``k`` of ``fetch(n)`` in ``key`` order (score, then id), whatever order the
+    backend returns ties in and whichever tied items it keeps at its cut: more are fetched
+    until the last one fetched no longer ties with the k-th."""
+    if k <= 0:
+        return []
+    extra = 10
+    while True:
+        found = sorted(fetch(k + extra), key=key)
+        if len(found) < k + extra or key(found[k - 1])[0] != key(found[-1])[0]:
+            return found[:k]
+        extra *= 2
 
 
 class Retriever(Protocol):
@@ -56,7 +75,8 @@ class DenseRetriever:
     def retrieve(self, query: Query, k: int) -> Ranking:
         if query.store_filters is MATCHES_NOTHING:
             return []
-        results = self.store.query(query.vector, k, query.store_filters)
+        results = stable_top(lambda n: self.store.query(query.vector, n, query.store_filters), k,
+                             lambda result: tie_key(result.id, result.score))
         for rank, result in enumerate(results, start=1):
             result.retrievers[self.name] = RetrieverHit(rank, result.score)
             query.loaded[result.id] = result
@@ -74,7 +94,8 @@ class SparseRetriever:
 
     def retrieve(self, query: Query, k: int) -> Ranking:
         settings = self.settings
-        return self.sparse.search(
-            query.text, k, query.conditions,
+        return stable_top(lambda n: self.sparse.search(
+            query.text, n, query.conditions,
             feedback_docs=settings.feedback_docs if settings.feedback else 0,
-            feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight)
+            feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight),
+            k, lambda pair: tie_key(*pair))

@@ -1,6 +1,11 @@
 """The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
 -> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
-one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> results.
+one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
+``max_per_file`` results per file -> the first ``top_k``.
+
+Everything before the final cut looks at a window of candidates that does not depend on
+``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
+with ``top_k = 1`` returns the first result of the same search with ``top_k = 5``.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
@@ -21,8 +26,9 @@ from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.filters import Filters, compile_filters, resolve_globs
 from ragloom.retrieval.duplicates import collapse_duplicates
+from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
-from ragloom.retrieval.merge import merge_adjacent_parts
+from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
@@ -31,6 +37,9 @@ from ragloom.stores.base import VectorStore, queries_elsewhere, read_snapshot, s
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
+#: The relevance gate judges this many of the best results, whatever ``top_k`` is (the
+#: default ``top_k``): a query is related to the corpus or not, however many results it asks.
+GATE_WINDOW = 5
 
 
 @dataclass
@@ -122,7 +131,8 @@ class Searcher:
                         store_filters=store_filters)
         clock.lap("embed_query")
         # Merging parts and collapsing copies free slots, refilled from the next candidates.
-        wanted = 2 * top_k if (settings.merge_parts or settings.collapse_duplicates) else top_k
+        wanted = max(2 * top_k, MERGE_WINDOW) if (settings.merge_parts or settings.collapse_duplicates) \
+            else max(top_k, GATE_WINDOW)
         reranking = self.reranker is not None
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
@@ -147,12 +157,14 @@ class Searcher:
                 clock.lap("mmr")
             if settings.collapse_duplicates:
                 results = collapse_duplicates(results, self._copies_of)
-        results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
-        best = max((r.score for r in results), default=None)
+        if settings.merge_parts:
+            results = merge_adjacent_parts(results, top_k)
+        best = max((r.score for r in results[:GATE_WINDOW]), default=None)
         results = self._gate(results, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
+        results = cap_per_file(results, top_k, settings.max_per_file)
         return SearchResponse(results, mode, clock.timings, candidates, best, self.relevance_gate)
 
     def _remote(self, query: str, top_k: int, filters: Filters | None, min_score: float | None,
@@ -237,10 +249,11 @@ class Searcher:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine) and none defines a name the query uses."""
         gate = self.relevance_gate
-        if gate is None or not results or any("name" in r.retrievers for r in results):
+        judged = results[:GATE_WINDOW]
+        if gate is None or not judged or any("name" in r.retrievers for r in judged):
             return results
-        if max(r.score for r in results) < gate:
-            candidates["below_relevance_gate"] = len(results)
+        if max(r.score for r in judged) < gate:
+            candidates["below_relevance_gate"] = len(judged)
             return []
         return results
 

@@ -41,6 +41,19 @@ logger = logging.getLogger("ragloom")
 MODEL_KEY = "ragloom:embedding_model"
 DIMENSION_KEY = "ragloom:dimension"
 _PAGE = 5000
+#: Chroma's HNSW search explores this many candidates (``ef_search``; Chroma's default is
+#: 100): a collection of up to this many chunks is searched exactly, so the same files give
+#: the same results however the graph was built (measured in docs/stores.md: at 10,000
+#: chunks the default returned a different top 10 for 41 of 100 queries across two builds).
+EXACT_UP_TO = 20_000
+
+
+def _search_exactly(collection: Any) -> None:
+    """Raise the collection's ``ef_search`` to EXACT_UP_TO (a collection made before, or
+    by Chroma's defaults, keeps 100 until a writer opens it)."""
+    hnsw = (getattr(collection, "configuration_json", None) or {}).get("hnsw")
+    if hnsw and int(hnsw.get("ef_search") or 0) < EXACT_UP_TO:  # an SPANN index has no ef
+        collection.modify(configuration={"hnsw": {"ef_search": EXACT_UP_TO}})
 
 
 def _chromadb() -> Any:
@@ -156,6 +169,7 @@ class ChromaVectorStore:
                     f"created by ragloom; ragloom will not change or drop it: choose another "
                     f"vector_store.collection_name")
             self._check_identity(recorded)
+            _search_exactly(collection)
             return collection
         except StoreError:
             raise
