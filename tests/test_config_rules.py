@@ -136,3 +136,42 @@ def test_a_deeply_nested_config_is_an_error_not_a_crash(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert str(info.value) == f"{path}: invalid TOML: tables or arrays nested too deep"
+
+
+def numeric_keys() -> list[tuple[str, str]]:
+    """(table, key) for every whole-number or float key of every documented config table."""
+    import types
+    import typing
+
+    from test_docs import TABLES
+
+    keys = []
+    for table, model in TABLES.items():
+        for name, field in model.model_fields.items():
+            kinds = set(typing.get_args(field.annotation)) if typing.get_origin(field.annotation) in (
+                typing.Union, types.UnionType) else {field.annotation}
+            if kinds & {int, float}:
+                keys.append((table, field.alias or name))
+    return keys
+
+
+def validate_key(table: str, key: str, value: object) -> None:
+    """Validate ``key = value`` in ``table`` the way an engine does (store tables included)."""
+    from ragloom.stores.registry import store_settings
+
+    path = table.strip("[]").split(".")[1:]
+    data: dict[str, Any] = {key: value}
+    for part in reversed(path):
+        data = {part: data}
+    config = parse_config(data)
+    if path[:1] == ["vector_store"] and len(path) == 2 and path[1] != "turboquant":
+        store_settings(config, path[1])
+
+
+@pytest.mark.parametrize(("table", "key"), numeric_keys())
+def test_every_numeric_key_of_every_table_is_bounded_and_strict(table: str, key: str) -> None:
+    """A key added to any table later (a store's own included) is held to the same rules:
+    no number beyond any sane size, no text for a number."""
+    for value in (10**12, -(10**12), "5"):
+        with pytest.raises(ConfigError, match=rf"key '[a-z_.]*{key}' = "):
+            validate_key(table, key, value)
