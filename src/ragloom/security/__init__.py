@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ragloom.security.blocks import redact_blocks
 from ragloom.security.formats import FORMATS, KEY_FORMATS
 from ragloom.security.material import redact_material
-from ragloom.security.structure import ASCII_LOWER, redact_structure
+from ragloom.security.structure import lowered, redact_structure
 from ragloom.security.usage import NAMED_LINE_RULES, redact_usage
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
 
@@ -47,13 +47,13 @@ def redact_secrets(text: str) -> Redaction:
         return f"[REDACTED:{kind}]" + "\n" * secret.count("\n")
 
     for kind, pattern, needles in FORMATS:
-        if any(needle in text for needle in needles):
+        if any(map(text.__contains__, needles)):
             text = pattern.sub(lambda match, kind=kind: placeholder(kind, match.group(0)), text)
     # multi-piece values before the one-line rules (which would see a piece alone), key
     # material and unnamed random literals last (what a named rule took is already gone)
-    text = redact_blocks(text, text.translate(ASCII_LOWER), placeholder)
-    text = redact_usage(text, text.translate(ASCII_LOWER), placeholder)
+    text = redact_blocks(text, lowered(text), placeholder)
+    text = redact_usage(text, lowered(text), placeholder)
     text = redact_structure(text, placeholder, NAMED_LINE_RULES)
-    text = redact_material(text, text.translate(ASCII_LOWER), placeholder)
+    text = redact_material(text, lowered(text), placeholder)
     return Redaction(text, kinds)
 
