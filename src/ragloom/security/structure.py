@@ -34,6 +34,28 @@ _SECRET_WORD_LOWER = re.compile(
     r"key(?<=[a-z0-9][_.-]key)(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])|"
     r"salt(?<![a-z]salt)(?![a-z])|psk(?<![a-z]psk)(?![a-z])")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+#: Where every match of the secret words starts (each alternative begins with one of these).
+_WORD_STARTS = ("pass", "pwd", "secret", "token", "credential", "auth", "identified", "securestring",
+                "encrypt", "salt", "psk", "requirepass", "masterauth", "key", "api", "access", "private",
+                "signing", "master", "account")
+
+
+def secret_word_hits(lower: str) -> list[re.Match[str]]:
+    """``SECRET_WORDS.finditer(lower)``, found 2-3x faster: ``str.find`` of the words' starts
+    (a C scan), then the pattern tried only there."""
+    positions: set[int] = set()
+    for word in _WORD_STARTS:
+        position = lower.find(word)
+        while position >= 0:
+            positions.add(position)
+            position = lower.find(word, position + 1)
+    hits: list[re.Match[str]] = []
+    end = -1
+    for position in sorted(positions):
+        if position >= end and (hit := _SECRET_WORD_LOWER.match(lower, position)) is not None:
+            hits.append(hit)
+            end = hit.end()
+    return hits
 
 
 def lowered(text: str) -> str:
@@ -189,7 +211,7 @@ def redact_lines(text: str, replace: Replace, words: re.Pattern[str], rules: Seq
     lines: list[str] | None = None
     starts: list[int] = []
     done = -1
-    for hit in words.finditer(lower):
+    for hit in secret_word_hits(lower) if words is _SECRET_WORD_LOWER else words.finditer(lower):
         if hit.start() <= done:
             continue
         if lines is None:
@@ -213,7 +235,7 @@ def _redact_assignments(text: str, replace: Replace) -> str:
     ASCII-lowered text (3x faster than a case-insensitive one), the rest matched there."""
     parts: list[str] = []
     done = 0
-    for hit in _SECRET_WORD_LOWER.finditer(lowered(text)):
+    for hit in secret_word_hits(lowered(text)):
         if hit.start() < done:
             continue
         match = _ASSIGNMENT.match(text, hit.start())
