@@ -307,7 +307,7 @@ def test_the_fast_secret_word_scan_finds_what_the_pattern_finds() -> None:
     pattern's own scan, on every text of the labelled sets and on this file."""
     from pathlib import Path
 
-    from ragloom.security.structure import SECRET_WORDS, lowered, secret_word_hits
+    from ragloom.security.words import SECRET_WORDS, lowered, secret_word_hits
 
     data = Path(__file__).parent / "data" / "secrets"
     texts = [path.read_text(encoding="utf-8") for path in sorted(data.glob("*.toml"))]

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from ragloom.security.blocks import redact_blocks
 from ragloom.security.formats import FORMATS, KEY_FORMATS
 from ragloom.security.material import redact_material
-from ragloom.security.structure import lowered, redact_structure
+from ragloom.security.structure import redact_structure
 from ragloom.security.usage import NAMED_LINE_RULES, redact_usage
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
+from ragloom.security.words import lowered
 
 __all__ = ["KEY_FORMATS", "Redaction", "looks_like_password", "looks_random", "redact_secrets",
            "shannon_entropy"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-from ragloom.security.structure import SECRET_NAME, Replace, named_secret, secret_word_hits
+from ragloom.security.structure import SECRET_NAME, named_secret
 from ragloom.security.values import looks_random
+from ragloom.security.words import Replace, secret_word_hits
 
 #: ``name: |`` / ``name: >-`` / ``name:`` at the end of its line (the value follows).
 _YAML_HEADING = re.compile(rf"(?i){SECRET_NAME}[\"']?[ \t]*:[ \t]*(?P<block>[|>][-+0-9]*)?[ \t]*"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import base64
 import re
 
-from ragloom.security.structure import Replace, sub
 from ragloom.security.values import is_placeholder, shannon_entropy
+from ragloom.security.words import Replace, sub
 
 _ETHEREUM_KEY = re.compile(r"0x(?P<bare>[0-9a-fA-F]{64})(?![0-9a-fA-F])")
 _KEY_LINE = re.compile(r"(?i)key|wallet|account|signer|private|mnemonic")

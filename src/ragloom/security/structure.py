@@ -10,59 +10,21 @@ Kubernetes ``kind: Secret``. Whether the value found is a credential is decided 
 
 from __future__ import annotations
 
-import bisect
 import re
-import string
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
+from ragloom.security.words import (
+    SECRET_WORD,
+    SECRET_WORDS,
+    LineRule,
+    Replace,
+    lowered,
+    redact_lines,
+    secret_word_hits,
+    sub,
+)
 
-#: (kind, secret) -> what stands in the text instead.
-Replace = Callable[[str, str], str]
-
-#: Words that make a name secret: DB_PASSWORD, client_secret, apiKey, x-auth-token, "auth"...
-_SECRET_WORD = (r"(?:passw(?:or)?d|passwd|(?<![a-z])pwd(?![a-z])|passphrase|secret|token|"
-                r"api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|"
-                r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z])|"
-                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|key(?<=[a-z0-9][_.-]key)(?![a-z])|"
-                r"authtok|(?<![a-z])encrypt(?![a-z])|(?<![a-z])salt(?![a-z])|(?<![a-z])psk(?![a-z]))")
-#: The same words in lowered text.
-_SECRET_WORD_LOWER = re.compile(
-    r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
-    r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
-    r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
-    r"key(?<=[a-z0-9][_.-]key)(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])|"
-    r"salt(?<![a-z]salt)(?![a-z])|psk(?<![a-z]psk)(?![a-z])")
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-#: Where every match of the secret words starts (each alternative begins with one of these).
-_WORD_STARTS = ("pass", "pwd", "secret", "token", "credential", "auth", "identified", "securestring",
-                "encrypt", "salt", "psk", "requirepass", "masterauth", "key", "api", "access", "private",
-                "signing", "master", "account")
-
-
-def secret_word_hits(lower: str) -> list[re.Match[str]]:
-    """``SECRET_WORDS.finditer(lower)``, found 2-3x faster: ``str.find`` of the words' starts
-    (a C scan), then the pattern tried only there."""
-    positions: set[int] = set()
-    for word in _WORD_STARTS:
-        position = lower.find(word)
-        while position >= 0:
-            positions.add(position)
-            position = lower.find(word, position + 1)
-    hits: list[re.Match[str]] = []
-    end = -1
-    for position in sorted(positions):
-        if position >= end and (hit := _SECRET_WORD_LOWER.match(lower, position)) is not None:
-            hits.append(hit)
-            end = hit.end()
-    return hits
-
-
-def lowered(text: str) -> str:
-    """``text`` in lower case with the same length and offsets (``str.lower`` when it keeps
-    them, 10x faster than mapping ASCII letters alone, which it falls back to)."""
-    lower = text.lower()
-    return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
 _PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring|authtok")
 #: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
 #: value there must be long and random, as a dictionary or sort key in code never is.
@@ -80,7 +42,7 @@ _NOT_SECRET_NAME = re.compile(
 #: ``proxy_pass`` (an upstream address), a public key's token, a publishable key.
 _PUBLIC_NAME = re.compile(r"(?i)^(?:fastcgi|proxy|uwsgi|scgi|grpc|memcached)_pass|public|publishable")
 
-_NAME = rf"(?P<name>{_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}})"
+_NAME = rf"(?P<name>{SECRET_WORD}[A-Za-z0-9_.-]{{0,40}})"
 _VALUE = (r"(?:&[\w-]{1,40}[ \t]+)?"  # a YAML anchor: ``password: &pw value``
           r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>(?:[^\"'`\\\n]|\\[\"'])"
           r"{1,512})(?P=quote)|(?P<bare>[^\s\"'`,;&<>]{1,512}))")
@@ -90,31 +52,30 @@ _ASSIGNMENT = re.compile(
     rf"{{0,40}}?[ \t]*=(?![=>]))?)[ \t]*{_VALUE}")
 #: For the rules of other modules: a secret name (group ``name``), and the words in lowered text.
 SECRET_NAME = _NAME
-SECRET_WORDS = _SECRET_WORD_LOWER
 #: --password=value, --token value (command lines, Dockerfiles, CI scripts)
-_FLAG = re.compile(rf"(?i)-(?<![\w-]-)-?(?P<name>[A-Za-z0-9-]*{_SECRET_WORD}[A-Za-z0-9-]*)[ =]{_VALUE}")
+_FLAG = re.compile(rf"(?i)-(?<![\w-]-)-?(?P<name>[A-Za-z0-9-]*{SECRET_WORD}[A-Za-z0-9-]*)[ =]{_VALUE}")
 #: Kubernetes/compose env entries: ``- name: DB_PASSWORD`` then ``value: ...`` on the next line.
 _NAME_VALUE_PAIR = re.compile(
-    rf"(?im)^[ \t]*-?[ \t]*name:[ \t]*[\"']?(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)"
+    rf"(?im)^[ \t]*-?[ \t]*name:[ \t]*[\"']?(?P<name>[A-Za-z0-9_.-]*{SECRET_WORD}[A-Za-z0-9_.-]*)"
     rf"[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*{_VALUE}")
-_XML_ELEMENT = re.compile(rf"(?i)<(?P<name>[\w:.-]*{_SECRET_WORD}[\w:.-]*)>(?P<bare>[^<\s]{{1,512}})</")
+_XML_ELEMENT = re.compile(rf"(?i)<(?P<name>[\w:.-]*{SECRET_WORD}[\w:.-]*)>(?P<bare>[^<\s]{{1,512}})</")
 _NETRC = re.compile(r"(?i)\blogin[ \t]+\S+[ \t]+(?P<name>password)[ \t]+(?P<bare>[^\s\"']+)(?=\s|$)")
 #: Terraform: ``variable "db_password" { default = "..." }``
 _TERRAFORM_DEFAULT = re.compile(
-    rf"(?i)variable[ \t]+\"(?P<name>[\w-]*{_SECRET_WORD}[\w-]*)\"[ \t]*\{{[^}}]{{0,400}}?"
+    rf"(?i)variable[ \t]+\"(?P<name>[\w-]*{SECRET_WORD}[\w-]*)\"[ \t]*\{{[^}}]{{0,400}}?"
     r"\bdefault[ \t]*=[ \t]*(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
 #: Name/value attribute pairs: .NET ``<add key="DbPassword" value="..."/>``, Ant/Maven properties.
 _ATTRIBUTE_PAIR = re.compile(
-    rf"(?i)\b(?:key|name)[ \t]*=[ \t]*\"(?P<name>[\w.:-]*{_SECRET_WORD}[\w.:-]*)\""
+    rf"(?i)\b(?:key|name)[ \t]*=[ \t]*\"(?P<name>[\w.:-]*{SECRET_WORD}[\w.:-]*)\""
     r"[ \t]+value[ \t]*=[ \t]*(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
 #: Space-separated config lines: ``requirepass <value>`` (redis.conf), ``password <value>``.
 _SPACED_LINE = re.compile(
-    rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+"
+    rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+"
     r"(?P<bare>[^\s\"'`]{1,512})[ \t]*$")
 #: A secret word then a quoted literal, no sign between: SQL ``WITH PASSWORD '...'``,
 #: ``IDENTIFIED BY '...'``, PowerShell ``-Password "..."``, ``ConvertTo-SecureString "..."``.
 _POSITIONAL = re.compile(
-    rf"(?i)(?P<name>{_SECRET_WORD}[A-Za-z0-9_-]{{0,40}}|identified[ \t]+by|securestring)[ \t]+"
+    rf"(?i)(?P<name>{SECRET_WORD}[A-Za-z0-9_-]{{0,40}}|identified[ \t]+by|securestring)[ \t]+"
     r"(?P<quote>[\"'])(?P<quoted>[^\"'\\\n]{1,512})(?P=quote)")
 #: A .pgpass line: ``host:port:database:user:password``.
 _PGPASS = re.compile(
@@ -182,7 +143,7 @@ def redact_structure(text: str, replace: Replace, line_rules: Sequence[LineRule]
     for pattern, needle in ((_NETRC, "login"), (_AUTH_TUPLE, "auth"), (_TERRAFORM_DEFAULT, "variable")):
         if needle in lower:
             text = sub(pattern, text, "secret", _named_secret, replace)
-    text = redact_lines(text, replace, _SECRET_WORD_LOWER,
+    text = redact_lines(text, replace, SECRET_WORDS,
                         [*line_rules, *((pattern, "secret", _named_secret, _LINE_NEEDLES[pattern])
                                       for pattern in _LINE_RULES)])
     if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
@@ -198,36 +159,8 @@ def redact_structure(text: str, replace: Replace, line_rules: Sequence[LineRule]
 #: the whole text per rule would cost more than every other rule together).
 _LINE_RULES = (_FLAG, _XML_ELEMENT, _ATTRIBUTE_PAIR, _SPACED_LINE, _POSITIONAL)
 
-#: (pattern, kind, accept, needles): a rule for ``redact_lines``, tried on a line only when
-#: the line holds one of its needles (or always, when it has none).
-LineRule = tuple[re.Pattern[str], str, Callable[[re.Match[str], str], bool], tuple[str, ...]]
 _LINE_NEEDLES: dict[re.Pattern[str], tuple[str, ...]] = {
     _FLAG: ("-",), _XML_ELEMENT: ("<",), _ATTRIBUTE_PAIR: ("=",), _SPACED_LINE: (), _POSITIONAL: ("'", '"')}
-
-
-def redact_lines(text: str, replace: Replace, words: re.Pattern[str], rules: Sequence[LineRule]) -> str:
-    """``rules`` applied to each line of ``text`` whose ASCII-lowered copy holds one of ``words``."""
-    lower = lowered(text)
-    lines: list[str] | None = None
-    starts: list[int] = []
-    done = -1
-    for hit in secret_word_hits(lower) if words is _SECRET_WORD_LOWER else words.finditer(lower):
-        if hit.start() <= done:
-            continue
-        if lines is None:
-            lines = text.splitlines(keepends=True)
-            position = 0
-            for line in lines:
-                starts.append(position)
-                position += len(line)
-        number = bisect.bisect_right(starts, hit.start()) - 1
-        done = starts[number] + len(lines[number]) - 1
-        line = lines[number]
-        for pattern, kind, accept, needles in rules:
-            if not needles or any(map(line.__contains__, needles)):
-                line = sub(pattern, line, kind, accept, replace)
-        lines[number] = line
-    return text if lines is None else "".join(lines)
 
 
 def _redact_assignments(text: str, replace: Replace) -> str:
@@ -248,20 +181,6 @@ def _redact_assignments(text: str, replace: Replace) -> str:
         parts += [text[done:start], replace("secret", match.group(group))]
         done = end
     return "".join(parts) + text[done:] if parts else text
-
-
-def sub(pattern: re.Pattern[str], text: str, kind: str,
-         accept: Callable[[re.Match[str], str], bool], replace: Replace) -> str:
-    """Replace the ``quoted`` or ``bare`` group of each match that ``accept`` takes."""
-    def one(match: re.Match[str]) -> str:
-        group = "quoted" if "quoted" in match.re.groupindex and match.group("quoted") is not None else "bare"
-        value = match.group(group)
-        if value is None or not accept(match, value):
-            return match.group(0)
-        start, end = match.span(group)
-        whole, offset = match.group(0), match.start()
-        return whole[:start - offset] + replace(kind, value) + whole[end - offset:]
-    return pattern.sub(one, text)
 
 
 def _named_secret(match: re.Match[str], value: str) -> bool:
@@ -305,7 +224,7 @@ def _prefixed_token(value: str) -> bool:
 
 
 def _ends_in_secret_word(name: str) -> bool:
-    return bool(re.search(rf"(?i){_SECRET_WORD}$", name))
+    return bool(re.search(rf"(?i){SECRET_WORD}$", name))
 
 
 def _url_credentials(match: re.Match[str], replace: Replace) -> str:

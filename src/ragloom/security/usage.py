@@ -11,14 +11,9 @@ from __future__ import annotations
 
 import re
 
-from ragloom.security.structure import (
-    LineRule,
-    Replace,
-    named_secret,
-    redact_lines,
-    sub,
-)
+from ragloom.security.structure import named_secret
 from ragloom.security.values import looks_like_password, looks_random
+from ragloom.security.words import LineRule, Replace, redact_lines, sub
 
 #: Connection and auth calls, and the 1-based position of their password argument:
 #: ``DriverManager.getConnection(url, user, pw)``, ``new PDO(dsn, user, pw)``,
