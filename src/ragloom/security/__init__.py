@@ -4,10 +4,14 @@ Text is redacted before it is chunked, so the embedder (possibly a cloud API), t
 index, the store and every prompt see ``[REDACTED:<kind>]`` instead of the value. Lines
 are never joined or split, so line numbers of chunks stay those of the file.
 
-Two families of rules, chosen by measurement (``bench/secret_detection.py``, docs/benchmarks.md):
-provider token formats recognisable by their shape (``formats``), and secrets recognised
-by where they stand: URL credentials, ``Authorization`` headers, values under secret-named
-keys in any config or code syntax, Kubernetes Secret data (``structure``).
+Rules chosen by measurement (``bench/secret_detection.py``, tests/data/secrets/,
+docs/benchmarks.md): provider token formats recognisable by their shape (``formats``);
+values written over several lines or pieces (``blocks``); values recognised by how they are
+used: call arguments, lookup defaults, CLI flags, DSNs, ``expect`` scripts, device configs
+(``usage``); secrets by where they stand: URL credentials, ``Authorization`` headers, values
+under secret-named keys in any config or code syntax, Kubernetes Secret data (``structure``);
+key material and long random literals (``material``). ``display`` hides credentials in
+what ragloom prints.
 """
 
 from __future__ import annotations
