@@ -165,7 +165,7 @@ _LINE_NEEDLES: dict[re.Pattern[str], tuple[str, ...]] = {
 
 def _redact_assignments(text: str, replace: Replace) -> str:
     """Values assigned to secret names: the names are found by a case-sensitive scan of the
-    ASCII-lowered text (3x faster than a case-insensitive one), the rest matched there."""
+    lowered text (3x faster than a case-insensitive one), the rest matched there."""
     parts: list[str] = []
     done = 0
     for hit in secret_word_hits(lowered(text)):
@@ -175,12 +175,21 @@ def _redact_assignments(text: str, replace: Replace) -> str:
         if match is None:
             continue
         group = "quoted" if match.group("quoted") is not None else "bare"
-        if not _named_secret(match, match.group(group)):
+        if not _named_secret(match, match.group(group)) or _public_prefix(text, hit.start()):
             continue
         start, end = match.span(group)
         parts += [text[done:start], replace("secret", match.group(group))]
         done = end
     return "".join(parts) + text[done:] if parts else text
+
+
+def _public_prefix(text: str, start: int) -> bool:
+    """Whether the identifier the secret word at ``start`` ends says ``public``
+    (``publicKeyToken``, ``STRIPE_PUBLISHABLE_KEY``)."""
+    head = start
+    while head > max(0, start - 40) and (text[head - 1].isalnum() or text[head - 1] in "_.-"):
+        head -= 1
+    return _PUBLIC_NAME.search(text, head, start) is not None
 
 
 def _named_secret(match: re.Match[str], value: str) -> bool:
