@@ -45,6 +45,7 @@ _SEPARATORS = re.compile(r"[-_.~]+")
 _LOWER_RUN = re.compile(r"[a-z]{10,}")
 #: Before the literal on its line: an assignment, a call or an item (``=``, ``:``, ``(``, ``,``, ``[``).
 _USED = re.compile(r"[=:(,\[]")
+_PUBLIC_IDENTIFIER = re.compile(r"(?i:public[_.-]|publishable)|public(?=[A-Z])|[_.]public\b")
 MIN_LITERAL_ENTROPY_BITS = 4.3
 MIN_LITERAL_DIGITS = 3
 
@@ -77,8 +78,11 @@ def _random_literal(match: re.Match[str], value: str) -> bool:
             or any(_WORD.fullmatch(part) for part in _SEPARATORS.split(value)) or _encoded_text(value)):
         return False
     start = match.start("quoted" if match.group("quoted") is not None else "bare")
-    if not _USED.search(match.string, match.string.rfind("\n", 0, start) + 1, start):
+    line_start = match.string.rfind("\n", 0, start) + 1
+    if not _USED.search(match.string, line_start, start):
         return False  # a literal alone on its line continues a longer one (a blob's middle)
+    if _PUBLIC_IDENTIFIER.search(match.string, line_start, start):
+        return False  # NEXT_PUBLIC_..., publicKey, publishable: meant to be seen
     return not _line_says(match, _NOT_SECRET_LINE) and not _LOWER_RUN.search(value)
 
 
