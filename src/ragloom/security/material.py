@@ -2,11 +2,12 @@
 private members, .NET ``<RSAKeyValue>`` private parts; and the high-entropy rule, for long
 random literals that stand under no secret name at all.
 
-Each rule needs context to stay off hashes and ids: a 64-hex value is a key only where the
-line speaks of keys, wallets or accounts (elsewhere it is a digest); twelve lower-case words
-are a mnemonic only where the line names a mnemonic, seed or phrase; the high-entropy rule
-takes only literals that mix upper case, lower case and digits, spell no words and stand on
-a line that names no hash, digest, id or checksum.
+Each rule needs context to stay off hashes and ids: a ``0x`` + 64-hex value is a key only
+where the line speaks of keys, wallets or accounts (elsewhere it is a digest); twelve
+lower-case words are a mnemonic only where the line names a mnemonic, seed or phrase; the
+high-entropy rule takes only literals that are assigned or passed, mix upper case, lower
+case and digits, spell no words, are not base64 of text, and stand on a line that names no
+hash, digest, id, test or public identifier.
 """
 
 from __future__ import annotations
