@@ -3,6 +3,7 @@ false-positive lines and speed on real code, for each detector.
 
     python bench/secret_detection.py [--today REV] [--list-misses] [--corpus DIR ...]
                                      [--list-false-positives FILE] [--no-false-positives]
+    python bench/secret_detection.py --today REV --speed N [--corpus DIR ...]
 
 The sets are data (``tests/data/secrets/<set>.toml``; ``tests/test_secret_cases.py`` runs
 them in the suite): each case a small file as people write them, the exact secret substrings
@@ -213,6 +214,25 @@ def false_positives(redactors: dict[str, Redactor], extra: list[str], listing: s
         print(f"\nragloom's flagged lines written to {listing}")
 
 
+def speed(redactors: dict[str, Redactor], extra: list[str], step: int, rounds: int = 3) -> None:
+    """Median MB/s of ``rounds`` alternating runs of each redactor over every ``step``-th
+    file of each corpus (alternating, so a change of the machine's load hits all alike)."""
+    print(f"## speed: median MB/s of {rounds} alternating runs, every {step}th file\n")
+    print("| corpus | MB | " + " | ".join(redactors) + " |\n| --- | ---: |" + " ---: |" * len(redactors))
+    for label, files in corpora(extra).items():
+        texts = [text for _, text in files[::step]]
+        megabytes = sum(len(text.encode()) for text in texts) / 1e6
+        rates: dict[str, list[float]] = {name: [] for name in redactors}
+        for _ in range(rounds):
+            for name, redact in redactors.items():
+                started = time.perf_counter()
+                for text in texts:
+                    redact(text)
+                rates[name].append(megabytes / (time.perf_counter() - started))
+        print(f"| {label} | {megabytes:.1f} | " + " | ".join(
+            f"{sorted(r)[len(r) // 2]:.2f}" for r in rates.values()) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--today", help="also measure src/ragloom/security at this git revision")
@@ -221,6 +241,7 @@ def main() -> None:
     parser.add_argument("--corpus", action="append", default=[], help="an application folder to scan")
     parser.add_argument("--list-false-positives", help="write ragloom's flagged real lines here")
     parser.add_argument("--no-false-positives", action="store_true", help="only the sets")
+    parser.add_argument("--speed", type=int, metavar="N", help="only the speed, on every N-th file")
     args = parser.parse_args()
     from ragloom.security import redact_secrets
 
@@ -235,6 +256,8 @@ def main() -> None:
     other = detect_secrets_detector()
     if other is not None:
         detectors["detect-secrets"] = other
+    if args.speed:
+        return speed(redactors, args.corpus, args.speed)
     for name in args.sets or set_names():
         cases = load_set(name)
         detection(name, cases, detectors, redactors, args.list_misses)

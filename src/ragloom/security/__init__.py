@@ -4,10 +4,14 @@ Text is redacted before it is chunked, so the embedder (possibly a cloud API), t
 index, the store and every prompt see ``[REDACTED:<kind>]`` instead of the value. Lines
 are never joined or split, so line numbers of chunks stay those of the file.
 
-Two families of rules, chosen by measurement (``bench/secret_detection.py``, docs/benchmarks.md):
-provider token formats recognisable by their shape (``formats``), and secrets recognised
-by where they stand: URL credentials, ``Authorization`` headers, values under secret-named
-keys in any config or code syntax, Kubernetes Secret data (``structure``).
+Rules chosen by measurement (``bench/secret_detection.py``, tests/data/secrets/,
+docs/benchmarks.md): provider token formats recognisable by their shape (``formats``);
+values written over several lines or pieces (``blocks``); values recognised by how they are
+used: call arguments, lookup defaults, CLI flags, DSNs, ``expect`` scripts, device configs
+(``usage``); secrets by where they stand: URL credentials, ``Authorization`` headers, values
+under secret-named keys in any config or code syntax, Kubernetes Secret data (``structure``);
+key material and long random literals (``material``). ``display`` hides credentials in
+what ragloom prints.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from dataclasses import dataclass, field
 from ragloom.security.blocks import redact_blocks
 from ragloom.security.formats import FORMATS, KEY_FORMATS
 from ragloom.security.material import redact_material
-from ragloom.security.structure import ASCII_LOWER, redact_structure
+from ragloom.security.structure import redact_structure
 from ragloom.security.usage import NAMED_LINE_RULES, redact_usage
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
+from ragloom.security.words import lowered
 
 __all__ = ["KEY_FORMATS", "Redaction", "looks_like_password", "looks_random", "redact_secrets",
            "shannon_entropy"]
@@ -47,13 +52,13 @@ def redact_secrets(text: str) -> Redaction:
         return f"[REDACTED:{kind}]" + "\n" * secret.count("\n")
 
     for kind, pattern, needles in FORMATS:
-        if any(needle in text for needle in needles):
+        if any(map(text.__contains__, needles)):
             text = pattern.sub(lambda match, kind=kind: placeholder(kind, match.group(0)), text)
     # multi-piece values before the one-line rules (which would see a piece alone), key
     # material and unnamed random literals last (what a named rule took is already gone)
-    text = redact_blocks(text, text.translate(ASCII_LOWER), placeholder)
-    text = redact_usage(text, text.translate(ASCII_LOWER), placeholder)
+    text = redact_blocks(text, lowered(text), placeholder)
+    text = redact_usage(text, lowered(text), placeholder)
     text = redact_structure(text, placeholder, NAMED_LINE_RULES)
-    text = redact_material(text, text.translate(ASCII_LOWER), placeholder)
+    text = redact_material(text, lowered(text), placeholder)
     return Redaction(text, kinds)
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-from ragloom.security.structure import SECRET_NAME, SECRET_WORDS, Replace, named_secret
+from ragloom.security.structure import SECRET_NAME, named_secret
 from ragloom.security.values import looks_random
+from ragloom.security.words import Replace, secret_word_hits
 
 #: ``name: |`` / ``name: >-`` / ``name:`` at the end of its line (the value follows).
 _YAML_HEADING = re.compile(rf"(?i){SECRET_NAME}[\"']?[ \t]*:[ \t]*(?P<block>[|>][-+0-9]*)?[ \t]*"
@@ -44,7 +45,7 @@ def redact_blocks(text: str, lower: str, replace: Replace) -> str:
     """``text`` with the secrets the multi-line and multi-piece rules find replaced."""
     spans: list[tuple[int, int, str]] = []  # (start, end, kind) of every piece to replace
     taken = -1
-    for hit in SECRET_WORDS.finditer(lower):
+    for hit in secret_word_hits(lower):
         if hit.start() <= taken or not _AFTER_NAME.match(text, hit.end()):
             continue
         found = (_yaml_value(text, hit.start()) or _multiline(text, hit.start())

@@ -2,11 +2,12 @@
 private members, .NET ``<RSAKeyValue>`` private parts; and the high-entropy rule, for long
 random literals that stand under no secret name at all.
 
-Each rule needs context to stay off hashes and ids: a 64-hex value is a key only where the
-line speaks of keys, wallets or accounts (elsewhere it is a digest); twelve lower-case words
-are a mnemonic only where the line names a mnemonic, seed or phrase; the high-entropy rule
-takes only literals that mix upper case, lower case and digits, spell no words and stand on
-a line that names no hash, digest, id or checksum.
+Each rule needs context to stay off hashes and ids: a ``0x`` + 64-hex value is a key only
+where the line speaks of keys, wallets or accounts (elsewhere it is a digest); twelve
+lower-case words are a mnemonic only where the line names a mnemonic, seed or phrase; the
+high-entropy rule takes only literals that are assigned or passed, mix upper case, lower
+case and digits, spell no words, are not base64 of text, and stand on a line that names no
+hash, digest, id, test or public identifier.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from __future__ import annotations
 import base64
 import re
 
-from ragloom.security.structure import Replace, sub
 from ragloom.security.values import is_placeholder, shannon_entropy
+from ragloom.security.words import Replace, sub
 
 _ETHEREUM_KEY = re.compile(r"0x(?P<bare>[0-9a-fA-F]{64})(?![0-9a-fA-F])")
 _KEY_LINE = re.compile(r"(?i)key|wallet|account|signer|private|mnemonic")
@@ -45,6 +46,7 @@ _SEPARATORS = re.compile(r"[-_.~]+")
 _LOWER_RUN = re.compile(r"[a-z]{10,}")
 #: Before the literal on its line: an assignment, a call or an item (``=``, ``:``, ``(``, ``,``, ``[``).
 _USED = re.compile(r"[=:(,\[]")
+_PUBLIC_IDENTIFIER = re.compile(r"(?i:public[_.-]|publishable)|public(?=[A-Z])|[_.]public\b")
 MIN_LITERAL_ENTROPY_BITS = 4.3
 MIN_LITERAL_DIGITS = 3
 
@@ -54,7 +56,7 @@ def redact_material(text: str, lower: str, replace: Replace) -> str:
     if "0x" in text:
         text = sub(_ETHEREUM_KEY, text, "ethereum-private-key",
                    lambda m, v: len(set(v)) > 8 and _line_says(m, _KEY_LINE), replace)
-    if any(word in lower for word in ("mnemonic", "seed", "phrase", "recovery")):
+    if any(map(lower.__contains__, ("mnemonic", "seed", "phrase", "recovery"))):
         text = sub(_MNEMONIC, text, "mnemonic", _mnemonic, replace)
     if '"kty"' in text:
         text = sub(_JWK_PRIVATE, text, "private-key", lambda m, v: True, replace)
@@ -77,8 +79,11 @@ def _random_literal(match: re.Match[str], value: str) -> bool:
             or any(_WORD.fullmatch(part) for part in _SEPARATORS.split(value)) or _encoded_text(value)):
         return False
     start = match.start("quoted" if match.group("quoted") is not None else "bare")
-    if not _USED.search(match.string, match.string.rfind("\n", 0, start) + 1, start):
+    line_start = match.string.rfind("\n", 0, start) + 1
+    if not _USED.search(match.string, line_start, start):
         return False  # a literal alone on its line continues a longer one (a blob's middle)
+    if _PUBLIC_IDENTIFIER.search(match.string, line_start, start):
+        return False  # NEXT_PUBLIC_..., publicKey, publishable: meant to be seen
     return not _line_says(match, _NOT_SECRET_LINE) and not _LOWER_RUN.search(value)
 
 

@@ -10,30 +10,21 @@ Kubernetes ``kind: Secret``. Whether the value found is a credential is decided 
 
 from __future__ import annotations
 
-import bisect
 import re
-import string
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ragloom.security.values import looks_like_password, looks_random, shannon_entropy
+from ragloom.security.words import (
+    SECRET_WORD,
+    SECRET_WORDS,
+    LineRule,
+    Replace,
+    lowered,
+    redact_lines,
+    secret_word_hits,
+    sub,
+)
 
-#: (kind, secret) -> what stands in the text instead.
-Replace = Callable[[str, str], str]
-
-#: Words that make a name secret: DB_PASSWORD, client_secret, apiKey, x-auth-token, "auth"...
-_SECRET_WORD = (r"(?:passw(?:or)?d|passwd|(?<![a-z])pwd(?![a-z])|passphrase|secret|token|"
-                r"api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|"
-                r"master[_-]?key|account[_-]?key|auth[_-]?key|credentials?|(?<![a-z])auth(?![a-z])|"
-                r"(?<![a-z])pass(?![a-z])|requirepass|masterauth|key(?<=[a-z0-9][_.-]key)(?![a-z])|"
-                r"authtok|(?<![a-z])encrypt(?![a-z])|(?<![a-z])salt(?![a-z])|(?<![a-z])psk(?![a-z]))")
-#: The same words in ASCII-lowered text.
-_SECRET_WORD_LOWER = re.compile(
-    r"pass(?:w(?:or)?d|phrase)|passwd|pwd(?<![a-z]pwd)(?![a-z])|secret|token|"
-    r"(?:api|access|private|signing|encryption|master|account|auth)[_-]?key|credentials?|"
-    r"auth(?<![a-z]auth)(?![a-z])|pass(?<![a-z]pass)(?![a-z])|requirepass|masterauth|"
-    r"key(?<=[a-z0-9][_.-]key)(?![a-z])|identified|securestring|authtok|encrypt(?<![a-z]encrypt)(?![a-z])|"
-    r"salt(?<![a-z]salt)(?![a-z])|psk(?<![a-z]psk)(?![a-z])")
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _PASSWORD_NAME = re.compile(r"(?i)pass|pwd|credential|masterauth|identified|securestring|authtok")
 #: Names whose only secret word is a bare ``key`` (``ALGOLIA_ADMIN_KEY``, ``license.key``): a
 #: value there must be long and random, as a dictionary or sort key in code never is.
@@ -51,7 +42,7 @@ _NOT_SECRET_NAME = re.compile(
 #: ``proxy_pass`` (an upstream address), a public key's token, a publishable key.
 _PUBLIC_NAME = re.compile(r"(?i)^(?:fastcgi|proxy|uwsgi|scgi|grpc|memcached)_pass|public|publishable")
 
-_NAME = rf"(?P<name>{_SECRET_WORD}[A-Za-z0-9_.-]{{0,40}})"
+_NAME = rf"(?P<name>{SECRET_WORD}[A-Za-z0-9_.-]{{0,40}})"
 _VALUE = (r"(?:&[\w-]{1,40}[ \t]+)?"  # a YAML anchor: ``password: &pw value``
           r"(?:[bBrRuU]{1,2}(?=[\"']))?(?:(?P<quote>\\?[\"'`])(?P<quoted>(?:[^\"'`\\\n]|\\[\"'])"
           r"{1,512})(?P=quote)|(?P<bare>[^\s\"'`,;&<>]{1,512}))")
@@ -61,32 +52,30 @@ _ASSIGNMENT = re.compile(
     rf"{{0,40}}?[ \t]*=(?![=>]))?)[ \t]*{_VALUE}")
 #: For the rules of other modules: a secret name (group ``name``), and the words in lowered text.
 SECRET_NAME = _NAME
-SECRET_WORDS = _SECRET_WORD_LOWER
-ASCII_LOWER = _ASCII_LOWER
 #: --password=value, --token value (command lines, Dockerfiles, CI scripts)
-_FLAG = re.compile(rf"(?i)-(?<![\w-]-)-?(?P<name>[A-Za-z0-9-]*{_SECRET_WORD}[A-Za-z0-9-]*)[ =]{_VALUE}")
+_FLAG = re.compile(rf"(?i)-(?<![\w-]-)-?(?P<name>[A-Za-z0-9-]*{SECRET_WORD}[A-Za-z0-9-]*)[ =]{_VALUE}")
 #: Kubernetes/compose env entries: ``- name: DB_PASSWORD`` then ``value: ...`` on the next line.
 _NAME_VALUE_PAIR = re.compile(
-    rf"(?im)^[ \t]*-?[ \t]*name:[ \t]*[\"']?(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)"
+    rf"(?im)^[ \t]*-?[ \t]*name:[ \t]*[\"']?(?P<name>[A-Za-z0-9_.-]*{SECRET_WORD}[A-Za-z0-9_.-]*)"
     rf"[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*{_VALUE}")
-_XML_ELEMENT = re.compile(rf"(?i)<(?P<name>[\w:.-]*{_SECRET_WORD}[\w:.-]*)>(?P<bare>[^<\s]{{1,512}})</")
+_XML_ELEMENT = re.compile(rf"(?i)<(?P<name>[\w:.-]*{SECRET_WORD}[\w:.-]*)>(?P<bare>[^<\s]{{1,512}})</")
 _NETRC = re.compile(r"(?i)\blogin[ \t]+\S+[ \t]+(?P<name>password)[ \t]+(?P<bare>[^\s\"']+)(?=\s|$)")
 #: Terraform: ``variable "db_password" { default = "..." }``
 _TERRAFORM_DEFAULT = re.compile(
-    rf"(?i)variable[ \t]+\"(?P<name>[\w-]*{_SECRET_WORD}[\w-]*)\"[ \t]*\{{[^}}]{{0,400}}?"
+    rf"(?i)variable[ \t]+\"(?P<name>[\w-]*{SECRET_WORD}[\w-]*)\"[ \t]*\{{[^}}]{{0,400}}?"
     r"\bdefault[ \t]*=[ \t]*(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
 #: Name/value attribute pairs: .NET ``<add key="DbPassword" value="..."/>``, Ant/Maven properties.
 _ATTRIBUTE_PAIR = re.compile(
-    rf"(?i)\b(?:key|name)[ \t]*=[ \t]*\"(?P<name>[\w.:-]*{_SECRET_WORD}[\w.:-]*)\""
+    rf"(?i)\b(?:key|name)[ \t]*=[ \t]*\"(?P<name>[\w.:-]*{SECRET_WORD}[\w.:-]*)\""
     r"[ \t]+value[ \t]*=[ \t]*(?P<quote>\")(?P<quoted>[^\"\n]{1,512})\"")
 #: Space-separated config lines: ``requirepass <value>`` (redis.conf), ``password <value>``.
 _SPACED_LINE = re.compile(
-    rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{_SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+"
+    rf"(?im)^[ \t]*(?P<name>[A-Za-z0-9_.-]*{SECRET_WORD}[A-Za-z0-9_.-]*)[ \t]+"
     r"(?P<bare>[^\s\"'`]{1,512})[ \t]*$")
 #: A secret word then a quoted literal, no sign between: SQL ``WITH PASSWORD '...'``,
 #: ``IDENTIFIED BY '...'``, PowerShell ``-Password "..."``, ``ConvertTo-SecureString "..."``.
 _POSITIONAL = re.compile(
-    rf"(?i)(?P<name>{_SECRET_WORD}[A-Za-z0-9_-]{{0,40}}|identified[ \t]+by|securestring)[ \t]+"
+    rf"(?i)(?P<name>{SECRET_WORD}[A-Za-z0-9_-]{{0,40}}|identified[ \t]+by|securestring)[ \t]+"
     r"(?P<quote>[\"'])(?P<quoted>[^\"'\\\n]{1,512})(?P=quote)")
 #: A .pgpass line: ``host:port:database:user:password``.
 _PGPASS = re.compile(
@@ -137,7 +126,7 @@ _K8S_ENTRY = re.compile(r"[ \t]+[\"']?[\w.-]+[\"']?:[ \t]*(?P<value>\S.*?)[ \t]*
 def redact_structure(text: str, replace: Replace, line_rules: Sequence[LineRule] = ()) -> str:
     """``text`` with the secrets every structural rule finds replaced. Each rule runs only
     on texts holding its key word (most files hold none: this keeps redaction fast)."""
-    lower = text.translate(_ASCII_LOWER)  # same length and offsets as text
+    lower = lowered(text)  # same length and offsets as text
     if "kind:" in text:
         text = _redact_k8s_secrets(text, replace)
     if "://" in text and "@" in text:
@@ -154,7 +143,7 @@ def redact_structure(text: str, replace: Replace, line_rules: Sequence[LineRule]
     for pattern, needle in ((_NETRC, "login"), (_AUTH_TUPLE, "auth"), (_TERRAFORM_DEFAULT, "variable")):
         if needle in lower:
             text = sub(pattern, text, "secret", _named_secret, replace)
-    text = redact_lines(text, replace, _SECRET_WORD_LOWER,
+    text = redact_lines(text, replace, SECRET_WORDS,
                         [*line_rules, *((pattern, "secret", _named_secret, _LINE_NEEDLES[pattern])
                                       for pattern in _LINE_RULES)])
     if any(tool in lower for tool in ("mysql", "mariadb", "sshpass", "redis-cli")):
@@ -170,51 +159,23 @@ def redact_structure(text: str, replace: Replace, line_rules: Sequence[LineRule]
 #: the whole text per rule would cost more than every other rule together).
 _LINE_RULES = (_FLAG, _XML_ELEMENT, _ATTRIBUTE_PAIR, _SPACED_LINE, _POSITIONAL)
 
-#: (pattern, kind, accept, needles): a rule for ``redact_lines``, tried on a line only when
-#: the line holds one of its needles (or always, when it has none).
-LineRule = tuple[re.Pattern[str], str, Callable[[re.Match[str], str], bool], tuple[str, ...]]
 _LINE_NEEDLES: dict[re.Pattern[str], tuple[str, ...]] = {
     _FLAG: ("-",), _XML_ELEMENT: ("<",), _ATTRIBUTE_PAIR: ("=",), _SPACED_LINE: (), _POSITIONAL: ("'", '"')}
 
 
-def redact_lines(text: str, replace: Replace, words: re.Pattern[str], rules: Sequence[LineRule]) -> str:
-    """``rules`` applied to each line of ``text`` whose ASCII-lowered copy holds one of ``words``."""
-    lower = text.translate(_ASCII_LOWER)
-    lines: list[str] | None = None
-    starts: list[int] = []
-    done = -1
-    for hit in words.finditer(lower):
-        if hit.start() <= done:
-            continue
-        if lines is None:
-            lines = text.splitlines(keepends=True)
-            position = 0
-            for line in lines:
-                starts.append(position)
-                position += len(line)
-        number = bisect.bisect_right(starts, hit.start()) - 1
-        done = starts[number] + len(lines[number]) - 1
-        line = lines[number]
-        for pattern, kind, accept, needles in rules:
-            if not needles or any(needle in line for needle in needles):
-                line = sub(pattern, line, kind, accept, replace)
-        lines[number] = line
-    return text if lines is None else "".join(lines)
-
-
 def _redact_assignments(text: str, replace: Replace) -> str:
     """Values assigned to secret names: the names are found by a case-sensitive scan of the
-    ASCII-lowered text (3x faster than a case-insensitive one), the rest matched there."""
+    lowered text (3x faster than a case-insensitive one), the rest matched there."""
     parts: list[str] = []
     done = 0
-    for hit in _SECRET_WORD_LOWER.finditer(text.translate(_ASCII_LOWER)):
+    for hit in secret_word_hits(lowered(text)):
         if hit.start() < done:
             continue
         match = _ASSIGNMENT.match(text, hit.start())
         if match is None:
             continue
         group = "quoted" if match.group("quoted") is not None else "bare"
-        if not _named_secret(match, match.group(group)):
+        if not _named_secret(match, match.group(group)) or _public_prefix(text, hit.start()):
             continue
         start, end = match.span(group)
         parts += [text[done:start], replace("secret", match.group(group))]
@@ -222,18 +183,13 @@ def _redact_assignments(text: str, replace: Replace) -> str:
     return "".join(parts) + text[done:] if parts else text
 
 
-def sub(pattern: re.Pattern[str], text: str, kind: str,
-         accept: Callable[[re.Match[str], str], bool], replace: Replace) -> str:
-    """Replace the ``quoted`` or ``bare`` group of each match that ``accept`` takes."""
-    def one(match: re.Match[str]) -> str:
-        group = "quoted" if "quoted" in match.re.groupindex and match.group("quoted") is not None else "bare"
-        value = match.group(group)
-        if value is None or not accept(match, value):
-            return match.group(0)
-        start, end = match.span(group)
-        whole, offset = match.group(0), match.start()
-        return whole[:start - offset] + replace(kind, value) + whole[end - offset:]
-    return pattern.sub(one, text)
+def _public_prefix(text: str, start: int) -> bool:
+    """Whether the identifier the secret word at ``start`` ends says ``public``
+    (``publicKeyToken``, ``STRIPE_PUBLISHABLE_KEY``)."""
+    head = start
+    while head > max(0, start - 40) and (text[head - 1].isalnum() or text[head - 1] in "_.-"):
+        head -= 1
+    return _PUBLIC_NAME.search(text, head, start) is not None
 
 
 def _named_secret(match: re.Match[str], value: str) -> bool:
@@ -277,7 +233,7 @@ def _prefixed_token(value: str) -> bool:
 
 
 def _ends_in_secret_word(name: str) -> bool:
-    return bool(re.search(rf"(?i){_SECRET_WORD}$", name))
+    return bool(re.search(rf"(?i){SECRET_WORD}$", name))
 
 
 def _url_credentials(match: re.Match[str], replace: Replace) -> str:

@@ -11,14 +11,9 @@ from __future__ import annotations
 
 import re
 
-from ragloom.security.structure import (
-    LineRule,
-    Replace,
-    named_secret,
-    redact_lines,
-    sub,
-)
+from ragloom.security.structure import named_secret
 from ragloom.security.values import looks_like_password, looks_random
+from ragloom.security.words import LineRule, Replace, redact_lines, sub
 
 #: Connection and auth calls, and the 1-based position of their password argument:
 #: ``DriverManager.getConnection(url, user, pw)``, ``new PDO(dsn, user, pw)``,
@@ -76,10 +71,7 @@ _TOOL_FLAGS = re.compile(
     r"|\bjdbc:oracle:thin:[\w$#]+/"
     r"|\b(?:zip|unzip|7z|7za)\b[^\n|;&]{0,200}?[ \t]-[pP][ \t]*|^[ \t]*ENV[ \t]+\w*PASS\w*[ \t]+)"
     r"(?:(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,256})(?P=quote)|(?P<bare>[^\s\"'@;]{1,256}))", re.MULTILINE)
-#: The lines the tool rule runs on (in lowered text; Dockerfile ``ENV`` lines hold a secret word).
-_TOOL_WORDS = re.compile(r"sqlcmd|docker|mongo|cqlsh|storepass|keypass|pass:|ldap|az[ \t]+login|htpasswd|"
-                         r"rabbitmqctl|smbclient|freerdp|net[ \t]+use|sqlplus|sqlldr|expdp|impdp|rman|"
-                         r"oracle:thin|zip|7z|(?m:^[ \t]*env[ \t])")
+#: The lines the tool rule runs on (lowered; Dockerfile ``ENV`` lines hold ``env ``).
 _TOOL_NEEDLES = ("sqlcmd", "docker", "mongo", "cqlsh", "storepass", "keypass", "pass:", "ldap", "az login",
                  "htpasswd", "rabbitmqctl", "smbclient", "freerdp", "net use", "sqlplus", "sqlldr", "expdp",
                  "impdp", "rman", "oracle:thin", "zip ", "7z")
@@ -142,13 +134,13 @@ NAMED_LINE_RULES: list[LineRule] = [
 def redact_usage(text: str, lower: str, replace: Replace) -> str:
     """``text`` with the secrets every usage rule finds replaced (``lower``: its ASCII-lowered
     copy, for the needles)."""
-    if "(" in text and any(needle in lower for needle in _CALL_NEEDLES):
+    if "(" in text and any(map(lower.__contains__, _CALL_NEEDLES)):
         text = _redact_calls(text, lower, replace)
-    if any(needle in lower for needle in _TOOL_NEEDLES) or "ENV " in text:
-        text = redact_lines(text, replace, _TOOL_WORDS, [(_TOOL_FLAGS, "secret", _password, ())])
+    if any(map(lower.__contains__, _TOOL_NEEDLES)) or "ENV " in text:
+        text = redact_lines(text, replace, (*_TOOL_NEEDLES, "env "), [(_TOOL_FLAGS, "secret", _password, ())])
     if "@tcp(" in text or "@unix(" in text or "@udp(" in text:
         text = sub(_GO_DSN, text, "url-credentials", _password, replace)
-    if any(needle in lower for needle in ('expect "', "expect '", "expect(", "expect -")):
+    if any(map(lower.__contains__, ('expect "', "expect '", "expect(", "expect -"))):
         text = sub(_EXPECT_SEND, text, "secret", _sent_password, replace)
     if _DEVICE_CONFIG.search(text):
         text = sub(_DEVICE_SECRET, text, "secret", _password, replace)
