@@ -68,6 +68,17 @@ def test_deeply_nested_html_keeps_its_text() -> None:
     assert read.text == "deep text\n"
 
 
+@pytest.mark.parametrize("opening", ["<a", "</", "<?", "<!", "<!--"])
+def test_openings_that_never_close_cost_what_plain_text_does(opening: str) -> None:
+    """The standard library's parser rescanned the rest of the page for each ``<`` that
+    could not close (``"<a" * 80_000``, 160 KB: 73 s): C-level regex work, so compared with
+    the same machine reading a page of plain text as long, not with a clock bound."""
+    count = 40_000 // len(opening)
+    hostile = _best_seconds(_html("<p>intro</p>" + opening * count))
+    plain = _best_seconds(_html("<p>intro</p>" + "x" * len(opening) * count))
+    assert hostile <= 20 * plain + 0.1, (hostile, plain)
+
+
 def _markdown(text: str) -> Callable[[], object]:
     return lambda: MarkdownChunker(1000, 200).chunk(text, "doc.md")
 
