@@ -5,6 +5,7 @@ regex) compares against the same machine's work on a benign input of the same si
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import time
@@ -194,3 +195,19 @@ def test_span_lookup_answers_as_a_scan_of_every_span(seed: int) -> None:
         start = rng.randint(0, line + 2)
         end = start + rng.randint(0, 8)
         assert lookup.metadata_for(start, end) == _brute_force(spans, start, end)
+
+
+def test_a_notebook_is_chunked_cell_by_cell_in_linear_work() -> None:
+    from helpers import hash_config
+    from ragloom.chunking.registry import FileChunker
+
+    chunker = FileChunker(hash_config())
+
+    def make(n: int) -> Callable[[], object]:
+        cells = [{"cell_type": "code", "source": [f"x{i} = {i}\n"]} if i % 2 else
+                 {"cell_type": "markdown", "source": [f"# Cell {i}\n"]} for i in range(n)]
+        read = NotebookReader().read("book.ipynb", json.dumps({"cells": cells}).encode())
+        segments = [span for span in read.spans if span.language]
+        return lambda: chunker.chunk(read.text, "book.ipynb", None, segments)
+
+    assert_linear(make, 200)
