@@ -211,3 +211,14 @@ def test_a_notebook_is_chunked_cell_by_cell_in_linear_work() -> None:
         return lambda: chunker.chunk(read.text, "book.ipynb", None, segments)
 
     assert_linear(make, 200)
+
+
+def test_a_pdf_page_of_blank_lines_is_trimmed_in_linear_time() -> None:
+    """Leading blank lines were dropped one ``pop(0)`` at a time (C-level, quadratic):
+    compared with the same machine trimming a page of text lines as many."""
+    from ragloom.readers.pdf import _clean
+
+    blank = _best_seconds(lambda: _clean("\n" * 60_000 + "text\n"))
+    text = _best_seconds(lambda: _clean("x\n" * 60_000))
+    assert _clean("\n \n" * 3 + "a \nb\n\n") == "a\nb\n"
+    assert blank <= 10 * text + 0.05, (blank, text)
