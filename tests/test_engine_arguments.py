@@ -88,3 +88,13 @@ def test_the_constructor_checks_its_arguments(tmp_path: Path) -> None:
         RAGEngine("ragloom.toml", tmp_path)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"base_dir must be a path .* got 123 \(int\)"):
         RAGEngine(hash_config(), 123)  # type: ignore[arg-type]
+
+
+def test_a_cli_where_value_nested_thousands_deep_is_plain_text() -> None:
+    import argparse
+
+    from ragloom.apps.query_options import filters_from
+
+    deep = "[" * 100_000 + "]" * 100_000
+    args = argparse.Namespace(where=[f"tag={deep}", "n=5"], path=None)
+    assert filters_from(args) == {"tag": deep, "n": 5}

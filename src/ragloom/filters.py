@@ -56,9 +56,9 @@ class Condition:
         actual = metadata[self.key]
         op = self.operator
         if op == "$eq":
-            return typed(actual) == typed(self.value)
+            return _same(actual, self.value)
         if op == "$ne":
-            return typed(actual) != typed(self.value)
+            return not _same(actual, self.value)
         if op in ("$in", "$nin"):
             key = typed(actual)
             try:
@@ -88,6 +88,14 @@ def typed(value: Any) -> tuple[str, Any]:
     if isinstance(value, (int, float)) or isinstance(value, numbers.Real):
         return "number", value
     return "other", value
+
+
+def _same(actual: Any, expected: Any) -> bool:
+    """``actual == expected`` by the rule of ``typed`` (values of one type, the usual case,
+    compared directly)."""
+    if type(actual) is type(expected):
+        return bool(actual == expected)
+    return typed(actual) == typed(expected)
 
 
 def typed_members(values: Iterable[Any]) -> frozenset[tuple[str, Any]]:

@@ -36,6 +36,7 @@ BAD = [
     ("{not json", PARSE_ERROR, None),
     ('{"jsonrpc": "2.0", "id": 4, "method": "tools/list"', PARSE_ERROR, None),
     ("[" * 100_000, PARSE_ERROR, None),
+    ('"' + '\\"' * 200_000, PARSE_ERROR, None),  # each quote opened an unclosed string
     (nested(300), INVALID_REQUEST, 7),
     (nested(100_000, 8), INVALID_REQUEST, 8),
     ('{"hello": 1, "id": 5}', INVALID_REQUEST, 5),

@@ -5,6 +5,8 @@ regex) compares against the same machine's work on a benign input of the same si
 
 from __future__ import annotations
 
+import json
+import random
 import sys
 import time
 from collections.abc import Callable
@@ -13,7 +15,7 @@ import pytest
 
 from ragloom.chunking.markdown import MarkdownChunker
 from ragloom.chunking.rst import RstChunker
-from ragloom.readers.base import SkipFile
+from ragloom.readers.base import SkipFile, SpanLookup, TextSpan
 from ragloom.readers.html import HtmlReader
 from ragloom.readers.notebook import NotebookReader
 
@@ -66,6 +68,17 @@ def test_html_work_is_linear_in_nesting_depth(shape: str) -> None:
 def test_deeply_nested_html_keeps_its_text() -> None:
     read = HtmlReader().read("page.html", ("<div>" * 20_000 + "deep text" + "</div>" * 20_000).encode())
     assert read.text == "deep text\n"
+
+
+@pytest.mark.parametrize("opening", ["<a", "</", "<?", "<!", "<!--"])
+def test_openings_that_never_close_cost_what_plain_text_does(opening: str) -> None:
+    """The standard library's parser rescanned the rest of the page for each ``<`` that
+    could not close (``"<a" * 80_000``, 160 KB: 73 s): C-level regex work, so compared with
+    the same machine reading a page of plain text as long, not with a clock bound."""
+    count = 40_000 // len(opening)
+    hostile = _best_seconds(_html("<p>intro</p>" + opening * count))
+    plain = _best_seconds(_html("<p>intro</p>" + "x" * len(opening) * count))
+    assert hostile <= 20 * plain + 0.1, (hostile, plain)
 
 
 def _markdown(text: str) -> Callable[[], object]:
@@ -141,3 +154,71 @@ def test_notebook_work_is_linear_in_cell_count() -> None:
         return lambda: NotebookReader().read("book.ipynb", data)
 
     assert_linear(make, 300)
+
+
+def test_span_lookup_work_is_linear_in_the_spans() -> None:
+    """Every chunk's page or cell was found by scanning every span: a notebook of 8,000
+    cells spent 5 s there (32,000 cells: 80 s)."""
+    def make(n: int) -> Callable[[], object]:
+        lookup = SpanLookup(tuple(TextSpan(3 * i + 1, 3 * i + 2, {"cell": i}) for i in range(n)))
+        return lambda: [lookup.metadata_for(3 * i + 1, 3 * i + 4) for i in range(n)]
+
+    assert_linear(make, 300)
+
+
+def _brute_force(spans: list[TextSpan], start: int, end: int) -> dict[str, object]:
+    first: dict[str, object] = {}
+    last: dict[str, object] = {}
+    for span in spans:
+        if span.end_line >= start and span.start_line <= end:
+            for key, value in span.metadata.items():
+                first.setdefault(key, value)
+                last[key] = value
+    return {**first, **{f"{k}_end": v for k, v in last.items() if v != first[k]}}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_span_lookup_answers_as_a_scan_of_every_span(seed: int) -> None:
+    rng = random.Random(seed)
+    line, spans = 1, []
+    for index in range(rng.randint(0, 30)):
+        line += rng.randint(0, 3)
+        length = rng.randint(0, 4)
+        spans.append(TextSpan(line, line + length, {"page": index, "kind": index % 3}))
+        line += length + 1
+    if seed % 4 == 0:
+        rng.shuffle(spans)  # out of order: looked up by a scan
+    if seed % 4 == 1 and spans:
+        spans.append(TextSpan(1, line, {"whole": True}))  # overlapping the others
+    lookup = SpanLookup(tuple(spans))
+    for _ in range(50):
+        start = rng.randint(0, line + 2)
+        end = start + rng.randint(0, 8)
+        assert lookup.metadata_for(start, end) == _brute_force(spans, start, end)
+
+
+def test_a_notebook_is_chunked_cell_by_cell_in_linear_work() -> None:
+    from helpers import hash_config
+    from ragloom.chunking.registry import FileChunker
+
+    chunker = FileChunker(hash_config())
+
+    def make(n: int) -> Callable[[], object]:
+        cells = [{"cell_type": "code", "source": [f"x{i} = {i}\n"]} if i % 2 else
+                 {"cell_type": "markdown", "source": [f"# Cell {i}\n"]} for i in range(n)]
+        read = NotebookReader().read("book.ipynb", json.dumps({"cells": cells}).encode())
+        segments = [span for span in read.spans if span.language]
+        return lambda: chunker.chunk(read.text, "book.ipynb", None, segments)
+
+    assert_linear(make, 200)
+
+
+def test_a_pdf_page_of_blank_lines_is_trimmed_in_linear_time() -> None:
+    """Leading blank lines were dropped one ``pop(0)`` at a time (C-level, quadratic):
+    compared with the same machine trimming a page of text lines as many."""
+    from ragloom.readers.pdf import _clean
+
+    blank = _best_seconds(lambda: _clean("\n" * 60_000 + "text\n"))
+    text = _best_seconds(lambda: _clean("x\n" * 60_000))
+    assert _clean("\n \n" * 3 + "a \nb\n\n") == "a\nb\n"
+    assert blank <= 10 * text + 0.05, (blank, text)

@@ -25,7 +25,9 @@ INVALID_REQUEST = -32600
 #: JSON levels each) inside the request envelope fits with room to spare.
 MAX_JSON_DEPTH = 128
 #: Strings (skipped: brackets inside them do not nest) and brackets, for the depth count.
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+#: An unclosed string runs to the end (its closing quote is optional): a string that could
+#: fail would be retried from every later quote, which is quadratic in ``"\"\"\"...``.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

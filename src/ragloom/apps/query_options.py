@@ -74,7 +74,7 @@ def _scalar(text: str) -> Any:
     stripped = text.strip()
     try:
         value = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # a list nested thousands deep is plain text too
         return stripped
     return value if isinstance(value, (int, float, bool, str)) else stripped
 

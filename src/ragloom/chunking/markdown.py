@@ -13,7 +13,6 @@ repeating its opening fence line so each still reads as code.
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -291,7 +290,8 @@ def _blocks_within(blocks: list[_Block], first: int, last: int) -> list[_Block]:
     every block for every long section made many sections quadratic."""
     start = bisect.bisect_left(blocks, first, key=lambda block: block.first)
     inside = []
-    for block in itertools.islice(blocks, start, None):
+    for index in range(start, len(blocks)):  # not islice: it walks the skipped blocks
+        block = blocks[index]
         if block.first > last:
             break
         if block.last <= last:
