@@ -104,6 +104,8 @@ def work(language: str, path: str, text: str) -> int:
     finally:
         sys.setprofile(None)
     assert chunks, f"{language}: no chunk for {len(text)} characters"
+    limit = 8 * 300  # the window, 8 windows for an import run
+    assert max(len(c.text) for c in chunks) <= limit, f"{language}: a chunk over {limit}"
     return calls + measure.seen
 
 

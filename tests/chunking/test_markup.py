@@ -81,7 +81,8 @@ EXPECTED: dict[str, list[tuple[int, int, str | None, str]]] = {
         (34, 35, "playlistStore.sort", "method"),
     ],
     "counter.js": [
-        (1, 8, "useCartStore.state, useCartStore.total", "method"),
+        (1, 2, None, "imports"),  # the store is split: its first part is a method's
+        (4, 8, "useCartStore.state, useCartStore.total", "method"),
         (9, 14, "useCartStore.checkout", "method"),
         (15, 21, "useCartStore.addItem", "method"),
     ],
@@ -160,9 +161,12 @@ def test_a_comment_one_blank_line_above_a_definition_documents_it() -> None:
               "  return api.delete(order)\n}\n")
     config = RAGConfig(embedding_provider="hash", chunk_size=160, chunk_overlap=32)
     chunks = FileChunker(config).chunk(source, "orders.js")
-    # the licence opens the imports, the imports the first function
+    # the licence opens the imports (a function's chunk is not opened by them)
     assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata.get("symbol"))
-            for c in chunks] == [(1, 11, "send"), (13, 17, "cancel")]
+            for c in chunks] == [(1, 3, None), (5, 11, "send"), (13, 17, "cancel")]
+    store = source.replace("export function send (order) {\n  return api.post(order)\n}",
+                           "export const orders = {\n  send (order) { return api.post(order) },\n}")
+    assert FileChunker(config).chunk(store, "orders.js")[0].metadata["end_line"] == 11
 
 
 def test_a_yaml_comment_stays_with_the_key_below_it() -> None:

@@ -74,7 +74,7 @@ def test_every_language_chunks_by_definition(file: str, language: str,
                                              imports: tuple[int, int]) -> None:
     """Small enough a window that containers split per member: each named definition is
     whole in the one chunk naming it, imports open the first chunk (one of their own
-    only when it would not fit beside them), and the bounds
+    before a function or when it would not fit beside them), and the bounds
     hold; at a large window and a tiny one the bounds hold too."""
     source = (SAMPLES / file).read_text()
     chunks = TreeSitterChunker(language, 400, 80).chunk(source, file)
@@ -88,11 +88,12 @@ def test_every_language_chunks_by_definition(file: str, language: str,
         assert "part" not in meta or meta["part"] == 0
     head, following = chunks[0].metadata, chunks[1]
     assert head["start_line"] == 1 and head["end_line"] >= imports[1]
-    if head["kind"] == "imports":  # alone only when the chunk after would not fit beside it
+    if head["kind"] == "imports":  # alone before a function, or when the next would not fit
         assert head["end_line"] == imports[1], head
         body = following.metadata["end_char"] - head["start_char"]
-        assert body > 400 or following.text != source[following.metadata["start_char"]:
-                                                       following.metadata["end_char"]], head
+        assert following.metadata["kind"] in ("function", "method") or body > 400 \
+            or following.text != source[following.metadata["start_char"]:
+                                        following.metadata["end_char"]], head
     for window in (2000, 120, 60):
         check_code_chunks(TreeSitterChunker(language, window, window // 5).chunk(source, file),
                           source, window)

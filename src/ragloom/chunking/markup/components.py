@@ -34,6 +34,8 @@ _SCRIPT_LANGUAGES = {"ts": "typescript", "typescript": "typescript", "tsx": "tsx
 _NOT_BLANK = re.compile(r"[^\n]")
 #: Scripts chunked as code (a component has one or two); any further are cut by lines.
 _SCRIPTS = 2
+#: How far around a script's tags ``_own_lines`` looks for the ends of their lines.
+_NEAR = 4096
 
 
 class ComponentChunker:
@@ -53,8 +55,8 @@ class ComponentChunker:
         chunks: list[Chunk] = []
         pieces = []
         scripts = 0
-        for kind, blocks, first, last in _sections(parse_blocks(text, SYNTAXES[self.language],
-                                                                source.lines), source.line_count):
+        parsed = parse_blocks(text, SYNTAXES[self.language], source.lines)
+        for kind, blocks, first, last in _sections(text, parsed, source.line_count):
             code = self._script(text, path, layout.owner, blocks[0]) \
                 if kind == "script" and scripts < _SCRIPTS else []
             scripts += kind == "script"
@@ -101,15 +103,29 @@ class ComponentChunker:
         return chunks
 
 
-def _sections(blocks: list[Block], line_count: int) -> list[tuple[str, list[Block], int, int]]:
-    """The file's sections in order: each script and style alone, the markup between."""
+def _own_lines(text: str, block: Block) -> bool:
+    """Whether ``block`` (a raw element) has its lines to itself: nothing but blanks before
+    its opening tag and after its closing tag on their lines (looked at within 4 kB, so
+    many scripts on one long line cost no more than the line)."""
+    before = text.rfind("\n", max(0, block.start - _NEAR), block.start)
+    if before < 0 and block.start > _NEAR or text[before + 1:block.start].strip():
+        return False
+    after = text.find("\n", block.end, block.end + _NEAR)
+    return not (after < 0 and len(text) - block.end > _NEAR) \
+        and not text[block.end:after if after >= 0 else len(text)].strip()
+
+
+def _sections(text: str, blocks: list[Block],
+              line_count: int) -> list[tuple[str, list[Block], int, int]]:
+    """The file's sections in order: each script and style on lines of its own alone,
+    the markup between."""
     sections: list[tuple[str, list[Block], int, int]] = []
     cursor, pending = 1, []
     for block in blocks:
         if block.first < cursor:
             continue  # on the lines of the section before (a one-line file): chunked with it
-        if block.word not in ("script", "style"):
-            pending.append(block)
+        if block.word not in ("script", "style") or not _own_lines(text, block):
+            pending.append(block)  # markup, or a script sharing its lines with markup
             continue
         if cursor < block.first:
             sections.append(("markup", pending, cursor, block.first - 1))

@@ -43,6 +43,7 @@ class Block:
     name: str = ""
     start: int = 0  # offset of the opening tag
     inner: tuple[int, int] = (0, 0)  # offsets of a raw element's content
+    end: int = 0  # offset after a raw element's closing tag
     attributes: str = ""
     children: list[Block] = field(default_factory=list)
     #: The first names of the named blocks in this one (itself included), in order.
@@ -107,6 +108,7 @@ def parse_blocks(text: str, syntax: TemplateSyntax, lines: LineIndex | None = No
                 close = re.compile(rf"</{lower}\s*>", re.IGNORECASE).search(text, position)
                 end = close.end() if close else len(text)
                 block.inner = (position, close.start() if close else len(text))
+                block.end = end
                 block.last = lines.line_of(max(end - 1, match.start()))
                 position = end
                 stack[-1].children.append(block)

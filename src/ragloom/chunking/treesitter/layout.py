@@ -5,6 +5,7 @@ lines that only open what follows (``class X {``, ``return [``, ``<?php``) join 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -39,13 +40,10 @@ class ScopeLayout:
         self.row = row
         self.definitions = definitions
         self.namespace = ""
-        # Nodes with a definition somewhere below them, to find a child's definitions fast.
-        self._above: set[int] = set()
-        for definition in definitions.values():
-            node = definition.node.parent
-            while node is not None and node.id not in self._above:
-                self._above.add(node.id)
-                node = node.parent
+        # Where definitions start, to tell fast whether a node holds one: by byte range, not
+        # by walking up from each definition (``Node.parent`` scans its siblings, so a
+        # file of many top-level statements made that quadratic).
+        self._starts = sorted(d.node.start_byte for d in definitions.values())
 
 
     def items(self, children: list[Any], first: int, last: int, members: bool) -> list[Item]:
@@ -173,6 +171,11 @@ class ScopeLayout:
         last = next((line for line in reversed(lines) if line.strip()), "")
         return bool(_OPENS_BLOCK.search(last))
 
+    def _holds(self, node: Any) -> bool:
+        """Whether a definition starts inside ``node`` (so lies below it)."""
+        index = bisect.bisect_left(self._starts, node.start_byte)
+        return index < len(self._starts) and self._starts[index] < node.end_byte
+
     def definitions_in(self, node: Any) -> list[Definition]:
         """The outermost definitions at or below ``node``."""
         if node.id in self.definitions:
@@ -184,7 +187,7 @@ class ScopeLayout:
             for child in reversed(current.named_children):
                 if child.id in self.definitions:
                     found.append(self.definitions[child.id])
-                elif child.id in self._above:
+                elif self._holds(child):
                     stack.append(child)
         found.sort(key=lambda d: d.node.start_byte)
         return found

@@ -45,6 +45,18 @@ class Grammar:
         self.language = tree_sitter.Language(getattr(module, row.loader)())
         tags = getattr(module, "TAGS_QUERY", None) if row.tags else None
         self._query = tree_sitter.Query(self.language, tags) if tags else None
+        declarators = sorted({kind for kind in map(self.language.node_kind_for_id,
+                                                   range(self.language.node_kind_count))
+                              if kind and kind.endswith("declarator")})
+        patterns = []
+        for pattern in [*_PARENT_PATTERNS, *(f"(_ ({kind}) @child) @parent" for kind in declarators)]:
+            try:
+                tree_sitter.Query(self.language, pattern)
+                patterns.append(pattern)
+            except (tree_sitter.QueryError, ValueError, NameError):
+                continue
+        self._parent_query = tree_sitter.Query(self.language, "\n".join(patterns)) \
+            if patterns and self._query is not None else None
         self._tree_sitter = tree_sitter
         self.containers = COMMON_CONTAINERS | row.containers
 
@@ -56,6 +68,7 @@ class Grammar:
         them; the tags query reports every level)."""
         found: dict[int, Definition] = {}
         if self._query is not None:
+            parents = self._parents(root)
             cursor = self._tree_sitter.QueryCursor(self._query)
             for _, captures in cursor.matches(root):
                 for capture, nodes in captures.items():
@@ -64,12 +77,23 @@ class Grammar:
                     names = captures.get("name")
                     if kind is None or not names:
                         continue
-                    node = _definition_node(nodes[0])
-                    found.setdefault(node.id, self._definition(node, _name_text(names[0]), kind))
+                    node = _definition_node(nodes[0], parents)
+                    found.setdefault(node.id, self._definition(node, _name_text(names[0], parents),
+                                                               kind))
         self._row_definitions(root, found)
         if self.row.object_members:
             _object_definitions(root, found)
         return {key: value for key, value in found.items() if value.name}
+
+    def _parents(self, root: Any) -> dict[int, Any]:
+        """A declarator's parent (what it declares), a name's qualified name, from one
+        query (``Node.parent`` scans the parent's children: quadratic on wide files)."""
+        parents: dict[int, Any] = {}
+        if self._parent_query is not None:
+            for _, captures in self._tree_sitter.QueryCursor(self._parent_query).matches(root):
+                for child, parent in zip(captures.get("child", []), captures.get("parent", [])):
+                    parents[child.id] = parent
+        return parents
 
     def _definition(self, node: Any, name: str, kind: str) -> Definition:
         body = _body(node)
@@ -169,19 +193,23 @@ def _defines_function(node: Any) -> bool:
     return value is not None and value.type in _FUNCTION_NODES
 
 
-def _definition_node(node: Any) -> Any:
+#: Query patterns giving the parents ``_definition_node`` and ``_name_text`` need.
+_PARENT_PATTERNS = ("(qualified_identifier name: (_) @child) @parent",
+                    "(scoped_identifier name: (_) @child) @parent")
+
+
+def _definition_node(node: Any, parents: dict[int, Any]) -> Any:
     """The definition a capture stands for: C and C++ tags capture the declarator, whose
     definition (or declaration) is its first ancestor that is not a declarator."""
-    while node.type.endswith("declarator") and node.parent is not None:
-        node = node.parent
+    while node.type.endswith("declarator") and node.id in parents:
+        node = parents[node.id]
     return node
 
 
-def _name_text(node: Any) -> str:
+def _name_text(node: Any, parents: dict[int, Any] | None = None) -> str:
     """A name as written; a qualified one (``Server::start``) whole."""
-    parent = node.parent
-    if parent is not None and parent.type in ("qualified_identifier", "scoped_identifier") \
-            and parent.child_by_field_name("name") == node:
+    parent = (parents or {}).get(node.id)
+    if parent is not None and parent.type in ("qualified_identifier", "scoped_identifier"):
         node = parent
     return bytes(node.text or b"").decode("utf-8", "replace").strip()
 
