@@ -113,6 +113,8 @@ class IndexStatus:
     last_indexed: float | None = None
     files_pending: int = 0
     auto_sync: dict[str, Any] | None = None
+    #: Files the last indexing run skipped, by reason (``indexing.skip_reasons``).
+    skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def bytes_per_chunk(self) -> dict[str, float]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragloom.apps.cli_progress import describe_report, progress_printer
+from ragloom.apps.cli_progress import describe_report, print_skipped, progress_printer
 from ragloom.apps.eval import MODES
 from ragloom.apps.query_options import (
     QueryUsageError,
@@ -139,6 +139,7 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         quick = read_status(config, base_dir)  # no store opened, no model built
         if quick is not None:
             print_status(quick, None, args.json, out)
+            print_skipped(quick, args.json, args.verbose, out)
             return EXIT_OK
 
     from ragloom.engine import RAGEngine
@@ -179,8 +180,8 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 report = engine.index_file(target)
             else:
                 report = method(target, progress=progress_printer())
-            print(json.dumps(report.to_dict(), indent=2) if args.json else describe_report(report),
-                  file=out)
+            print(json.dumps(report.to_dict(), indent=2) if args.json
+                  else describe_report(report, args.verbose), file=out)
         elif args.command == "mcp":
             from ragloom.apps.mcp_server import serve
 
@@ -203,7 +204,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                                  indent=2) if args.json else block, file=out)
         elif args.command == "status":
             check = engine.verify() if args.check else None
-            print_status(engine.status(), check, args.json, out)
+            status = engine.status()
+            print_status(status, check, args.json, out)
+            print_skipped(status, args.json, args.verbose, out)
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK

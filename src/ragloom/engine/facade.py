@@ -32,6 +32,7 @@ from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
+from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
@@ -238,6 +239,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             files_pending=sum(self._indexer.count_pending(root) for root in self._roots()
                               if root.is_dir()) if count_pending else 0,
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
+            skipped=count_by_reason(load_skipped(self.index_dir)),
         )
 
     def get_all_indexed_paths(self) -> list[str]:

@@ -27,6 +27,7 @@ from ragloom.indexing.pending import count_pending, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
+from ragloom.indexing.skip_reasons import save_skipped
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.text_sources import TextSources
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
@@ -123,6 +124,8 @@ class Indexer:
         report.files_skipped += len(found.skipped)
         self._index_files(found.files, report, progress)
         self.writer.remove_files(vanished_files(root, self.base_dir, self.manifest), report)
+        if self.index_dir is not None and self.index_dir.is_dir():  # for ``ragloom status``
+            save_skipped(self.index_dir, relative_posix(root, self.base_dir), report.skipped)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -176,7 +179,8 @@ class Indexer:
                 report.files_unchanged += 1
             else:
                 to_read.append(_ToRead(path, relative, previous, stat.st_size))
-        tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
+        tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read),
+                                  sum(item.size for item in to_read))
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
         with EmbedAhead(self._embed_window) as line:
@@ -198,7 +202,7 @@ class Indexer:
                         chunks = len(outcome.chunks)
                         window.add(PendingFile(item.relative, outcome.content, outcome.chunks,
                                                 item.previous))
-                tracker.file_read(chunks)
+                tracker.file_read(chunks, item.size)
                 if window.chunk_count >= window_limit:
                     embedding = self._hand_over(line, window, embedding, report, tracker)
                     window = Window()
