@@ -88,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     for writer in (index, ingest, reindex):
         writer.add_argument("--json", action="store_true", help="the report as JSON")
+    for walker in (index, reindex):
+        walker.add_argument("--keep-noise", action="store_true",
+                            help="this run, index the files the skip_noise rules skip (lock "
+                                 "files, minified and compiled files, ...; docs/chunking.md)")
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
     add_query_options(search, _positive_int)
     context = commands.add_parser("context", help="print the block that would be injected")
@@ -157,6 +161,8 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
     querying = args.command in ("search", "context")
     filters = filters_from(args) if querying else None
     gate_off = config.relevance_gate
+    if getattr(args, "keep_noise", False):
+        config = config.model_copy(update={"skip_noise": []})
     if querying and args.no_gate:
         config = config.model_copy(update={"relevance_gate": -1.0})
     if config.source_file is None and not reading and not (base_dir / config.index_dir).exists():

@@ -31,6 +31,7 @@ from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, ve
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.indexer import Indexer
+from ragloom.indexing.noise import noise_rules
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.indexing.source_types import SourceTypes
@@ -111,7 +112,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             persist=self._persist, source_types=SourceTypes(config.source_types),
             config_files=[relative_posix(file, self.base_dir)
                           for file in (config.source_file,) if file is not None],
-            redact=config.redact_secrets, text_of=parts.text_of,
+            redact=config.redact_secrets, text_of=parts.text_of, noise=noise_rules(config),
         )
         return indexer, Searcher(self.provider, parts.store, parts.sparse, config)
 

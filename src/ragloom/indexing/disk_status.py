@@ -130,11 +130,13 @@ def _count_pending(config: RAGConfig, base_dir: Path, index_dir: Path, root: Pat
     """Files under ``root`` the next indexing run would (re)index or remove."""
     from ragloom.indexing.discovery import discover_files, relative_posix
     from ragloom.indexing.manifest import Manifest
+    from ragloom.indexing.noise import noise_rules
     from ragloom.indexing.pending import count_pending
 
     config_files = [relative_posix(config.source_file, base_dir)] if config.source_file else []
     found = discover_files(root, base_dir, config.include, config.exclude, index_dir,
-                           config.respect_gitignore, config_files)
+                           config.respect_gitignore, config_files, config.redact_secrets,
+                           noise_rules(config))
     manifest = Manifest(manifest_path, read_only=True)
     try:
         return count_pending(found.files, root, base_dir, manifest)

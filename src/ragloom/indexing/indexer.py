@@ -11,7 +11,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +20,11 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
-from ragloom.indexing.discovery import Rules, discover_files, relative_posix
+from ragloom.indexing.discovery import Rules, discover_files, named_by, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
+from ragloom.indexing.noise import mostly_long_lines
+from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.pending import count_pending, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
@@ -80,7 +82,8 @@ class Indexer:
                  persist: Callable[[], None] | None = None,
                  config_files: Sequence[str] = (), redact: bool = True,
                  text_of: IndexedText = plain_text,
-                 source_types: SourceTypes | None = None) -> None:
+                 source_types: SourceTypes | None = None,
+                 noise: Collection[str] = ()) -> None:
         self.base_dir = base_dir
         self.readers = readers
         self.chunker = chunker
@@ -99,6 +102,7 @@ class Indexer:
         self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
+        self.noise = tuple(noise)  # the noise rules that apply (indexing.noise)
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
         #: Texts added through the API (``ingest_text``, ``add_documents``) by source id.
         self.texts = TextSources(chunker, lambda: embedder.provider.model_name, manifest,
@@ -119,9 +123,12 @@ class Indexer:
                                exclude=[*self.exclude, *(exclude or ())],
                                index_dir=self.index_dir,
                                respect_gitignore=self.respect_gitignore,
-                               config_files=self.config_files, secret_names=self.redact)
+                               config_files=self.config_files, secret_names=self.redact,
+                               noise=self.noise)
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
+        records = self.manifest.records()  # indexed before a rule skipped them: removed
+        self.writer.remove_files([s.path for s in found.skipped if s.path in records], report)
         self._index_files(found.files, report, progress)
         self.writer.remove_files(vanished_files(root, self.base_dir, self.manifest), report)
         if self.index_dir is not None and self.index_dir.is_dir():  # for ``ragloom status``
@@ -132,7 +139,7 @@ class Indexer:
     def count_pending(self, root: Path) -> int:
         """Files under ``root`` that the next indexing run would (re)index or remove."""
         found = discover_files(root, self.base_dir, self.include, self.exclude, self.index_dir,
-                               self.respect_gitignore, self.config_files, self.redact)
+                               self.respect_gitignore, self.config_files, self.redact, self.noise)
         return count_pending(found.files, root, self.base_dir, self.manifest)
 
     def index_file(self, path: Path) -> IndexReport:
@@ -156,7 +163,7 @@ class Indexer:
     def rules(self) -> Rules:
         """The rules that decide which files are indexed (those of the walk)."""
         return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
-                     self.respect_gitignore, self.config_files, self.redact)
+                     self.respect_gitignore, self.config_files, self.redact, self.noise)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
@@ -236,6 +243,10 @@ class Indexer:
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
+        if "long-lines" in self.noise and not content.spans and mostly_long_lines(
+                content.text, content.language or language_for_path(item.relative)):
+            if not named_by(item.relative, self.include):
+                raise SkipFile(noise_reason("long-lines"))
         warnings = [f"{item.relative}: {content.warning}"] if content.warning else []
         previous = item.previous
         if previous and previous.size != RECHUNK and previous.sha256 == content.sha256:
