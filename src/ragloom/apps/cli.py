@@ -24,6 +24,7 @@ from ragloom.apps.query_options import (
     explain,
     filters_from,
     print_results,
+    test_settings,
 )
 from ragloom.apps.status_view import print_status
 from ragloom.config import RAGConfig, load_config, tomllib
@@ -165,6 +166,9 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
         config = config.model_copy(update={"skip_noise": []})
     if querying and args.no_gate:
         config = config.model_copy(update={"relevance_gate": -1.0})
+    if querying and test_settings(args):
+        config = config.model_copy(update={"retrieval": config.retrieval.model_copy(
+            update=test_settings(args))})
     if config.source_file is None and not reading and not (base_dir / config.index_dir).exists():
         print(f"ragloom: no ragloom.toml (or pyproject.toml [tool.ragloom]) in {base_dir} or "
               f"above: indexing {base_dir} with the default settings into "

@@ -256,7 +256,7 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                                                   f"its path holds a secret ({kinds})"))
                 continue
             if noise and not matches_any(relative, named_secrets):
-                why = noise_of(relative, noise, lambda names=names: names)  # type: ignore[misc]
+                why = noise_of(relative, noise, lambda names=names: names)
                 if why is not None:
                     result.skipped.append(SkippedFile(relative, why))
                     continue

@@ -30,7 +30,7 @@ from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
 from ragloom.indexing.skip_reasons import save_skipped
-from ragloom.indexing.source_types import SourceTypes
+from ragloom.indexing.source_types import SourceTypes, in_test_module
 from ragloom.indexing.text_sources import TextSources
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
@@ -267,9 +267,11 @@ class Indexer:
             if content.spans:
                 chunk.metadata.update(spans.metadata_for(int(chunk.metadata["start_line"]),
                                                          int(chunk.metadata["end_line"])))
-            chunk.metadata.update(source="file", file_hash=content.sha256[:16],
-                                  source_type=self.source_types.of(relative,
-                                                                   str(chunk.metadata["language"])),
+            language = str(chunk.metadata["language"])
+            source_type = self.source_types.of(relative, language)
+            if source_type == "code" and in_test_module(chunk.metadata.get("symbol"), language):
+                source_type = "test"
+            chunk.metadata.update(source="file", file_hash=content.sha256[:16], source_type=source_type,
                                   content_hash=content_hash(chunk.text)[:16],
                                   embedding_model=model)
         return chunks

@@ -1,6 +1,7 @@
 """The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
 -> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> results.
+Test chunks rank below comparable code unless the query is about tests (``test_prior``).
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
@@ -27,6 +28,7 @@ from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse_base import SparseBackend
+from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
 from ragloom.stores.base import VectorStore, queries_elsewhere, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
@@ -115,6 +117,7 @@ class Searcher:
         if not self.store.hands_out_vectors and (mmr or mode != "dense"):
             raise ValueError(f"{'MMR' if mmr else mode + ' search'} needs stored vectors, which "
                              f"the {self.store.name!r} store does not hand out; use mode=\"dense\"")
+        filters = filters if settings.include_tests else without_tests(filters)
         store_filters = filters if self.store.glob_filters else resolve_globs(
             filters, self.sparse.distinct_values)
         # Sparse mode embeds the query too: every result's score is its cosine.
@@ -134,6 +137,8 @@ class Searcher:
             keep = pool if (mmr or reranking) else wanted
             results = self._ranked_results(request, mode, rankings, keep, candidates)
             clock.lap("fuse" if mode == "hybrid" else "load")
+        if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
+            results = demote_tests(results, settings.test_weight)
         if self.reranker is not None and results:
             results = rerank(self.reranker, query, results[:settings.rerank_k])
             clock.lap("rerank")
