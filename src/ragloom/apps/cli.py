@@ -2,7 +2,9 @@
 
 Reads the ``[rag]`` table of ``--config`` (default ``ragloom.toml``, else
 ``pyproject.toml``'s ``[tool.ragloom]``, else built-in defaults) with the config file's
-folder as base_dir. Exit codes: 0 success, 1 failure while working, 2 bad usage or config.
+folder as base_dir. Exit codes: 0 success, 1 failure while working, 2 bad usage or config, 3 a search or
+context that found nothing to show (nothing relevant, below the relevance gate or
+``--min-score``, or an empty index; stderr says which).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from ragloom.prompt import one_line
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOTHING_FOUND = 0, 1, 2, 3
 REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
                 "with another embedding model or one that cannot be read (deletes only what "
                 "ragloom wrote; embeddings still come from the cache)")
@@ -212,6 +214,8 @@ def run(args: argparse.Namespace, out=sys.stdout) -> int:  # type: ignore[no-unt
                 block = format_context(response.results, args.token_budget)
                 print(json.dumps({"context": block, "results": [r.to_dict() for r in response.results]},
                                  indent=2) if args.json else block, file=out)
+            if not response.results:
+                return EXIT_NOTHING_FOUND
         elif args.command == "status":
             check = engine.verify() if args.check else None
             status = engine.status()

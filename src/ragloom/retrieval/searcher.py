@@ -48,6 +48,11 @@ class SearchResponse:
     best_score: float | None = None
     relevance_gate: float | None = None
 
+    @property
+    def gated(self) -> bool:
+        """Whether the relevance gate emptied this search (``below_relevance_gate``)."""
+        return bool(self.candidates.get("below_relevance_gate"))
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
