@@ -25,10 +25,12 @@ from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.merge import merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
+from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
+from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import VectorStore, queries_elsewhere, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
@@ -103,6 +105,8 @@ class Searcher:
         self.config = config
         self.dense_retriever = DenseRetriever(store)
         self.sparse_retriever = SparseRetriever(sparse, config.retrieval)
+        retrieval = config.retrieval  # the gate's lexical evidence reads words as BM25 does
+        self.tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
         name = config.retrieval.reranker
         self.reranker: Reranker | None = rerankers.get(name)(config) if name else None
 
@@ -158,7 +162,7 @@ class Searcher:
             results = collapse_duplicates(results, self._copies_of)
         results = merge_adjacent_parts(results, top_k) if settings.merge_parts else results[:top_k]
         best = max((r.score for r in results), default=None)
-        results = self._gate(results, candidates)
+        results = self._gate(query, results, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -242,16 +246,16 @@ class Searcher:
         gate = self.config.relevance_gate
         return self.provider.default_relevance_gate if gate is None else gate
 
-    def _gate(self, results: list[SearchResult], candidates: dict[str, int]) -> list[SearchResult]:
+    def _gate(self, query: str, results: list[SearchResult],
+              candidates: dict[str, int]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
-        (cosine) and none defines a name the query uses."""
+        (cosine), none defines a name the query uses, and none holds most of its words
+        (``retrieval.relevance_gate``)."""
         gate = self.relevance_gate
-        if gate is None or not results or any("name" in r.retrievers for r in results):
+        if gate is None or passes_gate(results, gate, self.tokenizer(query), self.tokenizer):
             return results
-        if max(r.score for r in results) < gate:
-            candidates["below_relevance_gate"] = len(results)
-            return []
-        return results
+        candidates["below_relevance_gate"] = len(results)
+        return []
 
     def _fill_missing(self, request: Query, ids: list[str]) -> None:
         """Load text, metadata and cosine distance of ids only BM25 found."""
