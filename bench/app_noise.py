@@ -24,12 +24,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from app_questions import app_set_names, hit_at, is_test_path, load_app_set, ndcg_at  # noqa: E402
-from relevance_gate import OFF_TOPIC  # noqa: E402
+from relevance_gate import LEXICAL_RULES, OFF_TOPIC, gate_signals, passes  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.indexing.skip_reasons import count_by_reason  # noqa: E402
-from ragloom.retrieval.relevance_gate import lexical_evidence  # noqa: E402
-from ragloom.retrieval.tokenize import tokenize  # noqa: E402
 
 
 def main() -> None:
@@ -68,30 +66,19 @@ def main() -> None:
 
 
 def gate_rows(engine: RAGEngine, questions: list[str], off_topic: list[str]) -> None:
-    """Per question: best cosine and lexical evidence; then per gate rule, how many real
+    """The lowest best cosines of real questions; then per gate rule, how many real
     questions it empties and how many off-topic ones it silences."""
-    def signals(text: str) -> tuple[float, float]:
-        found = engine.search(text, 10)
-        best = max((r.score for r in found), default=-1.0)
-        return best, lexical_evidence(tokenize(text), found, tokenize)
-
-    real = [signals(q) for q in questions]
-    off = [signals(q) for q in off_topic]
+    real = [gate_signals(engine, q) for q in questions]
+    off = [gate_signals(engine, q) for q in off_topic]
     lowest = sorted(zip(real, questions))[:5]
     print("  lowest best cosines of real questions: " + "; ".join(
-        f"{q!r} {c:.3f} (lexical {lex:.2f})" for (c, lex), q in lowest))
-    for gate in (0.30, 0.33, 0.35):
-        for floor, coverage in ((None, 1.0), (0.25, 0.66), (0.2, 0.66), (0.25, 0.5)):
-            rule = f"cosine {gate}" + (f" or (cosine {floor} and lexical {coverage})" if floor else "")
-            emptied = sum(not _passes(p, gate, floor, coverage) for p in real)
-            silent = sum(not _passes(p, gate, floor, coverage) for p in off)
-            print(f"  {rule:<45} real emptied {emptied}/{len(real)}, off-topic silent "
-                  f"{silent}/{len(off)}")
-
-
-def _passes(pair: tuple[float, float], gate: float, floor: float | None, coverage: float) -> bool:
-    cosine, lexical = pair
-    return cosine >= gate or (floor is not None and cosine >= floor and lexical >= coverage)
+        f"{q!r} {c:.3f} (words {lex:.2f})" for (c, lex), q in lowest))
+    for gate, floor, share in LEXICAL_RULES:
+        rule = f"cosine {gate}" + (f" or (cosine {floor} and words {share})" if floor else "")
+        emptied = sum(not passes(p, gate, floor, share) for p in real)
+        silent = sum(not passes(p, gate, floor, share) for p in off)
+        print(f"  {rule:<44} real emptied {emptied}/{len(real)}, off-topic silent "
+              f"{silent}/{len(off)}")
 
 if __name__ == "__main__":
     main()
