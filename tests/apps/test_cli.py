@@ -121,7 +121,7 @@ def test_empty_index_and_no_results_print_a_hint(project: Path) -> None:
     (project / "docs/guide.md").unlink()
     assert ragloom(project, "index").returncode == 0
     result = ragloom(project, "search", "anything")
-    assert result.returncode == 0 and result.stdout == ""
+    assert result.returncode == 3 and result.stdout == ""
     assert "the index is empty; run 'ragloom index'" in result.stderr
 
 
@@ -168,7 +168,7 @@ def test_a_query_below_the_relevance_gate_says_so(project: Path) -> None:
                                                   'embedding_provider = "hash"\nrelevance_gate = 0.9'))
     assert ragloom(project, "index").returncode == 0
     result = ragloom(project, "search", "weather tomorrow")
-    assert result.returncode == 0 and result.stdout == ""
+    assert result.returncode == 3 and result.stdout == ""
     assert "ragloom: nothing relevant: best score 0." in result.stderr
     assert ", below the relevance gate 0.9 (cosine); --no-gate shows these results anyway" in result.stderr
 
