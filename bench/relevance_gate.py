@@ -9,6 +9,11 @@ a per-query gate (nothing when the best result is below it; ``relevance_gate``):
   every one of them (target <= 2%);
 * silent: the share of off-topic queries for which nothing passes (target >= 90%).
 
+Then the gate as ragloom applies it, cosine or lexical evidence
+(``retrieval/relevance_gate.py``: a result holding a share of the query's words, with a
+cosine down to a floor under the gate): "emptied", the judged queries left with nothing
+at all (target 0), and "silent" as above.
+
     python bench/relevance_gate.py [--work-dir DIR]
 """
 
@@ -24,6 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import CRANFIELD  # noqa: E402
 from retrieval_quality import dev_sets  # noqa: E402
+
+from ragloom.retrieval.relevance_gate import lexical_evidence  # noqa: E402
+from ragloom.retrieval.tokenize import tokenize  # noqa: E402
 
 OFF_TOPIC = """hello
 hi there, how are you today?
@@ -136,7 +144,7 @@ def main() -> None:
     args = parser.parse_args()
     assert len(OFF_TOPIC) == 100, len(OFF_TOPIC)
     sets = dev_sets(Path(args.work_dir), Path(args.dataset))
-    measured = []
+    measured, signals = [], []
     for dataset, engine in sets:
         engine.config.relevance_gate = -1.0  # see every result; the gate is what is measured
         judged = []  # per query with a relevant hit in the top 10: (best relevant, best) cosine
@@ -148,6 +156,8 @@ def main() -> None:
         off_topic = [max((r.score for r in engine.search(q, 10, min_score=-1.0)), default=-1.0)
                      for q in OFF_TOPIC]
         measured.append((judged, off_topic))
+        signals.append(([gate_signals(engine, q) for q in dataset.queries.values()],
+                        [gate_signals(engine, q) for q in OFF_TOPIC]))
     for title, column in (("per result (min_score drops each result below it)", 0),
                           ("per query (nothing when the best result is below it)", 1)):
         print(f"\n{title}\n{'threshold':<10}"
@@ -159,8 +169,34 @@ def main() -> None:
                 silent = sum(s < threshold for s in off_topic) / len(off_topic)
                 row += f"{100 * lost:>23.1f}%{100 * silent:>7.0f}%"
             print(row, flush=True)
+    print(f"\ncosine or lexical evidence\n{'rule':<44}"
+          + "".join(f"{d.name + ' emptied':>24}{'silent':>8}" for d, _ in sets))
+    for gate, floor, share in LEXICAL_RULES:
+        rule = f"cosine {gate}" + (f" or (cosine {floor} and words {share})" if floor else "")
+        row = f"{rule:<44}"
+        for real, off in signals:
+            emptied = sum(not passes(pair, gate, floor, share) for pair in real)
+            silent = sum(not passes(pair, gate, floor, share) for pair in off) / len(off)
+            row += f"{emptied:>23} {100 * silent:>7.0f}%"
+        print(row, flush=True)
     for _, engine in sets:
         engine.close()
+
+
+#: (gate, cosine floor, share of the query's words) rules compared; None: cosine alone.
+LEXICAL_RULES = [(0.35, None, 1.0), (0.33, None, 1.0), (0.30, None, 1.0), (0.35, 0.25, 0.66),
+                 (0.35, 0.25, 0.5), (0.35, 0.2, 0.66), (0.35, 0.2, 0.5)]
+
+
+def gate_signals(engine, query: str) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """The best cosine among the top 10 and the lexical evidence of the query."""
+    hits = engine.search(query, 10, min_score=-1.0)
+    return max((r.score for r in hits), default=-1.0), lexical_evidence(tokenize(query), hits, tokenize)
+
+
+def passes(pair: tuple[float, float], gate: float, floor: float | None, share: float) -> bool:
+    cosine, lexical = pair
+    return cosine >= gate or (floor is not None and cosine >= floor and lexical >= share)
 
 
 if __name__ == "__main__":

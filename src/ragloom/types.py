@@ -126,6 +126,8 @@ class IndexStatus:
     #: Parts whose size the store's server does not report (not counted in index_bytes).
     sizes_unknown: list[str] = field(default_factory=list)
     auto_sync: dict[str, Any] | None = None
+    #: Files the last indexing run skipped, by reason (``indexing.skip_reasons``).
+    skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def bytes_per_chunk(self) -> dict[str, float]:

@@ -121,7 +121,7 @@ def test_empty_index_and_no_results_print_a_hint(project: Path) -> None:
     (project / "docs/guide.md").unlink()
     assert ragloom(project, "index").returncode == 0
     result = ragloom(project, "search", "anything")
-    assert result.returncode == 0 and result.stdout == ""
+    assert result.returncode == 3 and result.stdout == ""
     assert "the index is empty; run 'ragloom index'" in result.stderr
 
 
@@ -168,7 +168,7 @@ def test_a_query_below_the_relevance_gate_says_so(project: Path) -> None:
                                                   'embedding_provider = "hash"\nrelevance_gate = 0.9'))
     assert ragloom(project, "index").returncode == 0
     result = ragloom(project, "search", "weather tomorrow")
-    assert result.returncode == 0 and result.stdout == ""
+    assert result.returncode == 3 and result.stdout == ""
     assert "ragloom: nothing relevant: best score 0." in result.stderr
     assert ", below the relevance gate 0.9 (cosine); --no-gate shows these results anyway" in result.stderr
 
@@ -232,3 +232,22 @@ def test_status_shows_bytes_per_part_and_per_chunk(project: Path) -> None:
     text = ragloom(project, "status").stdout
     assert f"({per_chunk['total']:,.0f} B/chunk)" in text
     assert f"  embedding cache: {parts['embedding_cache'] / 1e6:.1f} MB" in text
+
+
+def test_noise_skipped_summed_by_reason_listed_with_v_and_kept_with_keep_noise(project: Path) -> None:
+    write(project, "composer.lock", '{"packages": []}\n')
+    write(project, "yarn.lock", "# yarn lockfile v1\n")
+    (project / "logo.png").write_bytes(b"\x89PNG\x00\x00")
+    indexed = ragloom(project, "index")
+    assert indexed.returncode == 0, indexed.stderr
+    assert indexed.stdout.splitlines()[1:] == ["  skipped 2: lock file", "  skipped 1: binary file",
+                                               "  skipped 1: the ragloom config file"]
+    status = ragloom(project, "status").stdout.splitlines()
+    assert status[-4:] == ["skipped: 4 files", "  2: lock file", "  1: binary file",
+                           "  1: the ragloom config file"]
+    listed = ragloom(project, "-v", "status").stdout
+    assert "  composer.lock: lock file (rule lock-file)" in listed.splitlines()
+    assert json.loads(ragloom(project, "status", "--json").stdout)["skipped"] == {
+        "lock file": 2, "binary file": 1, "the ragloom config file": 1}
+    kept = ragloom(project, "index", "--keep-noise")
+    assert kept.stdout.startswith("2 indexed") and "lock file" not in kept.stdout

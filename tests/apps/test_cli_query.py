@@ -31,8 +31,9 @@ def ragloom(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def found(project: Path, *args: str) -> list[dict]:
     run = ragloom(project, "search", *args, "--json")
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
+    results = json.loads(run.stdout)
+    assert run.returncode == (0 if results else 3), run.stderr  # 3: nothing found
+    return results
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +96,7 @@ def test_top_k_and_min_score(project: Path) -> None:
     kept = found(project, "rockets", "--top-k", "10", "--mode", "dense", "--min-score", str(cut))
     assert [r["score"] for r in kept] == [s for s in scores if s >= cut]
     nothing = ragloom(project, "search", "rockets", "--mode", "dense", "--min-score", "1.5")
-    assert nothing.returncode == 0 and nothing.stdout == ""
+    assert nothing.returncode == 3 and nothing.stdout == ""
     assert f"ragloom: no result reached the minimum score 1.5; best score {max(scores):.4f}" in nothing.stderr
 
 
@@ -104,7 +105,7 @@ def test_the_gate_says_what_it_cut_and_no_gate_shows_it(tmp_path: Path) -> None:
     write(tmp_path, "docs/rockets.md", "# Rockets\n\nRockets launch satellites into orbit.\n")
     assert ragloom(tmp_path, "index").returncode == 0
     gated = ragloom(tmp_path, "search", "weather tomorrow")
-    assert gated.returncode == 0 and gated.stdout == "", gated.stderr
+    assert gated.returncode == 3 and gated.stdout == "", gated.stderr
     assert "ragloom: nothing relevant: best score " in gated.stderr
     best = gated.stderr.split("best score ")[1].split(",")[0]
     assert ", below the relevance gate 0.99 (cosine); --no-gate shows these results anyway" in gated.stderr
@@ -188,7 +189,8 @@ def test_file_names_and_texts_cannot_forge_lines_or_drive_the_terminal() -> None
     assert "\x1b" not in out.getvalue()
     skipped = SkippedFile("src/\x1b[2Jx\ny.py", "broken or looping symlink")
     report = IndexReport(files_skipped=1, skipped=[skipped])
-    assert "  skipped src/\\x1b[2Jx\\ny.py: broken or looping symlink" in describe_report(report).splitlines()
+    listed = describe_report(report, verbose=True).splitlines()
+    assert "  skipped src/\\x1b[2Jx\\ny.py: broken or looping symlink" in listed
 
 
 def test_the_printed_score_is_the_one_results_are_ranked_by(project: Path) -> None:

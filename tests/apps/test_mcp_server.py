@@ -190,3 +190,30 @@ def test_the_server_answers_other_calls_while_a_search_is_in_flight(project: Pat
             assert not found.is_error and found.structured_content["results"][0]["path"] == "docs/guide.md"
 
     asyncio.run(main())
+
+
+def test_rag_search_says_when_the_gate_left_nothing(tmp_path: Path) -> None:
+    """In process: the text names the best score and the gate; structured says it too."""
+    from helpers import hash_config
+    from ragloom.apps.mcp_server import build_server
+
+    write(tmp_path, "docs/rockets.md", "# Rockets\n\nRockets launch satellites into orbit.\n")
+
+    async def call(engine: RAGEngine, query: str) -> Any:
+        async with Client(build_server(engine)) as client:
+            return await client.call_tool("rag_search", {"query": query})
+
+    with RAGEngine(hash_config(relevance_gate=0.99), tmp_path) as engine:
+        engine.index_directory()
+        gated = asyncio.run(call(engine, "weather tomorrow"))
+        best = gated.structured_content["best_score"]
+        assert text_of(gated) == (f"No relevant documents found for: weather tomorrow (the best match "
+                                  f"scored {best:.3f}, below the relevance gate 0.99: nothing in the "
+                                  f"index is close enough)")
+        assert gated.structured_content | {"best_score": 0} == {
+            "query": "weather tomorrow", "results": [], "nothing_relevant": True, "best_score": 0,
+            "relevance_gate": 0.99}
+        engine.config.relevance_gate = -1.0
+        found = asyncio.run(call(engine, "rockets orbit"))
+        assert found.structured_content["nothing_relevant"] is False
+        assert found.structured_content["results"][0]["path"] == "docs/rockets.md"

@@ -3,7 +3,9 @@
 Reads the ``[rag]`` table of ``--config`` (default ``ragloom.toml``, else
 ``pyproject.toml``'s ``[tool.ragloom]``, else built-in defaults) with the config file's
 folder as base_dir. Exit codes: 0 success, 1 failure while working, 2 bad usage or config,
-130 interrupted (Ctrl-C; ``index`` says what it kept and that running it again resumes).
+3 a search or context that found nothing to show (nothing relevant, below the relevance
+gate or ``--min-score``, or an empty index; stderr says which), 130 interrupted (Ctrl-C;
+``index`` says what it kept and that running it again resumes).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragloom.apps.cli_interrupt import EXIT_INTERRUPTED, RESUME_HINT, describe_stop, stop_on_interrupt
-from ragloom.apps.cli_progress import describe_report, progress_printer
+from ragloom.apps.cli_progress import describe_report, print_skipped, progress_printer
 from ragloom.apps.eval import MODES
 from ragloom.apps.query_options import (
     QueryUsageError,
@@ -26,6 +28,7 @@ from ragloom.apps.query_options import (
     explain,
     filters_from,
     print_results,
+    test_settings,
 )
 from ragloom.apps.status_view import print_status
 from ragloom.config import RAGConfig, load_config, tomllib
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
     from ragloom.indexing.indexer import IndexingStopped
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOTHING_FOUND = 0, 1, 2, 3
 REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
                 "with another embedding model or one that cannot be read (deletes only what "
                 "ragloom wrote; embeddings still come from the cache)")
@@ -91,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument("--rebuild", action="store_true", help=REBUILD_HELP)
     for writer in (index, ingest, reindex):
         writer.add_argument("--json", action="store_true", help="the report as JSON")
+    for walker in (index, reindex):
+        walker.add_argument("--keep-noise", action="store_true",
+                            help="this run, index the files the skip_noise rules skip (lock "
+                                 "files, minified and compiled files, ...; docs/chunking.md)")
     search = commands.add_parser("search", help="print the chunks most relevant to a query")
     add_query_options(search, _positive_int)
     context = commands.add_parser("context", help="print the block that would be injected")
@@ -143,6 +150,7 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
         quick = read_status(config, base_dir)  # no store opened, no model built
         if quick is not None:
             print_status(quick, None, args.json, out)
+            print_skipped(quick, args.json, args.verbose, out)
             return EXIT_OK
 
     from ragloom.engine import RAGEngine
@@ -160,8 +168,13 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
     querying = args.command in ("search", "context")
     filters = filters_from(args) if querying else None
     gate_off = config.relevance_gate
+    if getattr(args, "keep_noise", False):
+        config = config.model_copy(update={"skip_noise": []})
     if querying and args.no_gate:
         config = config.model_copy(update={"relevance_gate": -1.0})
+    if querying and test_settings(args):
+        config = config.model_copy(update={"retrieval": config.retrieval.model_copy(
+            update=test_settings(args))})
     if config.source_file is None and not reading and not (base_dir / config.index_dir).exists():
         print(f"ragloom: no ragloom.toml (or pyproject.toml [tool.ragloom]) in {base_dir} or "
               f"above: indexing {base_dir} with the default settings into "
@@ -191,8 +204,8 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
                         return _stopped(stopped, args.json, out)
             else:
                 report = engine.reindex(target, progress=progress_printer())
-            print(json.dumps(report.to_dict(), indent=2) if args.json else describe_report(report),
-                  file=out)
+            print(json.dumps(report.to_dict(), indent=2) if args.json
+                  else describe_report(report, args.verbose), file=out)
         elif args.command == "mcp":
             from ragloom.apps.mcp_server import serve
 
@@ -213,9 +226,13 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
                 block = format_context(response.results, args.token_budget)
                 print(json.dumps({"context": block, "results": [r.to_dict() for r in response.results]},
                                  indent=2) if args.json else block, file=out)
+            if not response.results:
+                return EXIT_NOTHING_FOUND
         elif args.command == "status":
             check = engine.verify() if args.check else None
-            print_status(engine.status(), check, args.json, out)
+            status = engine.status()
+            print_status(status, check, args.json, out)
+            print_skipped(status, args.json, args.verbose, out)
             if check is not None and not check.ok:
                 return EXIT_FAILURE
     return EXIT_OK

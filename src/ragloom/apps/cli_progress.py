@@ -6,10 +6,12 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from ragloom.indexing.progress import IndexProgress
+from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.prompt import one_line
-from ragloom.types import IndexReport
+from ragloom.types import IndexReport, IndexStatus, SkippedFile
 
 PROGRESS_LINE_SECONDS = 5.0
 
@@ -62,11 +64,37 @@ def describe_progress(progress: IndexProgress) -> str:
             f"files {progress.files_done}/{progress.files_total}")
 
 
-def describe_report(report: IndexReport) -> str:
+def describe_report(report: IndexReport, verbose: bool = False) -> str:
+    """The closing report: counts, skipped files summed by reason (each one listed with
+    ``verbose``), warnings."""
     lines = [f"{report.files_indexed} indexed, {report.files_unchanged} unchanged, "
              f"{report.files_skipped} skipped, {report.files_removed} removed; "
              f"{report.chunks_added} chunks written ({report.chunks_embedded} embedded), "
              f"{report.chunks_removed} removed in {report.seconds:.1f}s"]
-    lines += [f"  skipped {one_line(s.path)}: {one_line(s.reason)}" for s in report.skipped]
+    if verbose:
+        lines += [f"  skipped {one_line(s.path)}: {one_line(s.reason)}" for s in report.skipped]
+    else:
+        lines += skipped_by_reason(report.skipped)
     lines += [f"  warning {w}" for w in report.warnings]
     return "\n".join(lines)
+
+
+def skipped_by_reason(skipped: list[SkippedFile]) -> list[str]:
+    """``  skipped 145: binary file (NUL bytes)``: one line per reason, most frequent first
+    (``-v`` lists every file)."""
+    return [f"  skipped {count}: {one_line(reason)}"
+            for reason, count in count_by_reason(skipped).items()]
+
+
+def print_skipped(status: IndexStatus, as_json: bool, verbose: bool, out) -> None:  # type: ignore[no-untyped-def]
+    """``ragloom status``'s lines on what the last run skipped: counts by reason, and with
+    ``-v`` every file with its reason (JSON carries the counts in ``skipped``)."""
+    if as_json or not status.skipped:
+        return
+    print(f"skipped: {sum(status.skipped.values())} files", file=out)
+    if verbose:
+        for skipped in load_skipped(Path(status.index_dir)):
+            print(f"  {one_line(skipped.path)}: {one_line(skipped.reason)}", file=out)
+    else:
+        for reason, count in status.skipped.items():
+            print(f"  {count}: {one_line(reason)}", file=out)

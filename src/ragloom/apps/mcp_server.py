@@ -70,12 +70,19 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
         if not 1 <= top_k <= MAX_TOOL_TOP_K:
             raise tool_error(f"'top_k' must be from 1 to {MAX_TOOL_TOP_K}, got {top_k}")
         try:
-            results = engine.search(query, top_k=top_k, filters=filters)
+            response = engine.search_detailed(query, top_k=top_k, filters=filters)
         except (TypeError, ValueError, RagloomError) as exc:
             raise tool_error(redact_for_display(f"rag_search failed: {exc}")) from None
+        results = response.results
+        text = format_tool_results(query, results)
+        gate = {"best_score": response.best_score, "relevance_gate": response.relevance_gate}
+        if response.gated:  # say why, so the client does not take it for an empty index
+            text += (f" (the best match scored {response.best_score:.3f}, below the relevance "
+                     f"gate {response.relevance_gate}: nothing in the index is close enough)")
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=format_tool_results(query, results))],
-            structured_content={"query": query, "results": [result_record(r) for r in results]})
+            content=[types.TextContent(type="text", text=text)],
+            structured_content={"query": query, "results": [result_record(r) for r in results],
+                                "nothing_relevant": response.gated} | gate)
 
     @server.tool(name="rag_status", description="What the index holds: files, chunks, store, "
                  "embedding model, where it lives, sizes, when it was last indexed (ISO 8601 "

@@ -40,7 +40,21 @@ def add_query_options(command: argparse.ArgumentParser, positive_int: Any) -> No
                          help="drop results whose cosine similarity to the query is lower")
     command.add_argument("--no-gate", action="store_true",
                          help="show results even when none reaches the relevance gate")
+    tests = command.add_mutually_exclusive_group()
+    tests.add_argument("--include-tests", action="store_true",
+                       help="rank test files like application code (retrieval.test_weight = 1)")
+    tests.add_argument("--no-tests", action="store_true",
+                       help="leave test files out (retrieval.include_tests = false)")
     command.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def test_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``[rag.retrieval]`` values ``--include-tests`` / ``--no-tests`` set."""
+    if getattr(args, "include_tests", False):
+        return {"test_weight": 1.0}
+    if getattr(args, "no_tests", False):
+        return {"include_tests": False}
+    return {}
 
 
 def filters_from(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -29,6 +29,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+#: The rules of ``indexing.noise.NOISE_RULES`` by name (a test keeps the two equal).
+NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "snapshot",
+                        "rendered-docs", "symlink-copy", "long-lines"]
+
 #: Keys that moved to a table: key -> where it lives now.
 _MOVED_FROM_RAG = {key: "[rag.retrieval]" for key in ("hybrid", "mmr", "mmr_lambda")}
 
@@ -73,6 +77,9 @@ class RAGConfig(StrictModel):
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
     max_file_bytes: int = Field(10_000_000, ge=1, le=10_000_000_000)
+    #: The noise rules (lock files, minified and compiled files, ...) that skip files;
+    #: None: every rule, []: none.
+    skip_noise: list[NoiseRuleName] | None = None
     index_dir: str = ".ragloom"
     auto_sync_interval_seconds: float | None = Field(None, gt=0, le=604_800)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)

@@ -141,3 +141,8 @@ class RetrievalConfig(StrictModel):
     #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
     reranker: str | None = Field(None, min_length=1)
     rerank_k: int = Field(50, ge=1, le=1000)
+    #: Rank scores of test chunks are multiplied by this unless the query is about tests
+    #: (``retrieval.test_prior``); 1 turns the prior off.
+    test_weight: float = Field(0.5, gt=0.0, le=1.0)
+    #: false: test chunks are never returned (a ``source_type != test`` filter).
+    include_tests: bool = True

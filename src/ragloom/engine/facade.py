@@ -8,7 +8,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
@@ -38,8 +38,9 @@ from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, verify_index
 from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer
-from ragloom.indexing.pending import PendingWork
+from ragloom.indexing.noise import noise_rules
 from ragloom.indexing.progress import ProgressCallback
+from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
@@ -98,8 +99,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                  else opener.for_writing(self._readers_writer))
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
                                                                  parts.manifest, parts.cache)
-        self._sizing, self._closing = parts.sizing, parts.closing
-        self._owns_state = parts.owns_state
+        self._sizing, self._closing, self._owns_state = parts.sizing, parts.closing, parts.owns_state
         try:
             self._indexer, self._searcher = self._wire(parts)
         except BaseException:
@@ -120,7 +120,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             persist=self._persist, source_types=SourceTypes(config.source_types),
             config_files=[relative_posix(file, self.base_dir)
                           for file in (config.source_file,) if file is not None],
-            redact=config.redact_secrets, text_of=parts.text_of,
+            redact=config.redact_secrets, text_of=parts.text_of, noise=noise_rules(config),
         )
         return indexer, Searcher(self.provider, parts.store, parts.sparse, config)
 
@@ -246,9 +246,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             return IndexStatus(enabled=False)
         records = self._manifest.records()
         where = store_figures(self.config, self.store, self.base_dir, self.index_dir, self._owns_state)
-        work = PendingWork()
-        for root in self._roots() if count_pending else []:
-            work = work.add(self._indexer.pending(root)) if root.is_dir() else work
+        work = self._indexer.pending_under(self._roots()) if count_pending else None
         return IndexStatus(
             enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
             embedding_provider=self.provider.provider_name,
@@ -257,9 +255,10 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             bytes_by_part=where.bytes_by_part, server=where.server, collection=where.collection,
             sizes_unknown=where.sizes_unknown,
             last_indexed=max((r.indexed_at for r in records.values()), default=None),
-            files_pending=work.files if count_pending else None,
-            files_skipped=dict(sorted(work.skipped.items())) if count_pending else None,
+            files_pending=None if work is None else work.files,
+            files_skipped=None if work is None else dict(sorted(work.skipped.items())),
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
+            skipped=count_by_reason(load_skipped(self.index_dir)),
         )
 
     def get_all_indexed_paths(self) -> list[str]:
@@ -329,11 +328,8 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         in another process loads both before or both after this write."""
         if not self.store.persistent:
             return
-        if self._owns_state:  # the store's transactions make it durable; readers use MVCC
-            self.sparse.persist()
-            self.store.persist()
-            return
-        with self._snapshot_lock.writing():
+        # A store that owns its state makes it durable in its transactions (readers use MVCC).
+        with nullcontext() if self._owns_state else self._snapshot_lock.writing():
             self.sparse.persist()
             self.store.persist()
 

@@ -11,6 +11,8 @@ from pathlib import Path
 from ragloom.config import RAGConfig
 from ragloom.globs import compile_glob
 from ragloom.indexing.ignore import GitIgnore
+from ragloom.indexing.noise import LinkedCopies, noise_of, noise_rules
+from ragloom.indexing.noise import reason as noise_reason
 from ragloom.security import redact_secrets
 from ragloom.types import SkippedFile
 
@@ -69,6 +71,12 @@ def _is_catch_all(pattern: str) -> bool:
     return not pattern.replace("*", "").replace("/", "").replace(".", "")
 
 
+def named_by(relative_path: str, include: Iterable[str]) -> bool:
+    """Whether an include pattern that is not a catch-all (``**``, ``*.*``) names the
+    path: such a pattern brings back a file the default rules skip."""
+    return matches_any(relative_path, [p for p in include if not _is_catch_all(p)])
+
+
 @dataclass
 class Discovery:
     """The files a walk found to index and the ones it passed over."""
@@ -90,6 +98,8 @@ class Rules:
     config_files: Collection[str] = ()
     #: Skip files whose path holds a secret (off with ``redact_secrets = false``).
     secret_names: bool = True
+    #: The noise rules that apply (``indexing.noise``; the config's ``skip_noise``).
+    noise: Collection[str] = ()
 
     @classmethod
     def from_config(cls, config: RAGConfig, base_dir: Path) -> Rules:
@@ -97,7 +107,8 @@ class Rules:
         and ``ragloom status`` both walk by)."""
         config_files = [relative_posix(config.source_file, base_dir)] if config.source_file else []
         return cls(base_dir, list(config.include), list(config.exclude), base_dir / config.index_dir,
-                   config.respect_gitignore, frozenset(config_files), config.redact_secrets)
+                   config.respect_gitignore, frozenset(config_files), config.redact_secrets,
+                   noise_rules(config))
 
     def discover(self, root: Path, include: Sequence[str] | None = None,
                  exclude: Sequence[str] = ()) -> Discovery:
@@ -105,7 +116,7 @@ class Rules:
         theirs)."""
         return discover_files(root, self.base_dir, self.include if include is None else include,
                               [*self.exclude, *exclude], self.index_dir, self.respect_gitignore,
-                              self.config_files, self.secret_names)
+                              self.config_files, self.secret_names, self.noise)
 
     def excluded(self, path: Path) -> str | None:
         """Why the walk would not index the file at ``path``, or None when it would. Every
@@ -125,6 +136,8 @@ class Rules:
             reason = reason or self.file_excluded("/".join(target), gitignore)
             if reason is not None:
                 return f"symlink to {'/'.join(target)}: {reason}"
+            if "symlink-copy" in self.noise and not named_by("/".join(relative), self.include):
+                return noise_reason("symlink-copy")  # walking base_dir indexes the target
         return reason
 
     def folder_excluded(self, folder: Path) -> str | None:
@@ -180,21 +193,30 @@ class Rules:
             return "the ragloom config file (may hold keys; excluded by default)"
         if self.secret_names and (kinds := secret_in_name(relative)):
             return f"its path holds a secret ({kinds})"
+        if self.noise and not matches_any(relative, named):
+            folder = self.base_dir / relative.rsplit("/", 1)[0] if "/" in relative else self.base_dir
+            return noise_of(relative, self.noise, lambda: _names_in(folder))
         return None
 
 
 def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                    exclude: Sequence[str] = (), index_dir: Path | None = None,
                    respect_gitignore: bool = True, config_files: Collection[str] = (),
-                   secret_names: bool = True) -> Discovery:
+                   secret_names: bool = True, noise: Collection[str] = ()) -> Discovery:
     """Walk ``root`` without recursion (any depth) and without following folder symlinks.
     Paths are matched relative to ``base_dir``; .gitignore files from base_dir down are
     honoured. Secret files and ``config_files`` (relative paths of the config the engine
     was loaded from, which may hold API keys) are skipped unless an include pattern names
     them. A file symlink is kept only when its target resolves inside base_dir to a file
-    these same rules would index (``src/settings.txt -> ../.env`` is not)."""
+    these same rules would index (``src/settings.txt -> ../.env`` is not). The ``noise``
+    rules (``indexing.noise``) skip what nobody asks about, each file with the rule's
+    reason, unless an include pattern names it; a symlink to a file indexed under its own
+    path, or to one another symlink already reached, is skipped by ``symlink-copy``."""
     result = Discovery()
-    rules = Rules(base_dir, include, exclude, index_dir, respect_gitignore, config_files, secret_names)
+    # A symlink's target is judged by these rules; symlink-copy is the walk's own business.
+    rules = Rules(base_dir, include, exclude, index_dir, respect_gitignore, config_files,
+                  secret_names, tuple(rule for rule in noise if rule != "symlink-copy"))
+    links = LinkedCopies() if "symlink-copy" in noise else None
     named_secrets = [p for p in include if not _is_catch_all(p)]
     resolved_base = base_dir.resolve()
     resolved_index = index_dir.resolve() if index_dir is not None else None
@@ -219,6 +241,8 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                                               f"cannot list folder: {exc.strerror or exc}"))
             continue
         subfolders = []
+        names = {entry.name for entry in entries}
+        real_folder = os.path.realpath(folder) if links is not None else ""
         for entry in entries:
             path = Path(entry.path)
             relative = relative_posix(path, base_dir)
@@ -252,15 +276,29 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                 result.skipped.append(SkippedFile(redact_secrets(relative).text,
                                                   f"its path holds a secret ({kinds})"))
                 continue
+            if noise and not matches_any(relative, named_secrets):
+                why = noise_of(relative, noise, lambda names=names: names)
+                if why is not None:
+                    result.skipped.append(SkippedFile(relative, why))
+                    continue
             if entry.is_symlink():
                 reason = _symlink_problem(path, resolved_base, rules)
                 if reason:
                     result.skipped.append(SkippedFile(relative, reason))
                     continue
+                if links is not None and not matches_any(relative, named_secrets):
+                    links.linked.append((path, relative, os.path.realpath(path)))
             elif not entry.is_file(follow_symlinks=False):
                 continue  # sockets, fifos, devices
+            elif links is not None:
+                links.real.add(os.path.join(real_folder, entry.name))
             result.files.append(path)
         stack.extend(reversed(subfolders))
+    copies = links.copies() if links is not None else []
+    if copies:
+        dropped = {path for path, _ in copies}
+        result.files = [path for path in result.files if path not in dropped]
+        result.skipped += [SkippedFile(relative, noise_reason("symlink-copy")) for _, relative in copies]
     return result
 
 
@@ -275,6 +313,13 @@ def _symlink_problem(path: Path, resolved_base: Path, rules: Rules) -> str | Non
     if not target.is_file():
         return "symlink to a folder (not followed)"
     return rules.excluded(path)
+
+
+def _names_in(folder: Path) -> set[str]:
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
 
 
 def _folder_key(folder: Path, base_dir: Path) -> str:

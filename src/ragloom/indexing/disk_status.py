@@ -24,6 +24,7 @@ from pathlib import Path
 from ragloom.config import RAGConfig
 from ragloom.indexing.disk_usage import disk_usage
 from ragloom.indexing.pending import PendingWork
+from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.ownership import INDEX_MARKER
 from ragloom.types import IndexStatus
 
@@ -68,7 +69,8 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         embedding_model=model, dimension=dimension, index_dir=str(index_dir),
         index_bytes=sum(parts.values()), bytes_by_part=parts, last_indexed=last_indexed,
         files_pending=None if pending is None else pending.files,
-        files_skipped=None if pending is None else dict(sorted(pending.skipped.items())))
+        files_skipped=None if pending is None else dict(sorted(pending.skipped.items())),
+        skipped=count_by_reason(load_skipped(index_dir)))
 
 
 def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,15 +19,18 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
-from ragloom.indexing.discovery import Rules, relative_posix
+from ragloom.indexing.discovery import Rules, named_by, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
+from ragloom.indexing.noise import mostly_long_lines
+from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
-from ragloom.indexing.source_types import SourceTypes
+from ragloom.indexing.skip_reasons import save_skipped
+from ragloom.indexing.source_types import SourceTypes, in_test_module
 from ragloom.indexing.text_sources import TextSources
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
@@ -89,7 +92,8 @@ class Indexer:
                  persist: Callable[[], None] | None = None,
                  config_files: Sequence[str] = (), redact: bool = True,
                  text_of: IndexedText = plain_text,
-                 source_types: SourceTypes | None = None) -> None:
+                 source_types: SourceTypes | None = None,
+                 noise: Collection[str] = ()) -> None:
         self.base_dir = base_dir
         self.readers = readers
         self.chunker = chunker
@@ -108,6 +112,7 @@ class Indexer:
         self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
+        self.noise = tuple(noise)  # the noise rules that apply (indexing.noise)
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
         #: The names files are indexed under (never an absolute machine path).
         self.names = PathNames(base_dir, manifest)
@@ -129,6 +134,8 @@ class Indexer:
         found = self.rules().discover(root, include, exclude or ())
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
+        records = self.manifest.records()  # indexed before a rule skipped them: removed
+        self.writer.remove_files([s.path for s in found.skipped if s.path in records], report)
         try:
             self._index_files(found.files, report, progress)
         except IndexingStopped as stopped:
@@ -136,6 +143,8 @@ class Indexer:
             pending = pending_work(found, root, self.names, self.manifest).files
             raise IndexingStopped(str(stopped), report, pending) from None
         self.writer.remove_files(vanished_files(root, self.names, self.manifest.records()), report)
+        if self.index_dir is not None and self.index_dir.is_dir():  # for ``ragloom status``
+            save_skipped(self.index_dir, self.names.name(root), report.skipped)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -143,6 +152,13 @@ class Indexer:
         """Files under ``root`` that the next indexing run would (re)index or remove, and
         those it will skip, by reason."""
         return pending_work(self.rules().discover(root), root, self.names, self.manifest)
+
+    def pending_under(self, roots: Sequence[Path]) -> PendingWork:
+        """``pending`` summed over the indexed folders that exist."""
+        work = PendingWork()
+        for root in roots:
+            work = work.add(self.pending(root)) if root.is_dir() else work
+        return work
 
     def index_file(self, path: Path) -> IndexReport:
         """Index one file (re-indexing it if it changed)."""
@@ -166,7 +182,7 @@ class Indexer:
     def rules(self) -> Rules:
         """The rules that decide which files are indexed (those of the walk)."""
         return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
-                     self.respect_gitignore, self.config_files, self.redact)
+                     self.respect_gitignore, self.config_files, self.redact, self.noise)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
@@ -189,7 +205,8 @@ class Indexer:
                 report.files_unchanged += 1
             else:
                 to_read.append(_ToRead(path, relative, previous, stat.st_size, stat.st_mtime_ns))
-        tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read))
+        tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read),
+                                  sum(item.size for item in to_read))
         skipped: dict[str, tuple[int, int, str]] = {}  # remembered: status counts them apart
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
@@ -213,7 +230,7 @@ class Indexer:
                         chunks = len(outcome.chunks)
                         window.add(PendingFile(item.relative, outcome.content, outcome.chunks,
                                                 item.previous))
-                tracker.file_read(chunks)
+                tracker.file_read(chunks, item.size)
                 if window.chunk_count >= window_limit:
                     embedding = self._hand_over(line, window, embedding, report, tracker)
                     window = Window()
@@ -248,6 +265,10 @@ class Indexer:
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
+        if "long-lines" in self.noise and not content.spans and mostly_long_lines(
+                content.text, content.language or language_for_path(item.relative)):
+            if not named_by(item.relative, self.include):
+                raise SkipFile(noise_reason("long-lines"))
         warnings = [f"{item.relative}: {content.warning}"] if content.warning else []
         previous = item.previous
         if previous and previous.size != RECHUNK and previous.sha256 == content.sha256:
@@ -268,9 +289,11 @@ class Indexer:
             if content.spans:
                 chunk.metadata.update(spans.metadata_for(int(chunk.metadata["start_line"]),
                                                          int(chunk.metadata["end_line"])))
-            chunk.metadata.update(source="file", file_hash=content.sha256[:16],
-                                  source_type=self.source_types.of(relative,
-                                                                   str(chunk.metadata["language"])),
+            language = str(chunk.metadata["language"])
+            source_type = self.source_types.of(relative, language)
+            if source_type == "code" and in_test_module(chunk.metadata.get("symbol"), language):
+                source_type = "test"
+            chunk.metadata.update(source="file", file_hash=content.sha256[:16], source_type=source_type,
                                   content_hash=content_hash(chunk.text)[:16],
                                   embedding_model=model)
         return chunks

@@ -3,6 +3,7 @@
 ``model``; else ``text``), from its path: every chunk carries it as
 ``source_type``, filters can select by it, and the context block shows it.
 
+Inline Rust tests (a chunk whose symbol lies in a ``tests`` module) are ``test`` too.
 The first matching pattern wins: the project's own ``[rag.source_types]`` patterns first
 (in their order), then the defaults below in their order; a path no pattern matches is
 ``code`` when its language is a programming language, else ``text``. A template
@@ -17,9 +18,13 @@ from collections.abc import Mapping, Sequence
 from ragloom.globs import Glob, compile_glob
 
 DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
+    # Every language's test convention; fixtures, mocks and snapshots are tests' data.
     "test": ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**",
-             "**/__tests__/**", "**/*_test.go", "**/*.test.*", "**/*.spec.*", "**/*Test.java",
-             "**/*_spec.rb"),
+             "**/__tests__/**", "**/spec/**", "**/*_test.go", "**/testdata/**", "**/*.test.*",
+             "**/*.spec.*", "**/*.cy.*", "**/*Test.java", "**/*Tests.java", "**/*Test.php",
+             "**/*Test.kt", "**/*Tests.kt", "**/*Tests.swift", "**/*Test.cs", "**/*Tests.cs",
+             "**/*_spec.rb", "**/*_test.rb", "**/fixtures/**", "**/__fixtures__/**",
+             "**/__mocks__/**", "**/__snapshots__/**"),
     # Laravel applications: routes, migrations, controllers, models, config arrays.
     "route": ("routes/*.php", "**/routes/*.php"),
     "migration": ("**/database/migrations/*.php",),
@@ -61,3 +66,10 @@ class SourceTypes:
             if pattern.matches(path):
                 return name
         return "text" if language in NOT_CODE else "code"
+
+
+def in_test_module(symbol: object, language: str) -> bool:
+    """Whether a Rust chunk's symbol lies in a ``tests`` module (the inline
+    ``#[cfg(test)] mod tests`` of a source file): ``tests``, ``tests::it_adds``,
+    ``net::tests::it_connects``."""
+    return language == "rust" and isinstance(symbol, str) and "tests" in symbol.split("::")

@@ -1,7 +1,8 @@
 """The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
 -> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
-``max_per_file`` results per file -> the first ``top_k``.
+``max_per_file`` results per file -> the first ``top_k``. Test chunks rank below
+comparable code unless the query is about tests (``test_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -30,9 +31,12 @@ from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
+from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
 from ragloom.retrieval.sparse_base import SparseBackend
+from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
+from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import VectorStore, queries_elsewhere, read_snapshot, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
@@ -54,6 +58,11 @@ class SearchResponse:
     candidates: dict[str, int] = field(default_factory=dict)
     best_score: float | None = None
     relevance_gate: float | None = None
+
+    @property
+    def gated(self) -> bool:
+        """Whether the relevance gate emptied this search (``below_relevance_gate``)."""
+        return bool(self.candidates.get("below_relevance_gate"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -105,6 +114,8 @@ class Searcher:
         self.config = config
         self.dense_retriever = DenseRetriever(store)
         self.sparse_retriever = SparseRetriever(sparse, config.retrieval)
+        retrieval = config.retrieval  # the gate's lexical evidence reads words as BM25 does
+        self.tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
         name = config.retrieval.reranker
         self.reranker: Reranker | None = rerankers.get(name)(config) if name else None
 
@@ -124,6 +135,7 @@ class Searcher:
         if not self.store.hands_out_vectors and (mmr or mode != "dense"):
             raise ValueError(f"{'MMR' if mmr else mode + ' search'} needs stored vectors, which "
                              f"the {self.store.name!r} store does not hand out; use mode=\"dense\"")
+        filters = filters if settings.include_tests else without_tests(filters)
         store_filters = filters if self.store.glob_filters else resolve_globs(
             filters, self.sparse.distinct_values)
         # Sparse mode embeds the query too: every result's score is its cosine.
@@ -145,6 +157,8 @@ class Searcher:
                 keep = pool if (mmr or reranking) else wanted
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
+            if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
+                results = demote_tests(results, settings.test_weight)
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")
@@ -160,7 +174,7 @@ class Searcher:
         if settings.merge_parts:
             results = merge_adjacent_parts(results, top_k)
         best = max((r.score for r in results[:GATE_WINDOW]), default=None)
-        results = self._gate(results, candidates)
+        results = self._gate(query, results, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -245,17 +259,17 @@ class Searcher:
         gate = self.config.relevance_gate
         return self.provider.default_relevance_gate if gate is None else gate
 
-    def _gate(self, results: list[SearchResult], candidates: dict[str, int]) -> list[SearchResult]:
+    def _gate(self, query: str, results: list[SearchResult],
+              candidates: dict[str, int]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
-        (cosine) and none defines a name the query uses."""
+        (cosine), none defines a name the query uses, and none holds most of its words
+        (``retrieval.relevance_gate``)."""
         gate = self.relevance_gate
         judged = results[:GATE_WINDOW]
-        if gate is None or not judged or any("name" in r.retrievers for r in judged):
+        if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer):
             return results
-        if max(r.score for r in judged) < gate:
-            candidates["below_relevance_gate"] = len(judged)
-            return []
-        return results
+        candidates["below_relevance_gate"] = len(judged)
+        return []
 
     def _fill_missing(self, request: Query, ids: list[str]) -> None:
         """Load text, metadata and cosine distance of ids only BM25 found."""

@@ -1,0 +1,50 @@
+"""The relevance gate: a query unrelated to the corpus ("hi", "tell me a joke") gets no
+results, a real question always some.
+
+A search passes when a result defines a name the query uses, when its best cosine reaches
+the gate, or on lexical evidence: a result holding most of the query's words (at least
+LEXICAL_COVERAGE of its distinct BM25 terms, and at least two of them, in its path, symbol
+or text) whose cosine is still above LEXICAL_FLOOR. The cosine alone emptied real
+questions a little under the gate ("where are the keyboard shortcuts defined": 0.348
+under 0.35) while the words of the answer were all there; small talk matches one common
+word at best. Measured in bench/relevance_gate.py and bench/app_noise.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ragloom.types import SearchResult
+
+#: Share of the query's distinct terms a result must hold for lexical evidence.
+LEXICAL_COVERAGE = 0.66
+#: Lexical evidence counts only down to this cosine below the gate.
+LEXICAL_MARGIN = 0.1
+
+
+def lexical_evidence(query_terms: Sequence[str], results: Sequence[SearchResult],
+                     tokenizer: Callable[[str], list[str]]) -> float:
+    """The largest share of the query's distinct terms one result holds (in its path,
+    symbol and text); 0 when no result holds two of them."""
+    wanted = set(query_terms)
+    best = 0.0
+    for result in results:
+        meta = result.metadata
+        words = f"{meta.get('path', '')} {meta.get('symbols') or meta.get('symbol') or ''} {result.text}"
+        held = wanted.intersection(tokenizer(words))
+        if len(held) >= 2:
+            best = max(best, len(held) / len(wanted))
+    return best
+
+
+def passes_gate(results: Sequence[SearchResult], gate: float, query_terms: Sequence[str],
+                tokenizer: Callable[[str], list[str]]) -> bool:
+    """Whether a query with these results is taken as related to the corpus (see the
+    module docstring)."""
+    if not results or any("name" in r.retrievers for r in results):
+        return True
+    best = max(r.score for r in results)
+    if best >= gate:
+        return True
+    return (best >= gate - LEXICAL_MARGIN
+            and lexical_evidence(query_terms, results, tokenizer) >= LEXICAL_COVERAGE)

@@ -1,0 +1,133 @@
+"""The noise rules: lock files, minified and compiled files, snapshots, rendered copies of
+docs, symlinked copies and one-line blobs are skipped with the rule's reason; the config's
+``skip_noise`` and a naming ``include`` pattern bring them back."""
+
+from __future__ import annotations
+
+import os
+import typing
+from pathlib import Path
+
+import pytest
+
+from helpers import write
+from ragloom.config import NoiseRuleName, RAGConfig
+from ragloom.errors import ConfigError
+from ragloom.indexing.noise import RULE_NAMES, mostly_long_lines, path_noise, rendered_copy
+
+
+def test_config_names_every_rule_and_refuses_others() -> None:
+    assert typing.get_args(NoiseRuleName) == RULE_NAMES
+    assert RAGConfig(skip_noise=["lock-file"]).skip_noise == ["lock-file"]
+    with pytest.raises((ConfigError, ValueError), match="lockfiles"):
+        RAGConfig(skip_noise=["lockfiles"])
+
+
+@pytest.mark.parametrize(("path", "rule"), [
+    ("composer.lock", "lock-file"), ("frontend/pnpm-lock.yaml", "lock-file"), ("go.sum", "lock-file"),
+    ("package-lock.json", "lock-file"), ("uv.lock", "lock-file"), ("Cargo.lock", "lock-file"),
+    ("public/js/app.min.js", "minified"), ("static/site.min.css", "minified"),
+    ("assets/app.js.map", "source-map"), ("public/build/assets/app-3f2a.js", "build-output"),
+    ("public/vendor/horizon/app.js", "build-output"), ("packages/ui/dist/index.js", "build-output"),
+    ("build/lib/module.py", "build-output"), ("src/__snapshots__/App.spec.ts.snap", "snapshot"),
+])
+def test_glob_rules(path: str, rule: str) -> None:
+    assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
+    assert f"(rule {rule})" in str(path_noise(path, [rule]))
+    assert path_noise(path, [name for name in RULE_NAMES if name != rule]) is None
+
+
+@pytest.mark.parametrize("path", ["src/lock.py", "docs/building.md", "src/build/steps.py", "app/Dist.php",
+                                  "minify.js", "src/map.ts", "src/snapshot.py", "locks/redis.lock.py"])
+def test_glob_rules_leave_sources_alone(path: str) -> None:
+    assert path_noise(path, RULE_NAMES) is None
+
+
+def test_rendered_copy_needs_its_source_beside_it() -> None:
+    assert rendered_copy("api.html-fragment", {"api.md", "api.html-fragment"})
+    assert rendered_copy("guide.html", {"guide.rst"})
+    assert not rendered_copy("index.html", {"about.md"})
+    assert not rendered_copy("api.md", {"api.md", "api.html"})
+
+
+def test_long_lines_judged_by_share_of_text() -> None:
+    blob = '{"icons": [' + ",".join(f'"icon-{n}"' for n in range(2000)) + "]}\n"
+    assert mostly_long_lines(blob, "json")
+    assert not mostly_long_lines(blob, "markdown")  # an unwrapped paragraph is prose
+    code = "".join(f"x{n} = {n}\n" for n in range(2000)) + "y = '" + "a" * 3000 + "'\n"
+    assert not mostly_long_lines(code, "python")  # one long line in a big file
+    assert not mostly_long_lines("z" * 3000, "javascript")  # too small to judge
+
+
+def _app(project: Path) -> None:
+    write(project, "app/Player.php", "<?php\nclass Player { public function play() { return 1; } }\n")
+    write(project, "composer.lock", '{"packages": []}\n')
+    write(project, "public/build/assets/app.js", "function a(){return 1}\n")
+    write(project, "resources/js/app.min.js", "var a=1;\n")
+    write(project, "resources/js/__snapshots__/Queue.spec.ts.snap", "exports[`x`] = `y`;\n")
+    write(project, "templates/docs/api.md", "# API\n\nCall the endpoint.\n")
+    write(project, "templates/docs/api.html-fragment", "<h1>API</h1><p>Call the endpoint.</p>\n")
+    write(project, "static/icons.json", '{"icons": [' + ",".join(f'"i{n}"' for n in range(3000)) + "]}")
+    write(project, "CHANGELOG.md", "# Changes\n\n## 1.0\n\nFirst release.\n")
+    for folder in ("crates/a", "crates/b", "notes"):
+        (project / folder).mkdir(parents=True)
+    os.symlink("../../CHANGELOG.md", project / "crates/a/CHANGELOG.md")
+    os.symlink("../../CHANGELOG.md", project / "crates/b/CHANGELOG.md")
+    write(project, "shared/outside.md", "# Shared notes\n")
+    os.symlink("../shared/outside.md", project / "notes/linked.md")
+    os.symlink("../shared/outside.md", project / "crates/other.md")
+
+
+def test_index_skips_noise_with_reasons_and_says_which_rule(make_engine, project: Path) -> None:
+    _app(project)
+    engine = make_engine()
+    report = engine.index_directory()
+    skipped = {s.path: s.reason for s in report.skipped}
+    assert skipped == {
+        "composer.lock": "lock file (rule lock-file)",
+        "public/build/assets/app.js": "compiled assets (rule build-output)",
+        "resources/js/app.min.js": "minified file (rule minified)",
+        "resources/js/__snapshots__/Queue.spec.ts.snap": "test snapshot (rule snapshot)",
+        "templates/docs/api.html-fragment": "rendered copy of a document beside it (rule rendered-docs)",
+        "static/icons.json": skipped["static/icons.json"],
+        "crates/a/CHANGELOG.md": "symlink to a file indexed under its own path (rule symlink-copy)",
+        "crates/b/CHANGELOG.md": "symlink to a file indexed under its own path (rule symlink-copy)",
+        "crates/other.md": "symlink to a file indexed under its own path (rule symlink-copy)",
+        "notes/linked.md": "symlink to a file indexed under its own path (rule symlink-copy)",
+    }
+    assert skipped["static/icons.json"].endswith("(rule long-lines)")
+    indexed = set(engine.get_all_indexed_paths())
+    assert {"app/Player.php", "CHANGELOG.md", "templates/docs/api.md", "shared/outside.md"} <= indexed
+    assert not indexed & set(skipped)
+    assert engine.excluded_reason(project / "composer.lock") == "lock file (rule lock-file)"
+    assert engine.excluded_reason(project / "crates/a/CHANGELOG.md") == skipped["crates/a/CHANGELOG.md"]
+    assert engine.excluded_reason(project / "templates/docs/api.html-fragment") is not None
+
+
+def test_skip_noise_empty_indexes_everything(make_engine, project: Path) -> None:
+    _app(project)
+    kept = make_engine(skip_noise=[]).index_directory()
+    assert kept.skipped == []
+
+
+def test_previously_indexed_file_is_removed_when_a_rule_skips_it(make_engine, project: Path) -> None:
+    _app(project)
+    persistent = {"provider": "turboquant"}
+    engine = make_engine(skip_noise=[], vector_store=persistent)
+    engine.index_directory()
+    assert "composer.lock" in engine.get_all_indexed_paths()
+    engine.close()
+    again = make_engine(vector_store=persistent)
+    report = again.index_directory()
+    indexed = again.get_all_indexed_paths()
+    assert "composer.lock" not in indexed and "static/icons.json" not in indexed
+    assert "crates/a/CHANGELOG.md" not in indexed and report.files_removed >= 4
+
+
+def test_a_naming_include_pattern_wins_over_the_rules(make_engine, project: Path) -> None:
+    _app(project)
+    engine = make_engine(include=["composer.lock", "static/icons.json", "app/**"])
+    report = engine.index_directory()
+    assert report.skipped == []
+    assert sorted(engine.get_all_indexed_paths()) == ["app/Player.php", "composer.lock",
+                                                      "static/icons.json"]
