@@ -114,7 +114,9 @@ def check_owned(database: Database, tables: Tables) -> dict[str, tuple[str, str 
                  "no ragloom marker comment)")
         raise StoreError(f"{where} {owner}; the ragloom index {tables.label} would use that "
                          f"name, and ragloom will not change, adopt or drop it: choose another "
-                         f"[rag.vector_store.postgres] table (or vector_store.collection_name)")
+                         f"[rag.vector_store.postgres] table (or vector_store.collection_name); "
+                         f"tables of an index made by a ragloom before layout {LAYOUT_VERSION} "
+                         f"carry no marker either: drop those yourself to rebuild there")
     return found
 
 
