@@ -163,6 +163,19 @@ def test_rebuild_never_cascades_into_a_user_table(postgres_server, postgres_sche
     assert user_state(postgres_server, postgres_schema) == before
 
 
+def test_a_user_view_is_named_by_a_drop_and_outlives_a_reset(postgres_server, postgres_schema) -> None:
+    store = PostgresStore(postgres_server.url, Tables(postgres_schema, "kb"), SPEC)
+    store.upsert(*sample_rows())
+    postgres_server.execute(f'CREATE VIEW "{postgres_schema}".mine AS SELECT id, text FROM '
+                            f'"{postgres_schema}".kb')
+    store.reset()  # truncating leaves the view as it was
+    assert store.count() == 0
+    store.close()
+    with pytest.raises(StoreError, match=rf"cannot drop .*\(view {postgres_schema}\.mine\)"):
+        drop_index(postgres_server.url, Tables(postgres_schema, "kb"))
+    assert postgres_server.execute(f'SELECT count(*) FROM "{postgres_schema}".mine') == [(0,)]
+
+
 def test_engine_rebuild_is_refused_while_a_user_table_depends(postgres_server, postgres_schema,
                                                               tmp_path: Path) -> None:
     config = engine_config(postgres_server, postgres_schema, table="kb")

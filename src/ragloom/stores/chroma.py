@@ -205,15 +205,20 @@ class ChromaVectorStore:
         client of its own (the store that refused it has closed its client)."""
         assert self._reconnect is not None
         client = self._reconnect()
-        try:  # still ragloom's (not replaced by another app's since it was refused)?
-            found = client.get_collection(self._collection_name, embedding_function=None)
-            if MODEL_KEY not in (found.metadata or {}):
-                raise StoreError(f"Chroma collection {self._collection_name!r} at {self.location} "
-                                 f"is no longer ragloom's; ragloom will not drop it")
-            client.delete_collection(self._collection_name)
+        try:
+            self._delete_own(client)
         finally:
             if hasattr(client, "close"):
                 client.close()
+
+    def _delete_own(self, client: Any) -> None:
+        """Delete the collection through ``client`` while it still carries ragloom's marker
+        (on a shared server another app may have replaced it since it was opened)."""
+        found = client.get_collection(self._collection_name, embedding_function=None)
+        if MODEL_KEY not in (found.metadata or {}):
+            raise StoreError(f"Chroma collection {self._collection_name!r} at {self.location} "
+                             f"is no longer ragloom's; ragloom will not drop it")
+        client.delete_collection(self._collection_name)
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
@@ -295,7 +300,7 @@ class ChromaVectorStore:
         if self.read_only:
             raise ReadOnlyError(f"the Chroma store at {self.location} is open for reading only")
         with self._lock:
-            self._client.delete_collection(self._collection_name)
+            self._delete_own(self._client)
             self._collection = self._open_collection()
             if self._texts is not None:
                 self._texts.clear()

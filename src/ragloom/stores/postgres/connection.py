@@ -132,13 +132,20 @@ class Database:
     def in_transaction(self) -> bool:
         return self._in_transaction
 
-    def begin(self, statement: str = "BEGIN") -> None:
-        """Start the transaction the next statements join (a no-op when one is open);
-        ``statement`` may name an isolation level."""
+    def begin(self, statement: str = "BEGIN") -> list[tuple]:
+        """Start the transaction the next statements join (a no-op when one is open).
+        ``statement`` may name an isolation level and go on with more statements (no
+        parameters) in the same round trip: the rows of the last that returns any."""
         with self.lock:
-            if not self._in_transaction:
-                self.execute("begin", statement)
-                self._in_transaction = True
+            if self._in_transaction:
+                return []
+            self.connection()  # (re)connecting first: a new connection starts outside one
+            self._in_transaction = True  # a failure part way rolls back what began
+            with self.cursor("begin") as cursor:
+                cursor.execute(statement)
+                while cursor.description is None and cursor.nextset():
+                    pass
+                return cursor.fetchall() if cursor.description is not None else []
 
     def commit(self) -> None:
         with self.lock:

@@ -114,7 +114,9 @@ def check_owned(database: Database, tables: Tables) -> dict[str, tuple[str, str 
                  "no ragloom marker comment)")
         raise StoreError(f"{where} {owner}; the ragloom index {tables.label} would use that "
                          f"name, and ragloom will not change, adopt or drop it: choose another "
-                         f"[rag.vector_store.postgres] table (or vector_store.collection_name)")
+                         f"[rag.vector_store.postgres] table (or vector_store.collection_name); "
+                         f"tables of an index made by a ragloom before layout {LAYOUT_VERSION} "
+                         f"carry no marker either: drop those yourself to rebuild there")
     return found
 
 
@@ -126,9 +128,10 @@ WHERE d.refclassid = 'pg_class'::regclass AND d.deptype = 'n'
 """
 
 
-def foreign_dependents(database: Database, tables: Tables) -> list[str]:
-    """User objects that depend on the index's tables (a foreign key into them, a view over
-    them), described as Postgres names them; the index's own are left out."""
+def foreign_dependents(database: Database, tables: Tables, views: bool = True) -> list[str]:
+    """User objects that depend on the index's tables (a foreign key into them, and with
+    ``views`` a view over them), described as Postgres names them; the index's own are
+    left out."""
     rows = database.execute("ownership", _DEPENDENTS, ([tables.name(s) for s in TABLE_SUFFIXES],))
     own = marker(tables)
     described: list[str] = []
@@ -140,6 +143,8 @@ def foreign_dependents(database: Database, tables: Tables) -> list[str]:
             if holder and holder[0][0] == own:
                 continue  # a foreign key between the index's own tables
         elif catalog == "pg_rewrite":
+            if not views:
+                continue
             view = database.execute(
                 "ownership", "SELECT ev_class::regclass::text FROM pg_rewrite WHERE oid = %s", (oid,))
             description = f"view {view[0][0]}" if view else description
@@ -149,10 +154,10 @@ def foreign_dependents(database: Database, tables: Tables) -> list[str]:
     return sorted(set(described))
 
 
-def refuse_dependents(database: Database, tables: Tables, doing: str) -> None:
+def refuse_dependents(database: Database, tables: Tables, doing: str, views: bool = True) -> None:
     """StoreError naming the user objects depending on the index, before ``doing`` (a
-    truncate or drop that would have to cascade into them)."""
-    dependents = foreign_dependents(database, tables)
+    truncate or drop that would have to cascade into them; emptying leaves a view be)."""
+    dependents = foreign_dependents(database, tables, views)
     if dependents:
         raise StoreError(f"cannot {doing} the ragloom index {tables.label}: objects ragloom did "
                          f"not create depend on its tables ({'; '.join(dependents)}); ragloom "

@@ -50,15 +50,14 @@ class SharedSnapshot:
                 self._depth -= 1
 
     def _open(self) -> None:
+        """Both transactions on one snapshot, in one round trip per connection."""
         first, second = self.first, self.second
-        first.begin(_MODE)
         try:
-            snapshot = str(first.execute("search", "SELECT pg_export_snapshot()")[0][0])
+            snapshot = str(first.begin(f"{_MODE}; SELECT pg_export_snapshot()")[0][0])
             if not _SNAPSHOT_ID.match(snapshot):
                 raise StoreError(f"search failed on Postgres at {first.where}: unexpected "
                                  f"snapshot id {snapshot!r}")
-            second.begin(_MODE)
-            second.execute("search", f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+            second.begin(f"{_MODE}; SET TRANSACTION SNAPSHOT '{snapshot}'")
         except BaseException:
             second.rollback()
             first.rollback()
