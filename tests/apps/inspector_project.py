@@ -17,7 +17,6 @@ chunk_size = 160
 chunk_unit = "characters"
 
 [rag.vector_store]
-provider = "{store}"
 """
 
 PARSER = '''def parse_config(text):
@@ -40,10 +39,10 @@ GUIDE = ("# Guide\n\nThe fleet flies to orbit.\n\n## Keys\n\n"
          "api_key = \"sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD\"\n")
 
 
-def make_project(tmp_path: Path, store: str = "turboquant") -> Path:
-    """The project folder, indexed."""
+def make_project(tmp_path: Path, store: str = 'provider = "turboquant"') -> Path:
+    """The project folder, indexed; ``store`` is the body of the [rag.vector_store] table."""
     root = tmp_path / "project"
-    write(root, "ragloom.toml", CONFIG.format(store=store))
+    write(root, "ragloom.toml", CONFIG + store + "\n")
     write(root, "src/parser.py", PARSER)
     write(root, "docs/guide.md", GUIDE)
     write(tmp_path, "outside.txt", "not in the project\n")

@@ -195,9 +195,20 @@ def test_only_get_is_allowed(server: InspectorServer, method: str) -> None:
     assert f"method {method} not allowed" in json.loads(body)["error"]
 
 
-def test_every_store_serves_the_same_page(tmp_path: Path) -> None:
+def test_chroma_serves_the_same_page(tmp_path: Path) -> None:
     pytest.importorskip("chromadb", reason="the chroma extra is not installed")
-    root = make_project(tmp_path, store="chroma")
+    check_store(tmp_path, 'provider = "chroma"', "chroma")
+
+
+def test_postgres_serves_the_same_page(tmp_path: Path, postgres_server: Any, postgres_schema: str) -> None:
+    table = (f'provider = "postgres"\nurl = "{postgres_server.url}"\n'
+             f'postgres = {{ schema = "{postgres_schema}" }}')
+    check_store(tmp_path, table, "postgres")
+
+
+def check_store(tmp_path: Path, table: str, name: str) -> None:
+    """Search, make-up and file view on an index in another store answer as on TurboQuant."""
+    root = make_project(tmp_path, table)
     with RAGEngine(load_config(root / "ragloom.toml"), root, read_only=True) as engine, \
             InspectorServer(engine) as running:
         threading.Thread(target=running.serve_forever, daemon=True).start()
@@ -206,5 +217,5 @@ def test_every_store_serves_the_same_page(tmp_path: Path) -> None:
         _, file = get_json(running, f"/api/file?path=src/parser.py&id={found['results'][0]['id']}")
         running.shutdown()
     assert found["results"][0]["metadata"]["symbol"] == "load_rockets"
-    assert index["status"]["store"] == "chroma" and index["languages"]["python"] == {"files": 1, "chunks": 3}
+    assert index["status"]["store"] == name and index["languages"]["python"] == {"files": 1, "chunks": 3}
     assert file["selected"] == 1 and len(file["chunks"]) == 3
