@@ -119,4 +119,7 @@ def test_page_runs_a_search_in_a_real_browser(tmp_path: Path) -> None:
     assert "Chunk sizes (5 chunks)" in plots and "Skipped files by reason" in plots
     status = page.having("id", "search-status")[0]["text"]
     assert status.startswith("3 results · mode hybrid · best cosine ")
+    indexed_at = page.having("id", "fact-last-indexed")[0]["text"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", indexed_at)
+    assert page.having("id", "fact-files-pending")[0]["text"] == "0"
     assert page.having("id", "summary")[0]["text"] == "2 files · 5 chunks · turboquant · hash/feature-hash-v1"

@@ -36,7 +36,7 @@ function fixed(value, digits) {
 
 // Horizontal bars: rows of [label, value] (and an optional second value drawn beside).
 function barChart(title, rows, unit, secondName) {
-  const width = 360, barHeight = 16, labelWidth = 130, top = 4;
+  const width = 380, barHeight = 16, labelWidth = 120, top = 4;
   const max = Math.max(1, ...rows.map(r => Math.max(r[1], r[2] || 0)));
   const step = secondName ? barHeight * 2 + 4 : barHeight + 4;
   const svg = svgEl("svg", {width, height: top + rows.length * step + 4, class: "chart",
@@ -44,7 +44,7 @@ function barChart(title, rows, unit, secondName) {
   rows.forEach(([label, value, second], i) => {
     const y = top + i * step;
     svg.append(svgEl("text", {x: 0, y: y + 12}, String(label).slice(0, 22)));
-    const room = width - labelWidth - 70;
+    const room = width - labelWidth - 100;
     svg.append(svgEl("rect", {class: "bar", x: labelWidth, y, height: barHeight - 2,
                               width: Math.max(1, room * value / max)}));
     svg.append(svgEl("text", {x: labelWidth + room * value / max + 4, y: y + 12}, `${value}${unit}`));
@@ -88,7 +88,7 @@ function showIndex(data) {
   const rows = [["files", s.files], ["chunks", s.chunks], ["store", s.store],
     ["server", s.server ? `${s.server} (${s.collection})` : null], ["index", s.index_dir || null],
     ["model", `${s.embedding_provider}/${s.embedding_model} (${s.dimension}-d)`],
-    ["last indexed", s.last_indexed_iso || "never"],
+    ["last indexed", s.last_indexed || "never"],
     ["files pending", s.files_pending === null ? "not counted" : s.files_pending],
     ["files skipped", skipped]];
   for (const [name, value] of rows) {
@@ -149,7 +149,10 @@ async function loadFile(view, result) {
   view.dataset.loaded = "yes";
   try {
     const file = await getJson(`/api/file?path=${encodeURIComponent(result.path)}&id=${encodeURIComponent(result.id)}`);
-    view.append(fileView(file));
+    const box = fileView(file);
+    view.append(box);
+    const selected = box.querySelector(".boundary.selected");
+    if (selected) box.scrollTop = Math.max(0, selected.offsetTop - 60);  // the chunk in sight
   } catch (error) {
     view.append(el("p", {class: "error"}, String(error.message)));
   }
