@@ -219,3 +219,17 @@ def check_store(tmp_path: Path, table: str, name: str) -> None:
     assert found["results"][0]["metadata"]["symbol"] == "load_rockets"
     assert index["status"]["store"] == name and index["languages"]["python"] == {"files": 1, "chunks": 3}
     assert file["selected"] == 1 and len(file["chunks"]) == 3
+
+
+def test_a_failing_index_is_a_500_naming_the_error(server: InspectorServer,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragloom.errors import CorruptIndexError
+
+    def damaged(*args: Any, **kwargs: Any) -> None:
+        raise CorruptIndexError("segment 00000001.seg: checksum mismatch")
+
+    monkeypatch.setattr(server.inspector.engine, "search_detailed", damaged)
+    status, answer = get_json(server, "/api/search?q=rockets")
+    assert status == 500
+    assert answer["error"] == ("/api/search failed: CorruptIndexError: segment 00000001.seg: "
+                               "checksum mismatch")

@@ -83,9 +83,9 @@ class InspectorHandler(BaseHTTPRequestHandler):
             self._error(refused.status, str(refused))
         except ValueError as exc:  # too many fields, or a value the engine refused
             self._error(400, str(exc))
-        except RagloomError as exc:
+        except (RagloomError, OSError) as exc:  # a damaged index, a store's server gone
             logger.warning("inspect: %s failed: %s", url.path, exc)
-            self._error(500, f"{type(exc).__name__}: {exc}")
+            self._error(500, f"{url.path} failed: {type(exc).__name__}: {exc}")
 
     def _error(self, status: int, message: str) -> None:
         self._send_json(status, {"error": redact_for_display(message), "status": status})
