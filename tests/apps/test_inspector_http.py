@@ -233,3 +233,17 @@ def test_a_failing_index_is_a_500_naming_the_error(server: InspectorServer,
     assert status == 500
     assert answer["error"] == ("/api/search failed: CorruptIndexError: segment 00000001.seg: "
                                "checksum mismatch")
+
+
+def test_every_page_file_is_package_data() -> None:
+    """A page file missing from pyproject's package-data would be absent once installed."""
+    from ragloom.apps.inspector.server import ASSETS
+    from ragloom.config import tomllib
+
+    repo = Path(__file__).resolve().parents[2]
+    listed = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["ragloom"]
+    folder = repo / "src" / "ragloom" / "apps" / "inspector"
+    shipped = {path.name for path in folder.iterdir() if path.suffix != ".py" and path.is_file()}
+    assert shipped == {name for name, _ in ASSETS.values()}
+    assert {f"apps/inspector/{name}" for name in shipped} <= set(listed)
