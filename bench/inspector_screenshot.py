@@ -6,8 +6,8 @@ Copies ``--source`` (an application repository; default this repository's ``src`
 ``--store``, ``--exclude``), runs ``ragloom index``, starts ``ragloom inspect`` and then:
 
 * times what a browser fetches to show a search (the page, page.js, page.css, then
-  /api/search), and /api/index (the make-up view, loaded beside it), over HTTP, median of
-  ``--runs``;
+  /api/search) right after the address is printed, and /api/index (the make-up view,
+  loaded beside it), over HTTP; then each again, median of ``--runs``;
 * times headless Chromium opening ``/?q=...`` end to end (its own start included) and
   checks the page shows results;
 * saves a PNG (``--screenshot``, 1400x1000) of the page with that search.
@@ -121,8 +121,10 @@ def main() -> None:
     search = f"/api/search?q={quote_plus(args.query)}&top_k={args.top_k}"
     page = f"/?q={quote_plus(args.query)}&top_k={args.top_k}"
     with inspecting(project) as url:
-        first_index = fetch_seconds(url, ["/api/index"])
+        # as a browser does right after the address is printed (the server is still loading
+        # the model and the make-up in the background): the page and a search, then the index
         first_search = fetch_seconds(url, ["/", "/page.js", "/page.css", search])
+        first_index = fetch_seconds(url, ["/api/index"])
         searches = [fetch_seconds(url, ["/", "/page.js", "/page.css", search]) for _ in range(args.runs)]
         indexes = [fetch_seconds(url, ["/api/index"]) for _ in range(args.runs)]
         browser_seconds, dom = chromium(url.rstrip("/") + page, "--dump-dom")

@@ -6,21 +6,22 @@ query parameters and raises ApiError (an HTTP status and a message) for a bad on
 from __future__ import annotations
 
 import argparse
+import logging
 import math
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ragloom.apps.indexed_files import FileRefused, confined, read_indexed_file
+from ragloom.apps.inspector.makeup import MakeUp
 from ragloom.apps.query_options import SEARCH_MODES, QueryUsageError, filters_from
 from ragloom.engine.arguments import check_search
+from ragloom.errors import RagloomError
 from ragloom.filters import compile_filters
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
 
-#: Bins of the chunk-size histogram.
-HISTOGRAM_BINS = 20
+logger = logging.getLogger("ragloom")
 #: The largest ``top_k`` one page request may ask for.
 MAX_TOP_K = 200
 SEARCH_PARAMS = frozenset({"q", "mode", "where", "path", "top_k", "min_score", "gate"})
@@ -70,6 +71,7 @@ class Inspector:
 
     def __init__(self, engine: RAGEngine) -> None:
         self.engine = engine
+        self.make_up = MakeUp(engine)
         self._ungated: Searcher | None = None
         if engine.config.enabled:
             ungated = engine.config.model_copy(update={"relevance_gate": -1.0})
@@ -110,31 +112,22 @@ class Inspector:
         return self._ungated.search(query, k, filters, mode, None, min_score)
 
     def index(self, params: dict[str, list[str]]) -> dict[str, Any]:
-        """``/api/index``: the status record plus files and chunks by language and source
-        type and a histogram of chunk sizes (characters)."""
+        """``/api/index``: the status record (files pending and skipped counted now) plus
+        files and chunks by language and source type and a histogram of chunk sizes."""
         _check_known(params, frozenset())
-        status = self.engine.status().to_dict()
-        if not self.engine.config.enabled:
-            return {"status": status, "languages": {}, "source_types": {}, "sizes": _histogram([])}
-        paths = self.engine.get_all_indexed_paths()
-        chunks = self.engine.sparse.chunks_with("path", paths) if paths else []
-        languages: dict[str, Counter[str]] = {"files": Counter(), "chunks": Counter()}
-        kinds: dict[str, Counter[str]] = {"files": Counter(), "chunks": Counter()}
-        seen: set[str] = set()
-        sizes: list[int] = []
-        for _, meta in chunks:
-            language, kind = str(meta.get("language", "unknown")), str(meta.get("source_type", "unknown"))
-            languages["chunks"][language] += 1
-            kinds["chunks"][kind] += 1
-            path = str(meta.get("path"))
-            if path not in seen:
-                seen.add(path)
-                languages["files"][language] += 1
-                kinds["files"][kind] += 1
-            if "start_char" in meta and "end_char" in meta:
-                sizes.append(int(meta["end_char"]) - int(meta["start_char"]))  # type: ignore[arg-type]
-        return {"status": status, "languages": _table(languages), "source_types": _table(kinds),
-                "sizes": _histogram(sizes)}
+        status = self.engine.status()
+        return {"status": status.to_dict(), **self.make_up.of(status.chunks, status.last_indexed)}
+
+    def warm(self) -> None:
+        """Do ahead of the first requests what they would wait for: load the embedding
+        model and map the index (one search), work out the make-up."""
+        try:
+            if self.engine.config.enabled:
+                self.engine.search_detailed("warm up", top_k=1)
+            status = self.engine.status(count_pending=False)
+            self.make_up.of(status.chunks, status.last_indexed)
+        except (RagloomError, OSError, ValueError) as exc:  # the request will say it again
+            logger.warning("inspect: warming up failed: %s", exc)
 
     def file(self, params: dict[str, list[str]]) -> dict[str, Any]:
         """``/api/file``: an indexed file's text (redacted) and its chunks' line ranges, in
@@ -169,20 +162,3 @@ def _response(response: SearchResponse) -> dict[str, Any]:
             "candidates": response.candidates, "best_score": response.best_score,
             "relevance_gate": response.relevance_gate}
 
-
-def _table(counts: dict[str, Counter[str]]) -> dict[str, dict[str, int]]:
-    """``{name: {"files": n, "chunks": m}}``, most chunks first."""
-    return {name: {"files": counts["files"][name], "chunks": chunks}
-            for name, chunks in counts["chunks"].most_common()}
-
-
-def _histogram(sizes: list[int]) -> dict[str, Any]:
-    """HISTOGRAM_BINS equal bins from 0 to the largest size: their upper edges and counts."""
-    if not sizes:
-        return {"edges": [], "counts": [], "total": 0}
-    width = max(1, math.ceil(max(sizes) / HISTOGRAM_BINS))
-    counts = [0] * HISTOGRAM_BINS
-    for size in sizes:
-        counts[min(HISTOGRAM_BINS - 1, max(0, size - 1) // width)] += 1
-    return {"edges": [width * (i + 1) for i in range(HISTOGRAM_BINS)], "counts": counts,
-            "total": len(sizes)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import TYPE_CHECKING, Any, TextIO
@@ -134,8 +135,9 @@ class InspectorServer(ThreadingHTTPServer):
 
 def serve(engine: RAGEngine, port: int = 0, out: TextIO | None = None) -> None:
     """Serve the page for ``engine`` on 127.0.0.1 (``port`` 0: a free one) until stopped,
-    printing its address first."""
+    printing its address first; the model, the index and its make-up load meanwhile."""
     with InspectorServer(engine, port) as server:
+        threading.Thread(target=server.inspector.warm, name="ragloom-inspect-warm", daemon=True).start()
         if out is not None:
             print(f"ragloom inspect: {server.url} (Ctrl-C stops)", file=out, flush=True)
         try:
