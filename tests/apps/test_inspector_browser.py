@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,9 +31,9 @@ def chromium() -> str | None:
 
 
 @contextmanager
-def inspect_server(project: Path) -> Iterator[str]:
+def inspect_server(project: Path, *options: str) -> Iterator[str]:
     """``ragloom inspect`` running in ``project``; yields the URL it printed."""
-    process = subprocess.Popen([sys.executable, "-m", "ragloom", "inspect"], cwd=project,
+    process = subprocess.Popen([sys.executable, "-m", "ragloom", "inspect", *options], cwd=project,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONWARNINGS": "ignore"})
     try:
@@ -77,10 +78,22 @@ class Elements(HTMLParser):
 
 def test_inspect_prints_its_address_and_serves_the_api(tmp_path: Path) -> None:
     project = make_project(tmp_path)
-    with inspect_server(project) as url:
+    with socket.socket() as probe:  # a port free a moment ago, given with --port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with inspect_server(project, "--port", str(port)) as url:
         with urllib.request.urlopen(url + "api/index", timeout=30) as response:
             answer = json.loads(response.read())
+    assert url == f"http://127.0.0.1:{port}/"
     assert answer["status"]["files"] == 2 and answer["status"]["store"] == "turboquant"
+
+
+def test_inspect_without_an_index_says_so(tmp_path: Path) -> None:
+    (tmp_path / "ragloom.toml").write_text('[rag]\nembedding_provider = "hash"\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "ragloom", "inspect"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1 and "no index in" in done.stderr
+    assert not (tmp_path / ".ragloom").exists()  # read-only: nothing created
 
 
 def test_page_runs_a_search_in_a_real_browser(tmp_path: Path) -> None:
