@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ragloom.apps.cli_interrupt import EXIT_INTERRUPTED, RESUME_HINT, describe_stop, stop_on_interrupt
 from ragloom.apps.cli_progress import describe_report, print_skipped, progress_printer
 from ragloom.apps.eval import MODES
+from ragloom.apps.inspector import add_inspect_command, run_inspect
 from ragloom.apps.query_options import (
     QueryUsageError,
     add_query_options,
@@ -114,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--port", type=_positive_int, default=8765, help="HTTP port (default 8765)")
     mcp.add_argument("--allow-writes", action="store_true",
                      help="offer the rag_index tool (off: the server only reads the index)")
+    add_inspect_command(commands, _positive_int)
     evaluate = commands.add_parser("eval", help="nDCG/Recall/MRR@k on a BEIR-format folder")
     evaluate.add_argument("--dataset", required=True, help="folder with corpus.jsonl, "
                           "queries.jsonl, qrels.tsv")
@@ -163,7 +165,7 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
         print(json.dumps([s.to_dict() for s in scores], indent=2) if args.json
               else format_scores(scores, args.k), file=out)
         return EXIT_OK
-    reading = args.command in ("search", "context", "status") or (
+    reading = args.command in ("search", "context", "status", "inspect") or (
         args.command == "mcp" and not args.allow_writes)
     querying = args.command in ("search", "context")
     filters = filters_from(args) if querying else None
@@ -211,6 +213,8 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
 
             serve(engine, http=args.http, host=args.host, port=args.port,
                   allow_writes=args.allow_writes)
+        elif args.command == "inspect":
+            run_inspect(engine, args.port, out)
         elif args.command == "ingest":
             return _ingest(engine, [Path(name) for name in args.files], out, args.json)
         elif querying:

@@ -24,7 +24,6 @@ from pydantic import StrictInt
 from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
 from ragloom.integrations.tools import MAX_TOOL_TOP_K, RAG_SEARCH_SCHEMA, TOOL_NAME, format_tool_results
-from ragloom.security import redact_secrets
 from ragloom.security.display import redact_for_display
 from ragloom.types import SearchResult
 from ragloom.version import __version__
@@ -164,27 +163,16 @@ def inside_base_dir(engine: RAGEngine, relative: str) -> Path:
 
 
 def read_indexed_file(engine: RAGEngine, relative: str) -> str:
-    """The text of an indexed file; anything not indexed, or outside base_dir, is refused."""
+    """The text of an indexed file; anything not indexed, or outside base_dir, is refused
+    (``ragloom.apps.indexed_files``, the rules the inspector page follows too)."""
     mcpserver = import_optional("mcp.server.mcpserver", "mcp", "ragloom mcp")
-    from ragloom.indexing.reading import read_file
-    from ragloom.readers import FileReaders, SkipFile
+    from ragloom.apps.indexed_files import FileRefused
+    from ragloom.apps.indexed_files import read_indexed_file as read_confined
 
-    refused = mcpserver.exceptions.ResourceError
-    if relative not in set(engine.get_all_indexed_paths()):
-        raise refused(f"{relative!r} is not an indexed file of this project")
-    target = (engine.base_dir / relative).resolve()
-    if engine.base_dir.resolve() not in target.parents:
-        raise refused(f"{relative!r} is outside the project folder")
-    # judged as the walk judges it now: a file swapped since indexing for a symlink to .env
-    # (or become excluded or gitignored) is not served
-    refusal = engine.excluded_reason(engine.base_dir / relative)
-    if refusal is not None:
-        raise refused(f"{relative!r} is not served: {refusal}")
     try:
-        text = read_file(target, relative, engine.config.max_file_bytes, FileReaders(engine.config)).text
-    except SkipFile as skip:
-        raise refused(f"{relative!r} cannot be read: {skip}") from None
-    return redact_secrets(text).text if engine.config.redact_secrets else text  # as search shows it
+        return read_confined(engine, relative)
+    except FileRefused as refused:
+        raise mcpserver.exceptions.ResourceError(str(refused)) from None
 
 
 def serve(engine: RAGEngine, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
