@@ -121,7 +121,7 @@ class Indexer:
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         self._index_files(found.files, report, progress)
-        self.writer.remove_files(vanished_files(root, self.names, self.manifest.records()), report)
+        self.writer.remove_files(vanished_files(root, self.names, self.manifest.versions()), report)
         report.seconds = time.perf_counter() - started
         return report
 
