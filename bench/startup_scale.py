@@ -78,8 +78,8 @@ def timed(command: list[str], cwd: Path) -> float:
 def postgres_url(folder: Path) -> Iterator[str | None]:
     """A bundled Postgres's URL (data kept in ``folder``), or None when not installed."""
     try:
-        from postgres_server import postgres_server
         import pgserver  # noqa: F401
+        from postgres_server import postgres_server
     except ImportError:
         yield None
         return

@@ -127,3 +127,44 @@ def test_a_postgres_index_shows_its_server_table_and_sizes(tmp_path: Path, postg
     assert all(status.bytes_by_part[part] > 0 for part in ("store", "bm25", "manifest", "embedding_cache"))
     assert status.index_bytes == sum(status.bytes_by_part.values())
     assert (status.files_pending, status.files_skipped) == (0, {"binary file": 2, "secret file": 1})
+
+
+@pytest.mark.slow
+def test_a_chroma_server_index_answers_status_without_chromadb(tmp_path: Path) -> None:
+    """``ragloom status`` of an index whose Chroma store is a server reads the manifest and
+    BM25 index beside it: no chromadb import, no connection; it shows the server (a token
+    in its URL redacted), the collection, and says the store's size is not known here."""
+    pytest.importorskip("chromadb")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "stores"))
+    from chroma_server import ChromaServer
+
+    if not ChromaServer.available():
+        pytest.skip("the 'chroma' command is not installed")
+    project(tmp_path / "app")
+    with ChromaServer(tmp_path / "server") as server:
+        url = server.url.replace("://", "://reader:ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8@")
+        write(tmp_path / "app", "ragloom.toml", '[rag]\nembedding_provider = "hash"\n\n'
+              f'[rag.vector_store]\nprovider = "chroma"\nurl = "{server.url}"\n')
+        subprocess.run([sys.executable, "-m", "ragloom", "index"], cwd=tmp_path / "app", check=True,
+                       capture_output=True)
+        with RAGEngine.from_toml(tmp_path / "app" / "ragloom.toml") as engine:
+            opened = engine.status().to_dict()
+    code = ("import json, sys\nfrom pathlib import Path\nfrom ragloom.config import load_config\n"
+            "from ragloom.indexing.disk_status import read_status\n"
+            "config = load_config(Path('ragloom.toml'))\n"
+            f"config.vector_store.url = {url!r}\n"
+            "status = read_status(config, Path('.'))\n"
+            "print(json.dumps({'status': status and status.to_dict(), "
+            "'chromadb': 'chromadb' in sys.modules}))\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path / "app", check=True,
+                         capture_output=True, text=True)
+    answer = json.loads(run.stdout)
+    assert answer["chromadb"] is False and answer["status"] is not None
+    quick = answer["status"]
+    assert "ghp_" not in quick["server"] and quick["server"].endswith(url.split("@")[1])
+    assert (quick["collection"], quick["sizes_unknown"]) == ("ragloom", ["store"])
+    assert quick["index_dir"] == opened["index_dir"] != ""
+    for figures in (opened, quick):
+        for key in ("bytes_by_part", "index_bytes", "bytes_per_chunk", "server"):
+            figures.pop(key)
+    assert quick == opened

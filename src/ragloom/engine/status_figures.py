@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragloom.config import RAGConfig
-from ragloom.indexing.disk_usage import PARTS, disk_usage
-from ragloom.security import redact_secrets
-from ragloom.stores.postgres.settings import redacted
+from ragloom.indexing.disk_usage import PARTS, disk_usage, server_name
 from ragloom.stores.registry import store_path
 
 #: The Postgres index's tables (``Tables`` properties) by the part of the index they hold.
@@ -37,7 +35,7 @@ def store_figures(config: RAGConfig, store: Any, base_dir: Path, index_dir: Path
     if not url and not owns_state:
         return StoreFigures(str(index_dir), bytes_by_part=disk_usage(
             index_dir, store_path(config, base_dir) if store.persistent else None))
-    figures = StoreFigures(server=redact_secrets(redacted(url)).text if url else "")
+    figures = StoreFigures(server=server_name(url) if url else "")
     tables = getattr(store, "tables", None)
     if tables is not None and hasattr(store, "reader"):  # Postgres: the server's figures
         figures.collection = tables.label

@@ -9,10 +9,12 @@ whole (an SQLite read, a segment list a writer swaps atomically) without taking 
 index's locks, so figures read while a writer commits may straddle its write, as any
 status of a changing index does.
 
-Only an index whose store keeps its data in local files beside ragloom's manifest and BM25
-index (its factory says ``local_files = True``, and no server is configured) is read this
-way; for any other store, or anything unexpected on disk, ``read_status`` returns None and
-the caller opens the engine, which answers or says what is wrong.
+Only an index whose manifest and BM25 index are files here is read this way: a store that
+keeps its data in local files beside them (its factory says ``local_files = True``), or
+one in a server that does not own the index's state (Chroma with a ``url``: the server is
+shown, the store's size is not known here and nothing connects to it). For any other
+store, or anything unexpected on disk, ``read_status`` returns None and the caller opens
+the engine, which answers or says what is wrong.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import sqlite3
 from pathlib import Path
 
 from ragloom.config import RAGConfig
-from ragloom.indexing.disk_usage import disk_usage
+from ragloom.indexing.disk_usage import disk_usage, server_name
 from ragloom.indexing.pending import PendingWork
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.ownership import INDEX_MARKER
@@ -37,13 +39,16 @@ BM25_FORMAT_VERSION = 4
 def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -> IndexStatus | None:
     """The status of the index of ``config`` under ``base_dir``, or None when it is not one
     this module reads (see the module's docstring)."""
-    from ragloom.stores.registry import store_keeps_local_files, store_path
+    from ragloom.stores.registry import store_keeps_local_files, store_owns_index_state, store_path
 
     if not config.enabled:
         return IndexStatus(enabled=False)
     base_dir = base_dir.resolve()
     index_dir = base_dir / config.index_dir
-    if not store_keeps_local_files(config) or not (index_dir / INDEX_MARKER).is_file():
+    url = config.vector_store.url
+    # a store in a server whose manifest and BM25 index stay here (Chroma with a url)
+    in_server = bool(url) and not store_owns_index_state(config)
+    if not (store_keeps_local_files(config) or in_server) or not (index_dir / INDEX_MARKER).is_file():
         return None
     store = config.vector_store.provider
     collection = config.vector_store.collection_name
@@ -62,7 +67,7 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
     if not _same_model(config, signature):
         return None  # the engine says which model the index was built with
     provider, model, dimension = signature
-    parts = disk_usage(index_dir, store_path(config, base_dir))
+    parts = disk_usage(index_dir, None if in_server else store_path(config, base_dir))
     pending = _pending(config, base_dir, manifest_path, roots) if count_pending else None
     return IndexStatus(
         enabled=True, files=files, chunks=chunks, store=store, embedding_provider=provider,
@@ -70,7 +75,9 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         index_bytes=sum(parts.values()), bytes_by_part=parts, last_indexed=last_indexed,
         files_pending=None if pending is None else pending.files,
         files_skipped=None if pending is None else dict(sorted(pending.skipped.items())),
-        skipped=count_by_reason(load_skipped(index_dir)))
+        skipped=count_by_reason(load_skipped(index_dir)),
+        server=server_name(url) if in_server and url else "",
+        collection=collection if in_server else "", sizes_unknown=["store"] if in_server else [])
 
 
 def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] | None:

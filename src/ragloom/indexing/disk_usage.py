@@ -1,5 +1,6 @@
 """Where an index's bytes go: the store, the BM25 index, the manifest, the embedding cache
-and anything else in the index folder (locks, markers), for ``ragloom status``."""
+and anything else in the index folder (locks, markers), for ``ragloom status``; and how
+status names a store's server."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ def disk_usage(index_dir: Path, store_dir: Path | None) -> dict[str, int]:
             if file.is_file():
                 usage[_part(file, index_dir, store_dir)] += file.stat().st_size
     return usage
+
+
+def server_name(url: str) -> str:
+    """A store server's URL as ``status`` shows it: password, ``password=`` and any token
+    ragloom's secret detection knows replaced."""
+    from ragloom.security import redact_secrets
+    from ragloom.stores.postgres.settings import redacted
+
+    return redact_secrets(redacted(url)).text
 
 
 def _part(file: Path, index_dir: Path, store_dir: Path | None) -> str:

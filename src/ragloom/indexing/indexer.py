@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,7 +142,7 @@ class Indexer:
             report.seconds = time.perf_counter() - started
             pending = pending_work(found, root, self.names, self.manifest).files
             raise IndexingStopped(str(stopped), report, pending) from None
-        self.writer.remove_files(vanished_files(root, self.names, self.manifest.records()), report)
+        self.writer.remove_files(vanished_files(root, self.names, self.manifest.versions()), report)
         if self.index_dir is not None and self.index_dir.is_dir():  # for ``ragloom status``
             save_skipped(self.index_dir, self.names.name(root), report.skipped)
         report.seconds = time.perf_counter() - started
@@ -210,9 +210,10 @@ class Indexer:
         skipped: dict[str, tuple[int, int, str]] = {}  # remembered: status counts them apart
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
-        with EmbedAhead(self._embed_window) as line:
+        # closing(): a stop or an error cancels the files queued ahead at once, not at exit
+        with EmbedAhead(self._embed_window) as line, \
+                closing(read_ahead(to_read, self._prepare_or_skip, lambda item: item.size)) as prepared:
             embedding: Embedding[Window] | None = None  # handed to the line, not written yet
-            prepared = read_ahead(to_read, self._prepare_or_skip, lambda item: item.size)
             for item, outcome in zip(to_read, prepared):
                 self._stop_if_asked()
                 chunks = 0

@@ -102,6 +102,14 @@ class Manifest:
             rows = self._db.execute("SELECT * FROM files").fetchall()
         return {row[0]: _record(row) for row in rows}
 
+    def versions(self) -> dict[str, tuple[int, int]]:
+        """Each indexed file's (size, mtime_ns), texts added through the API left out: what
+        deciding pending work needs, without reading every record's chunk ids."""
+        with self._lock:
+            rows = self._db.execute("SELECT path, size, mtime_ns FROM files WHERE substr(path, 1, ?) "
+                                    "!= ?", (len(SOURCE_KEY_PREFIX), SOURCE_KEY_PREFIX)).fetchall()
+        return {path: (int(size), int(mtime_ns)) for path, size, mtime_ns in rows}
+
     def begin(self, touched: dict[str, Iterable[str]]) -> None:
         """Journal that the chunks of these files (old and new ids) are about to change in
         the store. ``write`` for a path ends its entry; an entry left by a crash tells

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ragloom.indexing.discovery import Discovery
-from ragloom.indexing.manifest import SOURCE_KEY_PREFIX, FileRecord
+from ragloom.indexing.manifest import SOURCE_KEY_PREFIX
 from ragloom.indexing.path_names import PathNames
 
 #: The manifest setting holding the files the last runs skipped.
@@ -27,7 +27,7 @@ SKIPPED_SETTING = "skipped"
 class Records(Protocol):
     """What of a manifest (SQLite or Postgres) this module reads and writes."""
 
-    def records(self) -> dict[str, FileRecord]: ...
+    def versions(self) -> dict[str, tuple[int, int]]: ...
     def get_setting(self, key: str) -> str | None: ...
     def set_setting(self, key: str, value: str) -> None: ...
 
@@ -77,7 +77,7 @@ def remember_skipped(manifest: Records, names: PathNames, tried: Iterable[str],
 
 def pending_work(found: Discovery, root: Path, names: PathNames, manifest: Records) -> PendingWork:
     """What the next run under ``root`` has to do, given ``found`` (the walk of ``root``)."""
-    records = manifest.records()
+    versions = manifest.versions()
     before = skipped_before(manifest)
     work = PendingWork(skipped=Counter(reason_kind(skip.reason) for skip in found.skipped))
     for path in found.files:
@@ -87,15 +87,15 @@ def pending_work(found: Discovery, root: Path, names: PathNames, manifest: Recor
         except OSError:
             continue
         version = [stat.st_size, stat.st_mtime_ns]
-        record = records.get(relative)
-        if record is not None and [record.size, record.mtime_ns] == version:
+        record = versions.get(relative)
+        if record is not None and list(record) == version:
             continue
         entry = before.get(relative)
         if record is None and isinstance(entry, list) and entry[:2] == version:
             work.skipped[reason_kind(str(entry[2]))] += 1
             continue
         work.files += 1
-    work.files += len(vanished_files(root, names, records))
+    work.files += len(vanished_files(root, names, versions))
     return work
 
 

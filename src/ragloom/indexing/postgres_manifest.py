@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from ragloom.indexing.manifest import RECHUNK, FileRecord
+from ragloom.indexing.manifest import RECHUNK, SOURCE_KEY_PREFIX, FileRecord
 from ragloom.stores.postgres.connection import Database
 from ragloom.stores.postgres.settings import Tables
 
@@ -30,6 +30,12 @@ class PostgresManifest:
     def records(self) -> dict[str, FileRecord]:
         rows = self.db.execute("manifest", f"SELECT {_COLUMNS} FROM {self.tables.files}")
         return {row[0]: _record(row) for row in rows}
+
+    def versions(self) -> dict[str, tuple[int, int]]:
+        """Each indexed file's (size, mtime_ns), added texts left out (see ``Manifest``)."""
+        rows = self.db.execute("manifest", f"SELECT path, size, mtime_ns FROM {self.tables.files} "
+                               "WHERE left(path, %s) <> %s", (len(SOURCE_KEY_PREFIX), SOURCE_KEY_PREFIX))
+        return {row[0]: (int(row[1]), int(row[2])) for row in rows}
 
     def begin(self, touched: dict[str, Iterable[str]]) -> None:
         """Open the transaction the window's writes join (``write`` commits it); one a failed

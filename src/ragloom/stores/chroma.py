@@ -44,7 +44,7 @@ _PAGE = 5000
 #: Chroma's HNSW search explores this many candidates (``ef_search``; Chroma's default is
 #: 100): a collection of up to this many chunks is searched exactly, so the same files give
 #: the same results however the graph was built (measured in docs/stores.md: at 10,000
-#: chunks the default returned a different top 10 for 41 of 100 queries across two builds).
+#: chunks the default returned a different top 10 for 40 of 100 queries across two builds).
 EXACT_UP_TO = 20_000
 
 
