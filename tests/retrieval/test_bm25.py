@@ -14,6 +14,7 @@ from ragloom.filters import compile_filters
 from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.bm25_files import load_index, save_index
 from ragloom.retrieval.tokenize import tokenize
+from ragloom.segments import record_written
 
 CRANFIELD = Path(__file__).resolve().parents[3] / "shared" / "data" / "cranfield"
 
@@ -218,16 +219,23 @@ def test_repeated_id_in_one_batch_survives_a_save(tmp_path: Path) -> None:
     assert reopened.document_frequency("x") == 0 and reopened.top_k(["x"], 5) == []
 
 
-def test_an_unlisted_segment_from_a_crash_is_ignored_then_removed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("recorded", [True, False], ids=["written-by-ragloom", "user-file"])
+def test_an_unlisted_segment_is_ignored_and_removed_only_if_ragloom_wrote_it(
+        tmp_path: Path, recorded: bool) -> None:
+    """A crash between writing a segment (recorded in the folder's ledger first) and listing
+    it leaves a file the next save removes; a user's file of the same shape is ignored by
+    loading and never deleted."""
     docs, _ = cranfield_tokens(50)
     index = build(docs)
     save_index(index, tmp_path / "bm25")
+    if recorded:
+        record_written(tmp_path / "bm25", "00000099.seg")
     (tmp_path / "bm25" / "00000099.seg").write_bytes(b"half written, never listed")
     reopened = load_index(tmp_path / "bm25")
     assert len(reopened) == 50
     reopened.add(["new"], [["novel"]], [{}])
     save_index(reopened, tmp_path / "bm25")
-    assert not (tmp_path / "bm25" / "00000099.seg").exists()
+    assert (tmp_path / "bm25" / "00000099.seg").exists() is not recorded
 
 
 def test_colliding_term_hashes_keep_terms_apart(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
