@@ -188,9 +188,14 @@ LEXICAL_RULES = [(0.35, None, 1.0), (0.33, None, 1.0), (0.30, None, 1.0), (0.35,
                  (0.35, 0.25, 0.5), (0.35, 0.2, 0.66), (0.35, 0.2, 0.5)]
 
 
+#: Results the gate judges (the searcher's GATE_WINDOW: the best 5, whatever top_k is).
+JUDGED = 5
+
+
 def gate_signals(engine, query: str) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """The best cosine among the top 10 and the lexical evidence of the query."""
-    hits = engine.search(query, 10, min_score=-1.0)
+    """The best cosine among the results the gate judges and the query's lexical evidence
+    in them."""
+    hits = engine.search(query, 10, min_score=-1.0)[:JUDGED]
     return max((r.score for r in hits), default=-1.0), lexical_evidence(tokenize(query), hits, tokenize)
 
 

@@ -20,6 +20,8 @@ def test_evidence_is_the_share_of_query_terms_one_result_holds() -> None:
     terms = tokenize("where are the keyboard shortcuts defined")  # keyboard, shortcut, defin
     assert lexical_evidence(terms, [SHORTCUTS], tokenize) == 2 / 3
     assert lexical_evidence(tokenize("tell me a joke"), [_hit("tell the user", 0.3)], tokenize) == 0.0
+    assert lexical_evidence(tokenize("medicine doses table"), [_hit("Schema::create('doses')", 0.3)],
+                            tokenize) == 0.0  # one word held is no evidence
     symbol = _hit("return 1", 0.3, symbol="Player.transcodeSong")
     assert lexical_evidence(tokenize("transcode song"), [symbol], tokenize) == 1.0
 
@@ -27,8 +29,10 @@ def test_evidence_is_the_share_of_query_terms_one_result_holds() -> None:
 def test_a_real_question_just_under_the_gate_passes_small_talk_does_not() -> None:
     question = tokenize("where are the keyboard shortcuts defined")
     assert passes_gate([SHORTCUTS], 0.35, question, tokenize)
-    weather = tokenize("what is the weather like in madrid in may")
-    assert not passes_gate([_hit("weather widget for madrid", 0.2)], 0.35, weather, tokenize)
+    weather = tokenize("what is the weather like in madrid in may")  # weather, like, madrid, may
+    assert not passes_gate([_hit("weather widget for madrid", 0.24)], 0.35, weather, tokenize)
+    assert passes_gate([_hit("weather widget for madrid", 0.26)], 0.35, weather, tokenize)  # half
+    assert not passes_gate([_hit("weather widget", 0.3)], 0.35, weather, tokenize)  # one word
     far = _hit(SHORTCUTS.text, 0.35 - LEXICAL_MARGIN - 0.01, str(SHORTCUTS.metadata["path"]))
     assert not passes_gate([far], 0.35, question, tokenize)  # too far under the gate
     assert passes_gate([_hit("unrelated", 0.36)], 0.35, weather, tokenize)

@@ -2,9 +2,9 @@
 results, a real question always some.
 
 A search passes when a result defines a name the query uses, when its best cosine reaches
-the gate, or on lexical evidence: a result holding most of the query's words (at least
-LEXICAL_COVERAGE of its distinct BM25 terms, and at least two of them, in its path, symbol
-or text) whose cosine is still above LEXICAL_FLOOR. The cosine alone emptied real
+the gate, or on lexical evidence: a result holding half the query's words or more (at
+least LEXICAL_COVERAGE of its distinct BM25 terms, and at least two of them, in its path,
+symbol or text) while the best cosine is within LEXICAL_MARGIN of the gate. The cosine alone emptied real
 questions a little under the gate ("where are the keyboard shortcuts defined": 0.348
 under 0.35) while the words of the answer were all there; small talk matches one common
 word at best. Measured in bench/relevance_gate.py and bench/app_noise.py.
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from ragloom.types import SearchResult
 
 #: Share of the query's distinct terms a result must hold for lexical evidence.
-LEXICAL_COVERAGE = 0.66
+LEXICAL_COVERAGE = 0.5
 #: Lexical evidence counts only down to this cosine below the gate.
 LEXICAL_MARGIN = 0.1
 
