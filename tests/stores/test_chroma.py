@@ -239,3 +239,65 @@ def test_a_collection_with_documents_inside_chroma_still_reads(tmp_path: Path) -
     assert [c.text for c in reopened.get(ids)] == texts
     assert {r.id: r.text for r in reopened.query(vectors[0], 10)} == dict(zip(ids, texts))
     reopened.close()
+
+
+def _ef_search(path: Path, name: str, value: int | None = None) -> int:
+    """The collection's ef_search read (or first set) through a client of Chroma's own."""
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(path))
+    try:
+        collection = client.get_collection(name)
+        if value is not None:
+            collection.modify(configuration={"hnsw": {"ef_search": value}})
+        return int(client.get_collection(name).configuration_json["hnsw"]["ef_search"])
+    finally:
+        client.close()
+
+
+def test_a_reader_searches_a_collection_with_chromas_default_ef_exactly(tmp_path: Path) -> None:
+    """A collection left at Chroma's ef_search 100 (made by an older ragloom) and opened only
+    for reading is searched at EXACT_UP_TO: Chroma takes ef_search when it first loads the
+    index, and at 100 a reader of the babybuddy index got 100 number-table chunks (cosine
+    <= 0.16) ahead of the answer (0.46)."""
+    from ragloom.stores.chroma import EXACT_UP_TO
+
+    store = ChromaVectorStore.open_local(tmp_path / "db", "old", SPEC)
+    ids, vectors, texts, metadatas = sample_rows()
+    store.upsert(ids, vectors, texts, metadatas)
+    store.close()
+    assert _ef_search(tmp_path / "db", "old", 100) == 100
+    reader = ChromaVectorStore.open_local(tmp_path / "db", "old", SPEC, read_only=True)
+    try:
+        assert reader._collection.configuration_json["hnsw"]["ef_search"] == EXACT_UP_TO
+        assert reader.query(vectors[2], 1)[0].id == ids[2]
+    finally:
+        reader.close()
+    assert _ef_search(tmp_path / "db", "old") == EXACT_UP_TO
+
+
+def test_a_reader_that_cannot_raise_ef_search_still_reads_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Raising ef_search is the one change a reader makes; refused (a server's read-only
+    token), the reader still opens and warns that its searches are approximate."""
+    import ragloom.stores.chroma as chroma
+
+    store = ChromaVectorStore.open_local(tmp_path / "db", "old", SPEC)
+    ids, vectors, texts, metadatas = sample_rows()
+    store.upsert(ids, vectors, texts, metadatas)
+    store.close()
+    _ef_search(tmp_path / "db", "old", 100)
+
+    def refuse(collection: object) -> None:
+        raise PermissionError("read-only token")
+
+    monkeypatch.setattr(chroma, "_search_exactly", refuse)
+    with caplog.at_level("WARNING", logger="ragloom"):
+        reader = ChromaVectorStore.open_local(tmp_path / "db", "old", SPEC, read_only=True)
+    try:
+        assert [c.id for c in reader.get(ids[:2])] == ids[:2]
+    finally:
+        reader.close()
+    assert ("Chroma collection 'old' at " in caplog.text
+            and "keeps ef_search 100 (PermissionError: read-only token): its searches are "
+                "approximate" in caplog.text)

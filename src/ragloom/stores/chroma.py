@@ -49,8 +49,11 @@ EXACT_UP_TO = 20_000
 
 
 def _search_exactly(collection: Any) -> None:
-    """Raise the collection's ``ef_search`` to EXACT_UP_TO (a collection made before, or
-    by Chroma's defaults, keeps 100 until a writer opens it)."""
+    """Raise the collection's ``ef_search`` to EXACT_UP_TO (a collection made by Chroma's
+    defaults or an older ragloom has 100). Chroma reads it when a process first loads the
+    HNSW index, so this runs before any query, for readers too: at 100 a reader of the
+    babybuddy index got 100 number-table chunks (cosine <= 0.16) for a question whose answer
+    has 0.46 (docs/stores.md)."""
     hnsw = (getattr(collection, "configuration_json", None) or {}).get("hnsw")
     if hnsw and int(hnsw.get("ef_search") or 0) < EXACT_UP_TO:  # an SPANN index has no ef
         collection.modify(configuration={"hnsw": {"ef_search": EXACT_UP_TO}})
@@ -178,13 +181,21 @@ class ChromaVectorStore:
                              f"{self.location}: {type(exc).__name__}: {exc}") from exc
 
     def _existing_collection(self) -> Any:
-        """The collection as it is, for reading: never created, dropped or rebuilt."""
+        """The collection as it is, for reading: never created, dropped or rebuilt (only its
+        ``ef_search`` raised)."""
         try:
             collection = self._client.get_collection(self._collection_name, embedding_function=None)
         except Exception:
             raise IndexNotFoundError(f"no Chroma collection {self._collection_name!r} at "
                                      f"{self.location}") from None
         self._check_identity(collection.metadata or {})
+        try:  # a search setting, not data: a reader may raise it (see ``_search_exactly``)
+            _search_exactly(collection)
+        except Exception as exc:
+            logger.warning("Chroma collection %r at %s keeps ef_search %s (%s: %s): its "
+                           "searches are approximate", self._collection_name, self.location,
+                           collection.configuration_json["hnsw"].get("ef_search"),
+                           type(exc).__name__, exc)
         return collection
 
     def _check_identity(self, recorded: dict[str, Any]) -> None:
