@@ -106,10 +106,11 @@ def test_document_and_query_vectors_of_one_text_are_cached_apart(tmp_path: Path)
     document = CachedEmbedder(provider, cache).embed(["orbit"], "document").vectors[0]
     queries = QueryEmbedder(provider, cache)
     query = queries.embed_query("orbit")
+    queries.flush()
     assert provider.embedded == {"document": 1, "query": 1}
     assert np.array_equal(query, -document)
-    assert CachedEmbedder(provider, cache).embed(["launch"], "query").computed == 1
-    assert QueryEmbedder(provider, cache, memory=0).embed_query("launch") is not None
+    launch = CachedEmbedder(provider, cache).embed(["launch"], "query").vectors[0]
+    assert np.array_equal(QueryEmbedder(provider, cache, memory=0).embed_query("launch"), launch)
     assert CachedEmbedder(provider, cache).embed(["launch"], "document").computed == 1
     assert provider.embedded == {"document": 2, "query": 2}
     assert cache.count() == 4
@@ -150,6 +151,35 @@ def test_searches_from_several_threads_share_the_cache(tmp_path: Path) -> None:
     paid = provider.embedded["query"]
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(queries.embed_query, texts))
+    queries.flush()
     fresh = TaskCountingProvider()
     list(map(QueryEmbedder(fresh, cache).embed_query, texts))
     assert provider.embedded["query"] == paid and fresh.embedded["query"] == 0
+
+
+def test_new_query_vectors_are_written_a_batch_at_a_time_and_at_flush(tmp_path: Path) -> None:
+    """One synced transaction per query would slow every new search down (20 ms): writes
+    wait for ``write_batch`` vectors or ``flush`` (the engine flushes when it closes)."""
+    cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
+    queries = QueryEmbedder(TaskCountingProvider(), cache, write_batch=3)
+    for text in ("a", "b"):
+        queries.embed_query(text)
+    assert cache.count() == 0
+    queries.embed_query("a")  # from memory: nothing new to write
+    assert cache.count() == 0
+    queries.embed_query("c")
+    assert cache.count() == 3
+    queries.embed_query("d")
+    queries.flush()
+    fresh = TaskCountingProvider()
+    for text in ("a", "b", "c", "d"):
+        QueryEmbedder(fresh, cache).embed_query(text)
+    assert cache.count() == 4 and fresh.embedded["query"] == 0
+
+
+def test_a_query_waiting_to_be_written_is_served_even_when_memory_keeps_none(tmp_path: Path) -> None:
+    provider = TaskCountingProvider()
+    queries = QueryEmbedder(provider, EmbeddingCache(tmp_path / "embeddings.sqlite"), memory=0)
+    queries.embed_query("orbit")
+    queries.embed_query("orbit")
+    assert provider.embedded["query"] == 1 and len(queries) == 0

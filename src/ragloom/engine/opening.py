@@ -191,16 +191,19 @@ class IndexOpener:
 
     def _queries(self, cache: EmbeddingCache | None, closing: ExitStack,
                  reader: bool = False) -> QueryEmbedder:
-        """Query vectors through memory and ``cache`` (a writer's, which keeps new ones);
-        a ``reader`` reads the cache file without writing it. ``embedding_cache = false``
-        caches no query either."""
+        """Query vectors through memory and ``cache`` (a writer's, which keeps new ones,
+        the last of them when the engine closes); a ``reader`` reads the cache file without
+        writing it. ``embedding_cache = false`` caches no query either."""
         if not self.config.embedding_cache:
             return QueryEmbedder(self.provider, None, memory=0)
         if reader:
             file = EmbeddingCacheReader(self.index_dir / "embeddings.sqlite")
             closing.callback(file.close)
             return QueryEmbedder(self.provider, file, writes=False)
-        return QueryEmbedder(self.provider, cache)
+        queries = QueryEmbedder(self.provider, cache)
+        if cache is not None:
+            closing.callback(queries.flush)  # before the cache closes (registered after it)
+        return queries
 
     def _rebuilding(self, open_part: Callable[[], Part]) -> Part:
         """``open_part()``; when rebuilding on purpose, a part that says it cannot be used
