@@ -45,7 +45,8 @@ class QueryEmbedder:
 
     ``writes`` says whether new vectors go into ``cache`` (False for read-only engines),
     ``write_batch`` (default ``QUERY_WRITE_BATCH``) at a time and at ``flush``; ``memory``
-    is how many queries the LRU keeps (0: none). ``computed`` counts the queries the provider embedded.
+    is how many queries the LRU keeps (0: none). ``computed`` counts the queries the
+    provider embedded.
     """
 
     def __init__(self, provider: EmbeddingProvider, cache: VectorLookup | None = None, *,
@@ -78,7 +79,7 @@ class QueryEmbedder:
         vector = self.cache.get_many(namespace, [text_hash], dimension).get(text_hash) \
             if self.cache is not None else None
         if vector is None:
-            vector = np.array(self.provider.embed([text], "query")[0], dtype=np.float32)
+            vector = np.array(self.provider.embed_query(text), dtype=np.float32)  # its override too
             keeps = self.writes and self.cache is not None
             with self._lock:
                 self.computed += 1
