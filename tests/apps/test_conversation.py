@@ -131,3 +131,23 @@ def test_async_send_and_stream(openai_chat, engine) -> None:
     text, pieces = asyncio.run(main())
     assert text == "From the pad." and "".join(pieces) == "Engines are test fired."
     assert len(conversation.turns) == 4
+
+
+def test_a_question_asked_again_is_embedded_once(gemini, project: Path) -> None:
+    """A new conversation asking what another asked searches the same standalone query: its
+    vector comes from the engine's query cache, no embedding call."""
+    from fakes.counting_embedder import TaskCountingProvider
+    from helpers import hash_config
+    from ragloom import RAGEngine
+
+    server, chat = gemini
+    write(project, "docs/launch.md", "# Launch\nRockets launch satellites into orbit from the pad.\n")
+    provider = TaskCountingProvider()
+    with RAGEngine(hash_config(relevance_gate=0.0), project, embedding_provider=provider) as engine:
+        engine.index_directory()
+        for answer in ("From the pad.", "From the pad, again."):
+            server.reply_next(text_reply(answer))
+            sent = Conversation(chat, ASSISTANT_PROMPT, rag_engine=engine, top_k=1).send(
+                "how do rockets reach orbit?")
+            assert sent.query == "how do rockets reach orbit?" and sent.text == answer
+        assert provider.embedded["query"] == 1

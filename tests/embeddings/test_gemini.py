@@ -184,3 +184,22 @@ class TestGeminiEmbedderConformance(EmbedderConformance):
     @pytest.fixture
     def provider(self, server: FakeGeminiServer) -> GeminiEmbeddingProvider:
         return provider(server, 768)
+
+
+def test_a_repeated_search_sends_no_request_and_a_document_never_answers_a_query(
+        server: FakeGeminiServer, tmp_path: Path) -> None:
+    """The query asked again, in this engine or the next, is not sent again; a query
+    whose text equals an indexed chunk's is still sent with RETRIEVAL_QUERY."""
+    config = RAGConfig.model_validate({
+        "embedding_provider": "gemini", "embedding_dim": 128, "api_key": API_KEY,
+        "embedding_base_url": server.base_url, "vector_store": {"provider": "turboquant"},
+        "chunking": {"embed_header": False}})
+    (tmp_path / "a.txt").write_text("rockets launch satellites into orbit")
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        for _ in range(2):
+            engine.search("rockets launch satellites into orbit")
+    with RAGEngine(config, tmp_path) as engine:
+        engine.search("rockets launch satellites into orbit")
+    tasks = [c.body["requests"][0]["taskType"] for c in server.calls("batchEmbedContents")]
+    assert tasks == ["RETRIEVAL_DOCUMENT", "RETRIEVAL_QUERY"]

@@ -158,3 +158,25 @@ def _search(engine: RAGEngine) -> BaseException | list:
         return engine.search("rocket orbit", top_k=3, mode="dense")
     except BaseException as exc:  # noqa: BLE001 - handed to the test thread
         return exc
+
+
+def test_a_question_asked_again_is_embedded_once_across_writers(postgres_server, postgres_schema,
+                                                                 tmp_path: Path) -> None:
+    """Query vectors go into the shared cache table: the next writer, on another folder,
+    asks the provider for none of them; a reader keeps its own in memory."""
+    from fakes.counting_embedder import TaskCountingProvider
+
+    config = pg_config(postgres_server, postgres_schema, relevance_gate=0.0)
+    first, second, reader = (TaskCountingProvider(384) for _ in range(3))
+    with RAGEngine(config, project(tmp_path / "a"), embedding_provider=first) as a:
+        a.index_directory()
+        expected = {query: [r.id for r in a.search(query)] for query in QUERIES * 2}
+    assert first.embedded["query"] == len(QUERIES)
+    (tmp_path / "b").mkdir()
+    with RAGEngine(config, tmp_path / "b", embedding_provider=second) as b:
+        assert {query: [r.id for r in b.search(query)] for query in QUERIES} == expected
+    assert second.embedded["query"] == 0
+    with RAGEngine(config, tmp_path / "b", embedding_provider=reader, read_only=True) as c:
+        for query in QUERIES * 2:
+            c.search(query)
+    assert reader.embedded["query"] == len(QUERIES)

@@ -122,7 +122,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                           for file in (config.source_file,) if file is not None],
             redact=config.redact_secrets, text_of=parts.text_of, noise=noise_rules(config),
         )
-        return indexer, Searcher(self.provider, parts.store, parts.sparse, config)
+        return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries)
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,

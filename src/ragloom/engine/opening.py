@@ -22,6 +22,8 @@ from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import EmbeddingCache
+from ragloom.embeddings.cache_reader import EmbeddingCacheReader
+from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.errors import REBUILD_HINT, IndexLockedError, IndexMismatchError, RebuildNeededError
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest
@@ -61,6 +63,8 @@ class IndexParts:
     closing: ExitStack = field(default_factory=ExitStack)
     #: The store keeps manifest, BM25 index, cache and lock itself: no files, no file locks.
     owns_state: bool = False
+    #: Query vectors through memory and the embedding cache (None: memory only).
+    queries: QueryEmbedder | None = None
 
 
 class IndexOpener:
@@ -170,18 +174,36 @@ class IndexOpener:
                     closing.callback(part.close if part is state.cache else part.release)
             use_cache = config.embedding_cache and not read_only
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
-                              state.sparse, sizing, text_of, owns_state=True)
+                              state.sparse, sizing, text_of, owns_state=True,
+                              queries=self._queries(state.cache if use_cache else None, closing))
         cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
                  if config.embedding_cache and not read_only else None)
         if cache is not None:
             closing.callback(cache.close)
+        queries = self._queries(cache, closing, reader=read_only)
         manifest_path = self.beside_store(store, "manifest", "sqlite")
         manifest = self._rebuilding(lambda: Manifest(manifest_path, read_only))
         closing.callback(manifest.close)
         own_sparse = getattr(store, "sparse_index", None)  # a store keeping its own text index
         sparse: SparseBackend = own_sparse(read_only) if callable(own_sparse) else SparseIndex(
             self.beside_store(store, "bm25", "segments"), tokenizer, read_only, text_of)
-        return IndexParts(store, cache, manifest, sparse, sizing, text_of)
+        return IndexParts(store, cache, manifest, sparse, sizing, text_of, queries=queries)
+
+    def _queries(self, cache: EmbeddingCache | None, closing: ExitStack,
+                 reader: bool = False) -> QueryEmbedder:
+        """Query vectors through memory and ``cache`` (a writer's, which keeps new ones,
+        the last of them when the engine closes); a ``reader`` reads the cache file without
+        writing it. ``embedding_cache = false`` caches no query either."""
+        if not self.config.embedding_cache:
+            return QueryEmbedder(self.provider, None, memory=0)
+        if reader:
+            file = EmbeddingCacheReader(self.index_dir / "embeddings.sqlite")
+            closing.callback(file.close)
+            return QueryEmbedder(self.provider, file, writes=False)
+        queries = QueryEmbedder(self.provider, cache)
+        if cache is not None:
+            closing.callback(queries.flush)  # before the cache closes (registered after it)
+        return queries
 
     def _rebuilding(self, open_part: Callable[[], Part]) -> Part:
         """``open_part()``; when rebuilding on purpose, a part that says it cannot be used

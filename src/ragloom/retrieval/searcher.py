@@ -25,6 +25,7 @@ import numpy as np
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
+from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Filters, compile_filters, resolve_globs
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
@@ -104,11 +105,13 @@ def min_max(scores: list[float]) -> np.ndarray:
 
 
 class Searcher:
-    """Runs one search over a store and (for hybrid) its BM25 index."""
+    """Runs one search over a store and (for hybrid) its BM25 index. Query vectors come
+    through ``queries`` (default: a memory-only ``QueryEmbedder`` over ``provider``)."""
 
     def __init__(self, provider: EmbeddingProvider, store: VectorStore, sparse: SparseBackend,
-                 config: RAGConfig) -> None:
+                 config: RAGConfig, queries: QueryEmbedder | None = None) -> None:
         self.provider = provider
+        self.queries = queries if queries is not None else QueryEmbedder(provider)
         self.store = store
         self.sparse = sparse
         self.config = config
@@ -139,7 +142,7 @@ class Searcher:
         store_filters = filters if self.store.glob_filters else resolve_globs(
             filters, self.sparse.distinct_values)
         # Sparse mode embeds the query too: every result's score is its cosine.
-        request = Query(query, self.provider.embed_query(query), filters, compile_filters(filters),
+        request = Query(query, self.queries.embed_query(query), filters, compile_filters(filters),
                         store_filters=store_filters)
         clock.lap("embed_query")
         # Merging parts and collapsing copies free slots, refilled from the next candidates.
