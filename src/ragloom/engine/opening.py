@@ -22,9 +22,16 @@ from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import EmbeddingCache
-from ragloom.errors import REBUILD_HINT, IndexLockedError, IndexMismatchError, RebuildNeededError
+from ragloom.errors import (
+    REBUILD_HINT,
+    IndexLockedError,
+    IndexMismatchError,
+    IndexNotFoundError,
+    RebuildNeededError,
+)
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.other_stores import other_store_note
 from ragloom.indexing.state import owned_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
@@ -89,6 +96,8 @@ class IndexOpener:
                 lock = ProcessLock(self.index_dir / "lock")
                 lock.acquire()
                 closing.callback(lock.release)
+                if note := other_store_note(self.config, self.index_dir):
+                    logger.warning("%s", note)
             parts = self._open_parts(closing, read_only=False)
             if self.rebuild:
                 self._empty(parts, readers_writer)
@@ -123,7 +132,12 @@ class IndexOpener:
                 except IndexLockedError:
                     writer_active = True
             with snapshot_lock.reading() if self.index_dir.is_dir() else nullcontext():
-                parts = self._open_parts(closing, read_only=True)
+                try:
+                    parts = self._open_parts(closing, read_only=True)
+                except IndexNotFoundError as missing:
+                    if note := other_store_note(self.config, self.index_dir):
+                        raise IndexNotFoundError(f"{missing}; {note}") from missing
+                    raise
             if not parts.store.concurrent_readers:
                 if writer_active:
                     raise IndexLockedError(
