@@ -63,6 +63,11 @@ def test_a_writer_warns_and_leaves_the_other_index_alone(
     with RAGEngine(hash_config(vector_store={"provider": "turboquant"}), tmp_path,
                    read_only=True) as engine:
         assert engine.count() > 0  # the first index is still there, whole
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="ragloom"):
+        build(tmp_path, "chroma")  # its own index is there now: nothing to say
+    assert not any("built with vector_store.provider" in record.getMessage()
+                   for record in caplog.records)
 
 
 def test_no_note_when_the_configured_store_has_its_index_or_nothing_is_there(tmp_path: Path) -> None:

@@ -96,9 +96,10 @@ class IndexOpener:
                 lock = ProcessLock(self.index_dir / "lock")
                 lock.acquire()
                 closing.callback(lock.release)
-                if note := other_store_note(self.config, self.index_dir):
-                    logger.warning("%s", note)
             parts = self._open_parts(closing, read_only=False)
+            if parts.store.persistent and not owns_state and not len(parts.manifest):
+                if note := other_store_note(self.config, self.index_dir, parts.store.name):
+                    logger.warning("%s", note)  # e.g. a Chroma index from the old default
             if self.rebuild:
                 self._empty(parts, readers_writer)
             self._reconcile_signature(parts)

@@ -15,10 +15,11 @@ from pathlib import Path
 from ragloom.config import RAGConfig
 
 
-def other_store_note(config: RAGConfig, index_dir: Path) -> str:
-    """A sentence naming the stores whose index of this collection lives in ``index_dir``
-    when the configured store has none there, and how to use it or replace it; "" when
-    there is nothing to say."""
+def other_store_note(config: RAGConfig, index_dir: Path, own: str | None = None) -> str:
+    """A sentence naming a store other than ``own`` (the store's name, by default the
+    configured provider) whose index of this collection lives in ``index_dir``, and how to
+    use it or replace it; "" when there is none. Callers ask when their own store has no
+    index there (a reader found none, a writer's manifest is empty)."""
     provider = config.vector_store.provider
     collection = config.vector_store.collection_name
     suffix = f"_{collection}.sqlite"
@@ -27,9 +28,10 @@ def other_store_note(config: RAGConfig, index_dir: Path) -> str:
     except OSError:
         return ""
     stores = [name[len("manifest_"):-len(suffix)] for name in names]
-    if not stores or provider in stores:
+    others = [store for store in stores if store != (own or provider)]
+    if not others:
         return ""
-    found = stores[0]
+    found = others[0]
     return (f"{index_dir} holds an index built with vector_store.provider = {found!r} "
             f"(manifest_{found}{suffix}), which the configured store {provider!r} does not "
             f"read (the default store is now 'turboquant'; it was 'chroma', see CHANGELOG.md): set "
