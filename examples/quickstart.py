@@ -1,4 +1,5 @@
-"""Index a folder with the local model and Chroma, search it, print the context block.
+"""Index a folder with the local model and the default store (TurboQuant), search it, print
+the context block.
 
     python examples/quickstart.py [FOLDER] [QUERY]
 
@@ -21,7 +22,7 @@ def main() -> None:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs"
     query = sys.argv[2] if len(sys.argv) > 2 else "How does ragloom fuse BM25 with dense retrieval?"
     provider = os.environ.get("RAGLOOM_EXAMPLE_PROVIDER", "local")  # "hash" runs without torch
-    config = RAGConfig(embedding_provider=provider, vector_store={"provider": "chroma"})
+    config = RAGConfig(embedding_provider=provider)  # the default store: "turboquant"
     with RAGEngine(config, base_dir=folder) as engine:
         report = engine.index_directory()
         print(f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged), "

@@ -23,7 +23,7 @@ def test_defaults_match_the_design() -> None:
     assert (config.chunk_unit, config.chunk_size, config.chunk_overlap) == (None, None, None)
     assert config.top_k == 5
     assert config.embedding_provider == "local"
-    assert config.vector_store.provider == "chroma"
+    assert config.vector_store.provider == "turboquant"
     assert config.vector_store.turboquant.bits == 4
 
 

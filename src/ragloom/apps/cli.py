@@ -188,8 +188,11 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
         engine = RAGEngine(config, base_dir, read_only=reading,
                            rebuild=bool(getattr(args, "rebuild", False)))
     except IndexNotFoundError:
-        print(f"ragloom: no index in {base_dir / config.index_dir}; run 'ragloom index' "
-              f"in {base_dir} to build one", file=sys.stderr)
+        from ragloom.indexing.other_stores import other_store_note
+
+        note = other_store_note(config, base_dir / config.index_dir)
+        print(f"ragloom: {note}" if note else f"ragloom: no index in {base_dir / config.index_dir}; "
+              f"run 'ragloom index' in {base_dir} to build one", file=sys.stderr)
         return EXIT_FAILURE
     with engine:
         if args.command in ("index", "reindex"):

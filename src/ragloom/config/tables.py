@@ -29,7 +29,7 @@ class VectorStoreConfig(StrictModel):
 
     #: A built-in ("chroma", "turboquant", "postgres", "mock", "mcp"), an installed plugin, or
     #: "module:factory" (checked against the store registry when the engine is built).
-    provider: str = Field("chroma", min_length=1)
+    provider: str = Field("turboquant", min_length=1)
     # Chroma's rule, applied to every store so a name works everywhere.
     collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
     path: str | None = None

@@ -24,9 +24,16 @@ from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import EmbeddingCache
 from ragloom.embeddings.cache_reader import EmbeddingCacheReader
 from ragloom.embeddings.query_cache import QueryEmbedder
-from ragloom.errors import REBUILD_HINT, IndexLockedError, IndexMismatchError, RebuildNeededError
+from ragloom.errors import (
+    REBUILD_HINT,
+    IndexLockedError,
+    IndexMismatchError,
+    IndexNotFoundError,
+    RebuildNeededError,
+)
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.other_stores import other_store_note
 from ragloom.indexing.state import owned_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
@@ -94,6 +101,9 @@ class IndexOpener:
                 lock.acquire()
                 closing.callback(lock.release)
             parts = self._open_parts(closing, read_only=False)
+            if parts.store.persistent and not owns_state and not len(parts.manifest):
+                if note := other_store_note(self.config, self.index_dir, parts.store.name):
+                    logger.warning("%s", note)  # e.g. a Chroma index from the old default
             if self.rebuild:
                 self._empty(parts, readers_writer)
             self._reconcile_signature(parts)
@@ -127,7 +137,12 @@ class IndexOpener:
                 except IndexLockedError:
                     writer_active = True
             with snapshot_lock.reading() if self.index_dir.is_dir() else nullcontext():
-                parts = self._open_parts(closing, read_only=True)
+                try:
+                    parts = self._open_parts(closing, read_only=True)
+                except IndexNotFoundError as missing:
+                    if note := other_store_note(self.config, self.index_dir):
+                        raise IndexNotFoundError(f"{missing}; {note}") from missing
+                    raise
             if not parts.store.concurrent_readers:
                 if writer_active:
                     raise IndexLockedError(
