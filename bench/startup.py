@@ -32,7 +32,6 @@ import asyncio
 import importlib.util
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+
+from _timing import print_rounds, timed
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # An installed package has its bytecode compiled (pip does it); a checkout run with
@@ -82,12 +83,6 @@ def prepare(corpus: Path, work_dir: Path) -> Path:
     subprocess.run([*RAGLOOM, "index"], cwd=project, check=True, stdout=subprocess.DEVNULL)
     print(f"indexed {project} in {time.monotonic() - started:.1f}s", flush=True)
     return project
-
-
-def timed(command: list[str], cwd: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
 
 
 def mcp_first_answer(project: Path, query: str) -> float:
@@ -153,16 +148,7 @@ def main() -> None:
         "MCP initialize + first rag_search": lambda: mcp_first_answer(project, args.query),
         "RAGEngine.from_toml + first search": lambda: timed([PYTHON, "-c", engine_code], project),
     }
-    seconds: dict[str, list[float]] = {name: [] for name in measures}
-    for _ in range(args.runs):
-        for name, measure in measures.items():
-            seconds[name].append(measure())
-    baseline = seconds['python -c "import numpy"']
-    print(f"\n{'entry point':<36} {'median s':>9} {'x numpy':>8}   runs (s)")
-    for name, values in seconds.items():
-        ratios = [value / base for value, base in zip(values, baseline)]
-        print(f"{name:<36} {statistics.median(values):>9.2f} {statistics.median(ratios):>8.1f}   "
-              + " ".join(f"{value:.2f}" for value in values))
+    print_rounds(measures, args.runs, "entry point")
     print(f"\ntop imports of 'ragloom search' (self time summed per package, {PYTHON} -X importtime):")
     for package, ms in import_costs(project, args.query):
         print(f"  {package:<28} {ms:8.1f} ms")

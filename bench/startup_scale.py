@@ -13,7 +13,6 @@ processes; the rounds interleave the commands, so machine noise hits them alike.
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "stores"))
 
 from _data import stdlib_pieces  # noqa: E402
+from _timing import print_rounds, timed  # noqa: E402
 
 PYTHON = sys.executable
 RAGLOOM = [PYTHON, "-m", "ragloom"]
@@ -68,12 +68,6 @@ def build(folder: Path, store: str, size: int, url: str | None, pieces: list[str
     return project
 
 
-def timed(command: list[str], cwd: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
-
-
 @contextmanager
 def postgres_url(folder: Path) -> Iterator[str | None]:
     """A bundled Postgres's URL (data kept in ``folder``), or None when not installed."""
@@ -103,13 +97,4 @@ def scale_table(work_dir: Path, runs: int, sizes: list[int], stores: list[str]) 
                 lambda p=project: timed([*RAGLOOM, "status"], p))
             measures[f"{store} {size // 1000}k: search"] = (
                 lambda p=project: timed([*RAGLOOM, "search", QUERY], p))
-        seconds: dict[str, list[float]] = {name: [] for name in measures}
-        for _ in range(runs):
-            for name, measure in measures.items():
-                seconds[name].append(measure())
-    baseline = seconds['python -c "import numpy"']
-    print(f"\n{'cold start (hash embedder)':<36} {'median s':>9} {'x numpy':>8}   runs (s)")
-    for name, values in seconds.items():
-        ratios = [value / base for value, base in zip(values, baseline)]
-        print(f"{name:<36} {statistics.median(values):>9.2f} {statistics.median(ratios):>8.1f}   "
-              + " ".join(f"{value:.2f}" for value in values), flush=True)
+        print_rounds(measures, runs, "cold start (hash embedder)")
