@@ -74,6 +74,7 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
     for number in range(FILES):
         write(tmp_path, f"notes/n{number:03d}.md", f"# Note {number}\n\nword{number} text\n")
     sent: list[int] = []
+    handler_before = signal.getsignal(signal.SIGINT)  # SIG_IGN when run in the background
 
     def interrupting_printer(stream: object = None) -> object:
         def progress(snapshot: IndexProgress) -> None:
@@ -95,7 +96,7 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
                         f"the stop; {pending} files pending; run 'ragloom index' again to resume: "
                         f"files already written are skipped as unchanged and embeddings come "
                         f"from the cache\n")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler put back
+    assert signal.getsignal(signal.SIGINT) is handler_before  # handler put back
 
     code, out, _ = run_cli(tmp_path, capsys, monkeypatch, "status", "--json")
     assert (code, json.loads(out)["files"]) == (0, kept)
