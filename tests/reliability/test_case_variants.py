@@ -66,3 +66,18 @@ def test_a_case_variant_of_an_indexed_collection_is_refused(tmp_path: Path, seco
     with RAGEngine(config_for("docs-2"), tmp_path) as engine:  # differing in more than case
         engine.index_directory()
     assert sorted(os.listdir(tmp_path / ".ragloom")).count("turboquant_docs-2") == 1
+
+
+def test_status_of_a_case_variant_is_refused_too(tmp_path: Path) -> None:
+    """``ragloom status`` reads an index's files without opening it; a case variant's
+    manifest (the same file on macOS) is not taken for this collection's."""
+    from ragloom.indexing.disk_status import read_status
+
+    write(tmp_path, "a.md", "# A\nRockets launch satellites into orbit.\n")
+    with RAGEngine(config_for("Docs"), tmp_path) as engine:
+        engine.index_directory()
+    assert read_status(config_for("Docs"), tmp_path).files == 1  # type: ignore[union-attr]
+    index = tmp_path / ".ragloom"  # 'docs' finds its files, as on a case-insensitive one
+    for name in ("manifest_turboquant_Docs.sqlite", "bm25_turboquant_Docs.segments"):
+        os.symlink(index / name, index / name.replace("Docs", "docs"))
+    assert read_status(config_for("docs"), tmp_path) is None
