@@ -75,3 +75,49 @@ def test_a_search_beside_a_writer_sees_one_version_of_each_file(
         reader.close()
     assert all(len(found) == 1 for found in seen["opened before"] + seen["opened inside"]), seen
     assert len(seen["opened before"]) == len(seen["opened inside"]) == 1
+
+
+class HalfWritten:
+    """A collection whose server answers with one record it has not finished writing or
+    deleting (in the vector index, not yet or no longer in the metadata segment: id and
+    distance, no document, no metadata), as a Chroma server did under the readers test."""
+
+    def __init__(self, collection: Any) -> None:
+        self._collection = collection
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._collection, name)
+
+    def query(self, **kwargs: Any) -> dict[str, Any]:
+        found = self._collection.query(**kwargs)
+        for key, value in (("ids", "half"), ("documents", None), ("metadatas", None),
+                           ("distances", 0.0)):
+            found[key][0].insert(0, value)
+        return found
+
+    def get(self, **kwargs: Any) -> dict[str, Any]:
+        found = self._collection.get(**kwargs)
+        for key, value in (("ids", "half"), ("documents", None), ("metadatas", None)):
+            found[key].insert(0, value)
+        return found
+
+
+@pytest.mark.slow
+def test_a_record_the_server_has_half_written_is_not_a_result(chroma_server: Any) -> None:  # noqa: F811
+    import numpy as np
+
+    from ragloom.stores.base import EmbeddingSpec
+    from ragloom.stores.chroma import ChromaVectorStore
+
+    store = ChromaVectorStore.open_remote(chroma_server.url, "half-written",
+                                          EmbeddingSpec("test/model", 4))
+    try:
+        store.upsert(["a", "b"], np.eye(4, dtype=np.float32)[:2], ["alpha", "beta"],
+                     [{"path": "a.py"}, {"path": "b.py"}])
+        store._collection = HalfWritten(store._collection)  # type: ignore[attr-defined]
+        found = store.query(np.eye(4, dtype=np.float32)[0], 5)
+        assert [(r.id, r.text, r.metadata) for r in found] == [
+            ("a", "alpha", {"path": "a.py"}), ("b", "beta", {"path": "b.py"})]
+        assert [c.id for c in store.get(["half", "b", "a"])] == ["b", "a"]
+    finally:
+        store.close()

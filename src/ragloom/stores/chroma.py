@@ -267,6 +267,8 @@ class ChromaVectorStore:
         documents = self._with_texts(result["ids"][0], result["documents"][0])
         for chunk_id, text, metadata, distance in zip(
                 result["ids"][0], documents, result["metadatas"][0], result["distances"][0]):
+            if text is None and metadata is None:  # on a server: half written or deleted
+                continue
             results.append(SearchResult(id=chunk_id, text=text or "", metadata=dict(metadata or {}),
                                         score=float(1.0 - distance), distance=float(distance)))
         return results
@@ -276,8 +278,8 @@ class ChromaVectorStore:
             return []
         found = self._call("get", ids=list(ids), include=["documents", "metadatas"])
         documents = self._with_texts(found["ids"], found["documents"])
-        by_id = {cid: Chunk(cid, text or "", dict(meta or {}))
-                 for cid, text, meta in zip(found["ids"], documents, found["metadatas"])}
+        by_id = {cid: Chunk(cid, text or "", dict(meta or {})) for cid, text, meta in zip(
+            found["ids"], documents, found["metadatas"]) if text is not None or meta is not None}
         return [by_id[cid] for cid in ids if cid in by_id]
 
     def _with_texts(self, ids: list[str], documents: list[str | None]) -> list[str | None]:
