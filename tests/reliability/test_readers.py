@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -21,8 +22,9 @@ CHILD = Path(__file__).resolve().parent / "reader_child.py"
 READERS = 4
 #: Bounded by counts, not time: 40 re-index rounds of five file changes, and every reader
 #: searches at least eight times after each (1,280 searches at the least, each checked for
-#: whole file versions), so a search mixing versions cannot pass by a kind timing.
-ROUNDS = 40
+#: whole file versions), so a search mixing versions cannot pass by a kind timing. More
+#: rounds for a longer run under load: RAGLOOM_TEST_READER_ROUNDS (docs/benchmarks.md).
+ROUNDS = int(os.environ.get("RAGLOOM_TEST_READER_ROUNDS", "40"))
 SEARCHES_PER_ROUND = 8
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st  # noqa: E402
 from test_chroma import chroma_server  # noqa: E402,F401  (the module's server fixture)
 from test_chroma_ownership import client_of, config_for  # noqa: E402
 
-from helpers import write  # noqa: E402
+from helpers import ownership_steps, write  # noqa: E402
 from ragloom import RAGEngine, StoreError  # noqa: E402
 from ragloom.chunking.base import chunk_id  # noqa: E402
 
@@ -81,18 +81,8 @@ def test_no_user_collection_is_ever_changed(chroma_server: Any, tmp_path: Path, 
     write(root, "b.py", "def peel(banana):\n    return banana.skin\n")
     config = config_for(chroma_server, base)
 
-    def index() -> None:
-        with RAGEngine(config, root) as engine:
-            engine.index_directory()
-
-    def change_and_remove() -> None:
-        write(root, "a.md", "# A\nRockets launch probes past the moon.\n")
-        (root / "b.py").unlink(missing_ok=True)
-        index()
-
-    def rebuild() -> None:
-        with RAGEngine(config, root, rebuild=True) as engine:
-            engine.index_directory()
+    steps = ownership_steps(config, root)
+    index, change_and_remove, rebuild = steps["index"], steps["change_and_remove"], steps["rebuild"]
 
     def read() -> None:
         with RAGEngine(config, root, read_only=True) as engine:

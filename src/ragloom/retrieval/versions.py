@@ -29,7 +29,7 @@ def one_version_per_file(results: list[SearchResult], sparse: SparseBackend) -> 
     snapshot: dict[str, set[object]] = {}
     for _, metadata in sparse.chunks_with("path", mixed):
         snapshot.setdefault(str(metadata.get("path")), set()).add(metadata.get("file_hash"))
-    kept = {}
+    kept: dict[str, str] = {}
     for path in mixed:
         held = [version for version in found[path] if version in snapshot.get(path, set())]
         kept[path] = held[0] if len(held) == 1 else found[path][0]
