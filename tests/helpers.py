@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,3 +26,24 @@ def write(root: Path, relative: str, text: str) -> Path:
 
 #: The system prompt the LLM integration tests send.
 ASSISTANT_PROMPT = "# Assistant\nAnswer questions about the project.\n"
+
+
+def ownership_steps(config: RAGConfig, root: Path) -> dict[str, Callable[[], None]]:
+    """What the ownership property tests run on a project of ``a.md`` and ``b.py``, each in
+    an engine opened and closed: index, change a.md and remove b.py, rebuild on purpose."""
+    from ragloom import RAGEngine
+
+    def index() -> None:
+        with RAGEngine(config, root) as engine:
+            engine.index_directory()
+
+    def change_and_remove() -> None:
+        write(root, "a.md", "# A\nRockets launch probes past the moon.\n")
+        (root / "b.py").unlink(missing_ok=True)
+        index()
+
+    def rebuild() -> None:
+        with RAGEngine(config, root, rebuild=True) as engine:
+            engine.index_directory()
+
+    return {"index": index, "change_and_remove": change_and_remove, "rebuild": rebuild}

@@ -9,6 +9,8 @@ non-empty folder without the marker is refused with an error naming it, so point
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from ragloom.errors import IndexNotFoundError, StoreError
@@ -40,3 +42,39 @@ def claim_folder(folder: Path, marker: str, owner: str, create: bool = True) -> 
     folder.mkdir(parents=True, exist_ok=True)
     marker_path.write_text(json.dumps({"created_by": "ragloom", "owner": owner}) + "\n",
                            encoding="utf-8")
+
+
+def index_file_names(store: str, collection: str) -> list[str]:
+    """What a collection's index is called in ``index_dir``: its store folder (by default),
+    manifest and BM25 folder (see ``stores.registry.store_path``, ``IndexOpener.beside_store``)."""
+    return [f"{store}_{collection}", f"manifest_{store}_{collection}.sqlite",
+            f"bm25_{store}_{collection}.segments"]
+
+
+def case_variant(names: Iterable[str], present: Iterable[str]) -> tuple[str, str] | None:
+    """The first entry of ``present`` that differs from one of ``names`` only in case, with
+    that name; None when there is none."""
+    wanted = {name.casefold(): name for name in names}
+    for entry in sorted(present):
+        name = wanted.get(entry.casefold())
+        if name is not None and entry != name:
+            return entry, name
+    return None
+
+
+def refuse_case_variants(index_dir: Path, store: str, collection: str) -> None:
+    """Refuse a collection whose index files differ only in case from another collection's
+    already in ``index_dir``: on a case-insensitive file system (macOS, Windows) ``Docs``
+    and ``docs`` would open, change and delete each other's files."""
+    try:
+        present = os.listdir(index_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    found = case_variant(index_file_names(store, collection), present)
+    if found is not None:
+        raise StoreError(
+            f"{index_dir} holds {found[0]!r}, part of the index of another collection whose name "
+            f"differs from vector_store.collection_name = {collection!r} only in case "
+            f"({found[1]!r} would be this one's): on a case-insensitive file system (macOS, "
+            f"Windows) the two share files; choose a collection name that differs in more "
+            f"than case")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from chroma_server import ChromaServer
 from trees import initial_tree, reindex_rounds, tree_config
 
 from helpers import hash_config, write
@@ -19,8 +22,9 @@ CHILD = Path(__file__).resolve().parent / "reader_child.py"
 READERS = 4
 #: Bounded by counts, not time: 40 re-index rounds of five file changes, and every reader
 #: searches at least eight times after each (1,280 searches at the least, each checked for
-#: whole file versions), so a search mixing versions cannot pass by a kind timing.
-ROUNDS = 40
+#: whole file versions), so a search mixing versions cannot pass by a kind timing. More
+#: rounds for a longer run under load: RAGLOOM_TEST_READER_ROUNDS (docs/benchmarks.md).
+ROUNDS = int(os.environ.get("RAGLOOM_TEST_READER_ROUNDS", "40"))
 SEARCHES_PER_ROUND = 8
 
 
@@ -29,44 +33,55 @@ def searches_done(count_files: list[Path]) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("store", ["turboquant", "postgres", "postgres pg_textsearch"])
+@pytest.mark.parametrize("store", ["turboquant", "postgres", "postgres pg_textsearch",
+                                   "chroma server"])
 def test_four_readers_search_while_a_fifth_process_indexes(tmp_path: Path, store: str,
                                                            request: pytest.FixtureRequest) -> None:
     root = tmp_path / "project"
     rng, versions = initial_tree(root, seed=3)
     stop_file = tmp_path / "stop"
     count_files = [tmp_path / f"count{i}" for i in range(READERS)]
-    config, extra, reader_root = tree_config(), [], root
-    if store.startswith("postgres"):  # readers on folders of their own: the index is in the database
-        server = request.getfixturevalue("postgres_server")
-        sparse = "pg_textsearch" if store.endswith("pg_textsearch") else "sql"
-        if sparse == "pg_textsearch" and not server.text_search:
-            pytest.skip("the test server has no pg_textsearch in shared_preload_libraries")
-        settings = {"provider": "postgres", "url": server.url,
-                    "postgres": {"schema": request.getfixturevalue("postgres_schema"),
-                                 "sparse": sparse}}
-        config = config.model_copy(update={"vector_store": type(config.vector_store).model_validate(
-            settings)})
-        extra, reader_root = [json.dumps(settings)], tmp_path / "elsewhere"
-        reader_root.mkdir()
-    with RAGEngine(config, root) as writer:  # held open by this process the whole time
-        writer.index_directory()
-        readers = [subprocess.Popen([sys.executable, str(CHILD), str(reader_root), str(TESTS),
-                                     str(count_files[i]), str(stop_file), str(i), *extra],
-                                    stderr=subprocess.PIPE, text=True)
-                   for i in range(READERS)]
-        def wait_for_readers(done: int) -> None:
-            """Count-bound: every reader searches a few more times before the next round."""
-            while min(searches_done(count_files)) < done * SEARCHES_PER_ROUND:
-                assert all(r.poll() is None for r in readers), [r.stderr.read() for r in readers
-                                                                if r.poll() is not None]
-                time.sleep(0.05)
+    config, settings, reader_root = tree_config(), None, root
+    with ExitStack() as servers:
+        if store.startswith("postgres"):  # readers on folders of their own: the index is in the database
+            server = request.getfixturevalue("postgres_server")
+            sparse = "pg_textsearch" if store.endswith("pg_textsearch") else "sql"
+            if sparse == "pg_textsearch" and not server.text_search:
+                pytest.skip("the test server has no pg_textsearch in shared_preload_libraries")
+            settings = {"provider": "postgres", "url": server.url,
+                        "postgres": {"schema": request.getfixturevalue("postgres_schema"),
+                                     "sparse": sparse}}
+            reader_root = tmp_path / "elsewhere"
+            reader_root.mkdir()
+        elif store == "chroma server":  # readers in the writer's folder: its BM25 index is there
+            pytest.importorskip("chromadb", reason="the chroma extra is not installed")
+            if not ChromaServer.available():
+                pytest.skip("the 'chroma' command is not installed")
+            chroma = servers.enter_context(ChromaServer(tmp_path / "chroma-server"))
+            settings = {"provider": "chroma", "url": chroma.url, "collection_name": "readers"}
+        if settings is not None:
+            config = config.model_copy(update={"vector_store": type(
+                config.vector_store).model_validate(settings)})
+        extra = [json.dumps(settings)] if settings is not None else []
+        with RAGEngine(config, root) as writer:  # held open by this process the whole time
+            writer.index_directory()
+            readers = [subprocess.Popen([sys.executable, str(CHILD), str(reader_root), str(TESTS),
+                                         str(count_files[i]), str(stop_file), str(i), *extra],
+                                        stderr=subprocess.PIPE, text=True)
+                       for i in range(READERS)]
 
-        try:
-            reindex_rounds(writer, root, rng, versions, ROUNDS, wait_for_readers)
-        finally:
-            stop_file.touch()
-            outcomes = [(r.wait(120), r.stderr.read()) for r in readers]
+            def wait_for_readers(done: int) -> None:
+                """Count-bound: every reader searches a few more times before the next round."""
+                while min(searches_done(count_files)) < done * SEARCHES_PER_ROUND:
+                    assert all(r.poll() is None for r in readers), [r.stderr.read() for r in readers
+                                                                    if r.poll() is not None]
+                    time.sleep(0.05)
+
+            try:
+                reindex_rounds(writer, root, rng, versions, ROUNDS, wait_for_readers)
+            finally:
+                stop_file.touch()
+                outcomes = [(r.wait(120), r.stderr.read()) for r in readers]
     assert all(code == 0 for code, _ in outcomes), outcomes
     served = sum(searches_done(count_files))
     assert served >= READERS * ROUNDS * SEARCHES_PER_ROUND

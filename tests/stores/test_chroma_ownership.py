@@ -49,7 +49,7 @@ def test_a_foreign_collection_is_never_changed_adopted_or_dropped(
     write(tmp_path, "a.md", "# A\nrockets and orbits\n")
     for rebuild in (False, True):
         with pytest.raises(StoreError, match=f"Chroma collection '{name}' .* was not created by "
-                                             "ragloom; ragloom will not change or drop it"):
+                                             "ragloom; ragloom will not read, change or drop it"):
             with RAGEngine(config_for(chroma_server, name), tmp_path, rebuild=rebuild) as engine:
                 engine.index_directory()
     assert state(client, [name]) == before

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_postgres_ownership import user_state
 
-from helpers import hash_config, write
+from helpers import hash_config, ownership_steps, write
 from ragloom import RAGEngine
 from ragloom.errors import StoreError
 from ragloom.stores.postgres import table_name
@@ -120,20 +120,8 @@ def test_no_user_object_is_ever_changed(postgres_server: Any, tmp_path: Path,
         before = user_state(postgres_server, schema)
         outcomes: list[str] = []
 
-        def index() -> None:
-            with RAGEngine(config, root) as engine:
-                engine.index_directory()
-
-        def change_and_remove() -> None:
-            write(root, "a.md", "# A\nRockets launch probes past the moon.\n")
-            (root / "b.py").unlink(missing_ok=True)
-            index()
-
-        def rebuild() -> None:
-            with RAGEngine(config, root, rebuild=True) as engine:
-                engine.index_directory()
-
-        for step in (index, change_and_remove, rebuild, index):
+        steps = ownership_steps(config, root)
+        for step in (steps["index"], steps["change_and_remove"], steps["rebuild"], steps["index"]):
             attempt(step, schema, set(before), outcomes)
         assert user_state(postgres_server, schema) == before, (items, foreign, outcomes)
         in_the_way = any(kind != "table" or suffix in TABLE_SUFFIXES

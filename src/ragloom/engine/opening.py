@@ -36,7 +36,7 @@ from ragloom.indexing.manifest import Manifest
 from ragloom.indexing.other_stores import other_store_note
 from ragloom.indexing.state import owned_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
-from ragloom.ownership import INDEX_MARKER, claim_folder
+from ragloom.ownership import INDEX_MARKER, claim_folder, refuse_case_variants
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.tokenize import Tokenizer
@@ -96,6 +96,7 @@ class IndexOpener:
         with ExitStack() as closing:
             if (self._persistent() or self.config.embedding_cache) and not owns_state:
                 claim_folder(self.index_dir, INDEX_MARKER, "index_dir")  # both write there
+                self._refuse_case_variants()
             if self._persistent() and not owns_state:
                 lock = ProcessLock(self.index_dir / "lock")
                 lock.acquire()
@@ -127,6 +128,7 @@ class IndexOpener:
             return parts
         if self._persistent():
             claim_folder(self.index_dir, INDEX_MARKER, "index_dir", create=False)
+            self._refuse_case_variants()
         with ExitStack() as closing:
             probe = ProcessLock(self.index_dir / "lock")
             writer_active = False
@@ -163,6 +165,13 @@ class IndexOpener:
         if self.vector_store is not None:
             return bool(getattr(self.vector_store, "index_state", None))
         return store_owns_index_state(self.config)
+
+    def _refuse_case_variants(self) -> None:
+        """No two collections' files in ``index_dir`` differ only in case (see ownership)."""
+        if self._persistent():
+            store = self.vector_store.name if self.vector_store is not None else None
+            refuse_case_variants(self.index_dir, store or self.config.vector_store.provider,
+                                 self.config.vector_store.collection_name)
 
     def _persistent(self) -> bool:
         """Whether the store keeps its data on disk or a server, known before it opens."""

@@ -27,7 +27,7 @@ from ragloom.config import RAGConfig
 from ragloom.indexing.disk_usage import disk_usage, server_name
 from ragloom.indexing.pending import PendingWork
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
-from ragloom.ownership import INDEX_MARKER
+from ragloom.ownership import INDEX_MARKER, case_variant, index_file_names
 from ragloom.types import IndexStatus
 
 #: ``retrieval.bm25_files.SEGMENT_LIST`` and ``FORMAT_VERSION``, named here so reading the
@@ -54,8 +54,9 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
     collection = config.vector_store.collection_name
     manifest_path = index_dir / f"manifest_{store}_{collection}.sqlite"
     bm25_path = index_dir / f"bm25_{store}_{collection}.segments"
-    if not manifest_path.is_file():
-        return None
+    if not manifest_path.is_file() or case_variant(index_file_names(store, collection),
+                                                   [p.name for p in index_dir.iterdir()]):
+        return None  # a case variant's files: the engine refuses it, naming them
     try:  # each read is whole (an SQLite read, a list swapped atomically); no lock is taken
         summary = _manifest_summary(manifest_path)
     except sqlite3.Error:

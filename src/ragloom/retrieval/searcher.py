@@ -38,6 +38,7 @@ from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriev
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
 from ragloom.retrieval.tokenize import Tokenizer
+from ragloom.retrieval.versions import one_version_per_file
 from ragloom.stores.base import VectorStore, queries_elsewhere, read_snapshot, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
@@ -160,6 +161,7 @@ class Searcher:
                 keep = pool if (mmr or reranking) else wanted
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
+            results = one_version_per_file(results, self.sparse)  # a server written meanwhile
             if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
                 results = demote_tests(results, settings.test_weight)
             if self.reranker is not None and results:

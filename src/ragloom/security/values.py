@@ -21,8 +21,9 @@ MIN_CHARACTER_CLASSES = 2
 MIN_PASSWORD_LENGTH = 6
 MIN_TOKEN_LENGTH = 8
 
-#: Letters-only words joined by separators: names (``database_password``), not secrets.
-_WORDS = re.compile(r"[_.:/\\-]*[^\W\d_]+(?:[_.:/\\-]+[^\W\d_]+)*[_.:/\\-]*")  # any script's letters
+#: Letters-only words joined by separators: names (``database_password``) and labels
+#: (``(Test-)Token``, a translated form field), not secrets.
+_WORDS = re.compile(r"[_.:/\\()-]*[^\W\d_]+(?:[_.:/\\()-]+[^\W\d_]+)*[_.:/\\()-]*")  # any script's letters
 #: ``self._manager._authkey``, ``tokenize_module._tokenize``: code, not a value.
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 #: Values that stand for a secret without being one.
@@ -40,8 +41,10 @@ MAX_STAND_IN_LENGTH = 16
 MIN_PROSE_LETTERS = 3
 #: References and templates: an environment or shell variable, a path, a format field.
 _REFERENCE = re.compile(r"^\$|\{\$|^/|^~|^\./|^\\\\|^<|\{\{|\}\}|\$\{|\{[\w.]*\}|%\(|%s\b|\s")
-#: Outside quotes, also code: a call, an index, a dict, a decorator or an operator.
+#: Outside quotes, also code: a call, an index, a dict, a decorator or an operator ...
 _CODE = re.compile(r"^[%&@!{?]|[()\[\]\\]")
+#: ... or a pointer dereferenced or taken of a (dotted) name: Go's ``*f.Password``.
+_POINTER = re.compile(r"[*&]+(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[^\W\d_]+)")
 
 
 def shannon_entropy(value: str) -> float:
@@ -59,7 +62,8 @@ def character_classes(value: str) -> int:
 def is_placeholder(value: str, quoted: bool = False) -> bool:
     """A reference, template, piece of code (unless ``quoted``), identifier or stand-in
     rather than a literal."""
-    return bool(_REFERENCE.search(value) or (not quoted and _CODE.search(value))
+    return bool(_REFERENCE.search(value) or (not quoted and (_CODE.search(value)
+                                                           or _POINTER.fullmatch(value)))
                 or _PLACEHOLDER.search(value) or _WORDS.fullmatch(value)
                 or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value
                 or (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value))

@@ -165,13 +165,7 @@ class ChromaVectorStore:
                 return self._existing_collection()
             collection = self._client.get_or_create_collection(
                 self._collection_name, metadata=expected, embedding_function=None)
-            recorded = collection.metadata or {}
-            if MODEL_KEY not in recorded:
-                raise StoreError(
-                    f"Chroma collection {self._collection_name!r} at {self.location} was not "
-                    f"created by ragloom; ragloom will not change or drop it: choose another "
-                    f"vector_store.collection_name")
-            self._check_identity(recorded)
+            self._check_identity(collection.metadata or {})
             _search_exactly(collection)
             return collection
         except StoreError:
@@ -199,7 +193,12 @@ class ChromaVectorStore:
         return collection
 
     def _check_identity(self, recorded: dict[str, Any]) -> None:
-        """The collection must hold vectors of this model and dimension."""
+        """The collection must be ragloom's (its metadata names the model: a reader too
+        refuses another app's) and hold vectors of this model and dimension."""
+        if MODEL_KEY not in recorded:
+            raise StoreError(f"Chroma collection {self._collection_name!r} at {self.location} was "
+                             f"not created by ragloom; ragloom will not read, change or drop it: "
+                             f"choose another vector_store.collection_name")
         built = (recorded.get(MODEL_KEY), recorded.get(DIMENSION_KEY))
         if built == (self._embedding.model, self._embedding.dimension):
             return
@@ -268,6 +267,8 @@ class ChromaVectorStore:
         documents = self._with_texts(result["ids"][0], result["documents"][0])
         for chunk_id, text, metadata, distance in zip(
                 result["ids"][0], documents, result["metadatas"][0], result["distances"][0]):
+            if text is None and metadata is None:  # on a server: half written or deleted
+                continue
             results.append(SearchResult(id=chunk_id, text=text or "", metadata=dict(metadata or {}),
                                         score=float(1.0 - distance), distance=float(distance)))
         return results
@@ -277,8 +278,8 @@ class ChromaVectorStore:
             return []
         found = self._call("get", ids=list(ids), include=["documents", "metadatas"])
         documents = self._with_texts(found["ids"], found["documents"])
-        by_id = {cid: Chunk(cid, text or "", dict(meta or {}))
-                 for cid, text, meta in zip(found["ids"], documents, found["metadatas"])}
+        by_id = {cid: Chunk(cid, text or "", dict(meta or {})) for cid, text, meta in zip(
+            found["ids"], documents, found["metadatas"]) if text is not None or meta is not None}
         return [by_id[cid] for cid in ids if cid in by_id]
 
     def _with_texts(self, ids: list[str], documents: list[str | None]) -> list[str | None]:
