@@ -25,7 +25,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("config", ("config",)),
     ("parts", ("chunking", "embeddings", "readers", "stores")),
     ("retrieval", ("retrieval",)),
-    ("indexing", ("indexing",)),
+    ("indexing", ("indexing", "stores.backend", "stores.registry")),
     ("engine", ("engine", "testing")),
     ("integrations", ("integrations",)),
     ("apps", ("apps",)),

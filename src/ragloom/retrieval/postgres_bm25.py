@@ -165,6 +165,9 @@ class PostgresSparseIndex:
     def persist(self) -> None:
         """Committed with the writer's transaction."""
 
+    def verify_files(self) -> list[str]:
+        return []  # no files: the server checks its own pages
+
     def sync_with(self, store: Any) -> bool:
         """Rebuild the postings from the stored texts when they lack chunks or were made by
         another tokenizer, and (``sparse = "pg_textsearch"``) write the text rows chunks

@@ -28,6 +28,7 @@ import numpy as np
 from ragloom._optional import import_optional
 from ragloom.errors import StoreError
 from ragloom.filters import Filters
+from ragloom.stores.base import StoreDefaults
 from ragloom.stores.mcp_settings import McpBridgeSettings  # noqa: F401  (its settings, re-exported)
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -40,7 +41,7 @@ _LINES = re.compile(r"^(?P<path>.*):(?P<start>\d+)-(?P<end>\d+)$")
 _SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth")
 
 
-class McpBridgeStore:
+class McpBridgeStore(StoreDefaults):
     """See the module docstring."""
 
     name = "mcp"

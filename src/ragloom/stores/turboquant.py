@@ -28,7 +28,7 @@ from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.turboquant import TurboQuantizer
 from ragloom.segments import record_written
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.base import EmbeddingSpec, StoreDefaults, check_upsert_arguments, require_stored
 from ragloom.stores.turboquant_passes import candidate_rows, pool_sizes
 from ragloom.stores.turboquant_rows import TurboQuantRows
 from ragloom.stores.turboquant_segments import (
@@ -47,7 +47,7 @@ from ragloom.types import Chunk, Metadata, SearchResult
 logger = logging.getLogger("ragloom")
 
 
-class TurboQuantStore:
+class TurboQuantStore(StoreDefaults):
     """Compressed vectors, texts and metadata, persisted as append-only segments."""
 
     name = "turboquant"

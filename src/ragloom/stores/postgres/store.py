@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from functools import partial
 from typing import Any
 
@@ -32,6 +33,7 @@ from ragloom.filters import Filters
 from ragloom.stores.base import (
     DataRejectedError,
     EmbeddingSpec,
+    StoreDefaults,
     check_upsert_arguments,
     require_stored,
 )
@@ -59,7 +61,7 @@ _INT4 = 2**31
 _DDL = 1 << 41  #: creating or dropping tables: a key apart from the writer lock
 
 
-class PostgresStore:
+class PostgresStore(StoreDefaults):
     """One ragloom index in a Postgres database (pgvector's HNSW for dense search)."""
 
     name = "postgres"
@@ -69,8 +71,6 @@ class PostgresStore:
     glob_filters = True
     #: A search waits on the server; BM25 runs meanwhile on a connection of its own.
     queries_elsewhere = True
-    #: Manifest, BM25 postings, embedding cache and writer lock live in the database too.
-    index_state = "ragloom.indexing.postgres_state:open_index_state"
 
     def __init__(self, url: str, tables: Tables, embedding: EmbeddingSpec,
                  settings: PostgresSettings | None = None, read_only: bool = False) -> None:
@@ -89,7 +89,7 @@ class PostgresStore:
         self.sparse_reader = Database(
             url, f"ragloom BM25 reader {socket.gethostname()} pid {os.getpid()}")
         #: Every read of one search runs in this: both reading connections share a snapshot.
-        self.read_snapshot = SharedSnapshot(self.reader, self.sparse_reader)
+        self._snapshot = SharedSnapshot(self.reader, self.sparse_reader)
         self.location = f"{self.writer.where} table {tables.label}"
         #: Held while a writing store is open: one writer per index, across machines.
         self.lock = None if read_only else PostgresIndexLock(url, tables)
@@ -213,6 +213,10 @@ class PostgresStore:
                 emptied.insert(0, t.tokens)
             self.writer.execute("reset", f"TRUNCATE {', '.join(emptied)} RESTRICT")
             self.writer.execute("reset", f"UPDATE {t.stats} SET documents = 0, tokens = 0")
+
+    def read_snapshot(self) -> AbstractContextManager[object]:
+        """Both reading connections share one snapshot for the reads of one search."""
+        return self._snapshot()
 
     def persist(self) -> None:
         """Every write is committed by its transaction; nothing to flush."""
