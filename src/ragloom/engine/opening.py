@@ -117,7 +117,7 @@ class IndexOpener:
         if self._owns_state():
             with ExitStack() as closing:
                 parts = self._open_parts(closing, read_only=True)
-                self._check_signature(parts)
+                self._check_signature(parts, reading=True)
                 parts.sparse.sync_with(parts.store)
                 parts.closing = closing.pop_all()
             return parts
@@ -147,7 +147,7 @@ class IndexOpener:
                         f"engine first or use a Chroma server (vector_store.url)")
             else:
                 probe.release()  # held shared only while no writer may open beside us
-            self._check_signature(parts)
+            self._check_signature(parts, reading=True)
             if not searches_text(parts.store):  # a remote index keeps its own BM25
                 parts.sparse.sync_with(parts.store)
             parts.closing = closing.pop_all()
@@ -189,9 +189,10 @@ class IndexOpener:
         state = (backend.open_index_state(store, tokenizer, text_of, read_only)
                  if backend is not None and backend.owns_index_state else None)
         if state is not None:  # the store keeps them (e.g. in its database)
-            for part in (state.cache, state.lock):
-                if part is not None:
-                    closing.callback(part.close if part is state.cache else part.release)
+            if state.cache is not None:
+                closing.callback(state.cache.close)
+            if state.lock is not None:
+                closing.callback(state.lock.release)
             use_cache = config.embedding_cache and not read_only
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
                               state.sparse, sizing, text_of, owns_state=True,
@@ -256,22 +257,22 @@ class IndexOpener:
         return json.dumps([self.provider.provider_name, self.provider.model_name,
                            self.provider.dimension])
 
-    def _check_signature(self, parts: IndexParts) -> None:
+    def _check_signature(self, parts: IndexParts, reading: bool) -> None:
         """The index must have been built by this embedding model: a store other processes
         or machines may share is never emptied implicitly (only ``rebuild``)."""
         built = parts.manifest.get_setting("embedding")
         if built is not None and built != self.embedding_signature():
             provider, model, dimension = json.loads(built)
-            reading = " (reading never rebuilds)" if parts.manifest.read_only else ""
+            hint = " (reading never rebuilds)" if reading else ""
             raise IndexMismatchError(
                 f"the index at {self.index_dir} was built with {provider}/{model} ({dimension}-d), "
                 f"not {self.provider.provider_name}/{self.provider.model_name} "
-                f"({self.provider.dimension}-d){reading}; {REBUILD_HINT}")
+                f"({self.provider.dimension}-d){hint}; {REBUILD_HINT}")
 
     def _reconcile_signature(self, parts: IndexParts) -> None:
         """Refuse another embedding model; re-chunk when chunking settings changed."""
         manifest = parts.manifest
-        self._check_signature(parts)
+        self._check_signature(parts, reading=False)
         chunking = json.dumps([parts.sizing.signature(),
                                self.config.chunking.model_dump(mode="json"),
                                self.config.redact_secrets, self.config.source_types,

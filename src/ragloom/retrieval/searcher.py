@@ -201,8 +201,10 @@ class Searcher:
         return self.sparse.chunks_with("content_hash", digests)
 
     def _retrievers(self, mode: str) -> list[Retriever]:
-        return {"dense": [self.dense_retriever], "sparse": [self.sparse_retriever],
-                "hybrid": [self.dense_retriever, self.sparse_retriever]}[mode]
+        by_mode: dict[str, list[Retriever]] = {
+            "dense": [self.dense_retriever], "sparse": [self.sparse_retriever],
+            "hybrid": [self.dense_retriever, self.sparse_retriever]}
+        return by_mode[mode]
 
     def _retrieve(self, request: Query, mode: str, pool: int,
                   clock: _Stopwatch) -> dict[str, Ranking]:

@@ -144,7 +144,9 @@ class McpBridgeStore(StoreDefaults):
     def _end_session(self) -> None:
         """Ask the current session to end without waiting for it (close() waits)."""
         self._client = None
-        self._loop.call_soon_threadsafe(lambda closing=self._closing: closing and closing.set())
+        closing = self._closing
+        if closing is not None:
+            self._loop.call_soon_threadsafe(closing.set)
         self._session_task = None
 
     def _connected(self) -> Any:

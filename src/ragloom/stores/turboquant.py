@@ -188,7 +188,7 @@ class TurboQuantStore(StoreDefaults):
             everything = table.live == len(table) and not conditions
             rows = np.arange(len(table)) if everything else np.flatnonzero(table.alive)
             if conditions:
-                rows = np.array([r for r in rows if matches_all(table.metadatas[r], conditions)],
+                rows = np.array([r for r in rows.tolist() if matches_all(table.metadatas[r], conditions)],
                                 dtype=np.int64)
             if len(rows) == 0 or top_k <= 0:
                 return []
