@@ -135,9 +135,6 @@ class _OutsideFactory:
     def __init__(self, registry: Registry[Any], name: str, factory: Callable[..., object]) -> None:
         self._registry, self._name, self._factory = registry, name, factory
 
-    def __getattr__(self, attribute: str) -> object:  # settings_model and the like
-        return getattr(self._factory, attribute)
-
     def __call__(self, *args: object, **kwargs: object) -> object:
         registry = self._registry
         where = f"{registry.kind} {self._name!r} for key '{registry.config_key}'"

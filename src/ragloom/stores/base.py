@@ -100,10 +100,17 @@ class VectorStore(Protocol):
         reading every id), or None when the store keeps none."""
         ...
 
+    def server_figures(self) -> tuple[str, dict[str, int]] | None:
+        """For ``status``: the table or collection in the server and the bytes each part of
+        the index takes there (``store``, ``bm25``, ``manifest``, ``embedding_cache``,
+        ``other``), or None when the server reports no sizes."""
+        ...
+
 
 class StoreDefaults:
     """The optional members of ``VectorStore`` for a store that has nothing to say: no
-    remote text search, queries in this process, no snapshot, no files to check, no digest."""
+    remote text search, queries in this process, no snapshot, no files to check, no digest,
+    no sizes from a server."""
 
     searches_text = False
     queries_elsewhere = False
@@ -115,6 +122,9 @@ class StoreDefaults:
         return []
 
     def id_digest(self) -> int | None:
+        return None
+
+    def server_figures(self) -> tuple[str, dict[str, int]] | None:
         return None
 
 

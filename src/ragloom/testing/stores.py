@@ -198,6 +198,8 @@ class StoreConformance:
         assert store.verify_files() == []  # nothing damaged in a fresh store
         digest = store.id_digest()
         assert digest is None or isinstance(digest, int)
+        figures = store.server_figures()
+        assert figures is None or (isinstance(figures[0], str) and isinstance(figures[1], dict))
         if digest is not None:  # a digest of the ids: it changes with them
             store.delete(["c0"])
             assert store.id_digest() != digest

@@ -59,6 +59,9 @@ _COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, mo
 _COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
 _INT4 = 2**31
 _DDL = 1 << 41  #: creating or dropping tables: a key apart from the writer lock
+#: The index's tables (``Tables`` properties) by the part of the index they hold.
+_PARTS = {"store": ("chunks",), "bm25": ("postings", "lengths", "terms", "stats", "tokens", "symbols"),
+          "manifest": ("files", "info"), "embedding_cache": ("cache",)}
 
 
 class PostgresStore(StoreDefaults):
@@ -220,6 +223,18 @@ class PostgresStore(StoreDefaults):
 
     def persist(self) -> None:
         """Every write is committed by its transaction; nothing to flush."""
+
+    def server_figures(self) -> tuple[str, dict[str, int]] | None:
+        """Each part's tables' total size (rows, TOAST, indexes) as the server counts it."""
+        names = {part: [getattr(self.tables, name) for name in members]  # Tables properties
+                 for part, members in _PARTS.items()}
+        everything = [name for members in names.values() for name in members]
+        rows = self.reader.execute(
+            "status", "SELECT name, COALESCE(pg_total_relation_size(to_regclass(name)), 0) "
+            "FROM unnest(%s::text[]) AS name", (everything,))
+        size = {name: int(value) for name, value in rows}
+        usage = {part: sum(size.get(name, 0) for name in members) for part, members in names.items()}
+        return self.tables.label, usage | {"other": 0}
 
     def close(self) -> None:
         self.writer.close()
