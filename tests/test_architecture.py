@@ -25,7 +25,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("config", ("config",)),
     ("parts", ("chunking", "embeddings", "readers", "stores")),
     ("retrieval", ("retrieval",)),
-    ("indexing", ("indexing",)),
+    ("indexing", ("indexing", "stores.backend", "stores.registry")),
     ("engine", ("engine", "testing")),
     ("integrations", ("integrations",)),
     ("apps", ("apps",)),
@@ -200,3 +200,57 @@ def test_no_module_is_over_the_line_limit() -> None:
     long = {name: count for name, path in modules().items()
             if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert long == {}, f"split these along a seam (at most {MAX_MODULE_LINES} lines each)"
+
+
+#: Where a module may be imported by a name held in a string (hidden from the import graph
+#: above), and why. Everything else imports ragloom modules with import statements.
+LOADS_BY_NAME = {
+    "ragloom._registry": "plugins: entry points and 'package.module:factory' paths",
+    "ragloom._lazy": "lazy package exports, each also imported under TYPE_CHECKING (checked below)",
+    "ragloom._optional": "third-party optional dependencies (checked below: never a ragloom module)",
+    "ragloom.chunking.treesitter.outline": "the installed tree-sitter grammar wheels (third-party)",
+}
+_LOADERS = {"import_module", "__import__", "spec_from_file_location", "resolve_name"}
+
+
+def _called_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8"), str(path)) for name, path in modules().items()}
+
+
+def test_no_module_is_loaded_by_string_outside_the_plugin_registry() -> None:
+    found = sorted(f"{name}:{node.lineno} calls {_called_name(node)}"
+                   for name, tree in _trees().items() if name not in LOADS_BY_NAME
+                   for node in ast.walk(tree)
+                   if isinstance(node, ast.Call) and _called_name(node) in _LOADERS)
+    assert found == [], "import it with an import statement (or register a plugin)"
+
+
+def test_optional_imports_name_third_party_modules() -> None:
+    named = [(name, node.args[0].value) for name, tree in _trees().items() for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and _called_name(node) == "import_optional"]
+    assert named, "import_optional is called somewhere"
+    assert [(name, module) for name, module in named
+            if not isinstance(module, str) or module.split(".")[0] == "ragloom"] == []
+
+
+def test_lazy_exports_are_imported_where_the_graph_sees_them() -> None:
+    """Each ``_EXPORTS = {"Name": "ragloom.module"}`` entry of a package is also imported
+    (under TYPE_CHECKING) by that package, so the graph tests above count the edge."""
+    hidden = []
+    for name, tree in _trees().items():
+        exports = next((node.value for node in tree.body if isinstance(node, ast.Assign)
+                        and [getattr(t, "id", "") for t in node.targets] == ["_EXPORTS"]), None)
+        if not isinstance(exports, ast.Dict):
+            continue
+        imported = {(node.module, alias.name) for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) for alias in node.names}
+        hidden += [f"{name}: {key.value} from {value.value}"
+                   for key, value in zip(exports.keys, exports.values)
+                   if isinstance(key, ast.Constant) and isinstance(value, ast.Constant)
+                   and (value.value, key.value) not in imported]
+    assert hidden == []

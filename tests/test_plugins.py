@@ -54,10 +54,13 @@ class TestPluginStoreConformance(StoreConformance):
     persistent = False
 
     @pytest.fixture
-    def store_factory(self, installed_plugin: Path, tmp_path: Path):
-        factory = vector_stores.get("tiny")
+    def backend(self, installed_plugin: Path):
+        return vector_stores.get("tiny")
+
+    @pytest.fixture
+    def store_factory(self, backend, tmp_path: Path):
         config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "tiny"}})
-        return lambda: factory(config, tmp_path, None, False)
+        return lambda: backend.open(config, tmp_path, None, False)
 
 
 def test_toml_selects_the_plugin_store_and_embedder(installed_plugin: Path, tmp_path: Path) -> None:
@@ -172,7 +175,7 @@ def test_a_module_factory_path_needs_no_packaging(tmp_path: Path, monkeypatch: p
     monkeypatch.syspath_prepend(str(PLUGIN / "src"))
     monkeypatch.delitem(sys.modules, "ragloom_tiny_plugin", raising=False)
     config = parse_config({"embedding_provider": "ragloom_tiny_plugin:letters_provider",
-                           "vector_store": {"provider": "ragloom_tiny_plugin:open_tiny_store"}})
+                           "vector_store": {"provider": "ragloom_tiny_plugin:TinyBackend"}})
     write(tmp_path, "a.txt", "quiet quokkas\n")
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()
@@ -187,7 +190,7 @@ def test_a_broken_plugin_says_which_and_why(installed_plugin: Path) -> None:
     module.write_text("raise ImportError('numpy too old')\n")
     sys.modules.pop("ragloom_tiny_plugin", None)
     with pytest.raises(ConfigError, match=r"vector store 'tiny' for key 'vector_store.provider': cannot "
-                                          r"load plugin 'ragloom_tiny_plugin:open_tiny_store' .*"
+                                          r"load plugin 'ragloom_tiny_plugin:TinyBackend' .*"
                                           r"ImportError: numpy too old"):
         vector_stores.get("tiny")
 

@@ -22,10 +22,14 @@ FactoryT = TypeVar("FactoryT", bound=Callable[..., object])
 class Registry(Generic[FactoryT]):
     """Maps the config string of a backend to the callable that builds it."""
 
-    def __init__(self, kind: str, config_key: str, entry_point_group: str | None = None) -> None:
+    def __init__(self, kind: str, config_key: str, entry_point_group: str | None = None,
+                 accepts: tuple[type, str] | None = None) -> None:
         self.kind = kind
         self.config_key = config_key
         self.entry_point_group = entry_point_group
+        #: (base class, its name): a plugin must be a subclass of it (a typed descriptor,
+        #: such as ``StoreBackend``) and is used as it is; without, any callable is wrapped.
+        self._accepts = accepts
         self._factories: dict[str, FactoryT] = {}
         self._builtin: set[str] = set()
         self._plugins: dict[str, importlib.metadata.EntryPoint] | None = None  # listed lazily
@@ -78,6 +82,12 @@ class Registry(Generic[FactoryT]):
         except Exception as exc:  # a broken plugin must not look like a typo
             raise ConfigError(f"{self.kind} {name!r} for key '{self.config_key}': cannot load "
                               f"{what}: {type(exc).__name__}: {exc}") from exc
+        if self._accepts is not None:
+            base, base_name = self._accepts
+            if not (isinstance(factory, type) and issubclass(factory, base)):
+                raise ConfigError(f"{self.kind} {name!r} for key '{self.config_key}': {what} is "
+                                  f"{factory!r}, not a subclass of {base_name}")
+            return cast(FactoryT, factory)
         if not callable(factory):
             raise ConfigError(f"{self.kind} {name!r} for key '{self.config_key}': {what} is "
                               f"{type(factory).__name__}, not a factory")
@@ -124,9 +134,6 @@ class _OutsideFactory:
 
     def __init__(self, registry: Registry[Any], name: str, factory: Callable[..., object]) -> None:
         self._registry, self._name, self._factory = registry, name, factory
-
-    def __getattr__(self, attribute: str) -> object:  # settings_model and the like
-        return getattr(self._factory, attribute)
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         registry = self._registry

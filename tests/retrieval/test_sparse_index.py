@@ -101,28 +101,3 @@ def test_names_and_copies_are_found_from_the_saved_lookups(tmp_path: Path) -> No
         assert index.chunks_with("content_hash", ["bb"]) == []
         assert [doc for doc, _ in index.chunks_with("content_hash", ["bb", "aa", "aa"])] == [
             "c1", "c3", "c5"]
-
-
-def test_a_store_may_supply_its_own_keyword_index(tmp_path: Path) -> None:
-    """A store defining ``sparse_index`` (a database with a text index) gets it searched and
-    updated instead of a BM25 folder beside it."""
-    from ragloom.retrieval.sparse import SparseIndex
-    from ragloom.stores.mock import MockVectorStore
-
-    class OwnIndex(SparseIndex):
-        calls: list[str] = []
-
-        def add(self, ids, texts, metadatas):  # type: ignore[no-untyped-def]
-            self.calls.append("add")
-            super().add(ids, texts, metadatas)
-
-    class StoreWithIndex(MockVectorStore):
-        def sparse_index(self, read_only: bool) -> SparseIndex:
-            return OwnIndex()
-
-    make_project(tmp_path)
-    with RAGEngine(hash_config(), tmp_path, vector_store=StoreWithIndex()) as engine:
-        engine.index_directory()
-        assert isinstance(engine.sparse, OwnIndex) and OwnIndex.calls
-        assert engine.search("frobnicate", mode="sparse")[0].metadata["path"] == "a.py"
-    assert not list(tmp_path.rglob("bm25*"))

@@ -21,6 +21,7 @@ from ragloom import RAGEngine, StoreError  # noqa: E402
 from ragloom.errors import IndexMismatchError  # noqa: E402
 from ragloom.stores.base import EmbeddingSpec  # noqa: E402
 from ragloom.stores.chroma import ChromaVectorStore  # noqa: E402
+from ragloom.stores.registry import vector_stores
 from ragloom.testing.stores import DIM, StoreConformance, sample_rows  # noqa: E402
 
 SPEC = EmbeddingSpec("hash/feature-hash-v1", DIM)
@@ -28,6 +29,10 @@ SPEC = EmbeddingSpec("hash/feature-hash-v1", DIM)
 
 class TestChromaEmbedded(StoreConformance):
     persistent = True
+
+    @pytest.fixture
+    def backend(self):
+        return vector_stores.get("chroma")
 
     @pytest.fixture
     def store_factory(self, tmp_path: Path):
@@ -45,6 +50,10 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
 @pytest.mark.slow
 class TestChromaRemote(StoreConformance):
     persistent = True
+
+    @pytest.fixture
+    def backend(self):
+        return vector_stores.get("chroma")
 
     @pytest.fixture
     def store_factory(self, chroma_server: ChromaServer):

@@ -13,12 +13,12 @@ import pytest
 from ragloom.errors import IndexLockedError
 from ragloom.filters import compile_filters
 from ragloom.indexing.manifest import FileRecord
-from ragloom.indexing.state import owned_state
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.postgres import PostgresSettings, Tables
 from ragloom.stores.postgres.store import PostgresStore
+from ragloom.stores.registry import PostgresBackend
 
 DIM = 8
 WORDS = ("rocket orbit launch pad fuel engine wing lift drag flow shock wave heat "
@@ -54,7 +54,7 @@ def corpus(size: int, seed: int = 7) -> tuple[list[str], list[str], list[dict]]:
 
 def filled(store: PostgresStore, size: int = 120) -> tuple[Any, SparseIndex]:
     ids, texts, metadatas = corpus(size)
-    state = owned_state(store, Tokenizer(), lambda text, meta: text, False)
+    state = PostgresBackend.open_index_state(store, Tokenizer(), lambda text, meta: text, False)
     assert state is not None
     vectors = np.random.default_rng(0).normal(size=(size, DIM)).astype(np.float32)
     store.upsert(ids, vectors, texts, metadatas)
@@ -103,7 +103,7 @@ def test_pruned_search_is_exact_and_skips_frequent_terms(open_store, monkeypatch
     texts = [" ".join(rng.choices(vocabulary, ranks, k=rng.randint(2, 40))) for _ in ids]
     metadatas = [{"path": f"p{i % 4}.py", "chunk_index": i} for i in range(size)]
     store = open_store()
-    state = owned_state(store, Tokenizer(), lambda text, meta: text, False)
+    state = PostgresBackend.open_index_state(store, Tokenizer(), lambda text, meta: text, False)
     store.upsert(ids, np.random.default_rng(0).normal(size=(size, DIM)).astype(np.float32),
                  texts, metadatas)
     state.sparse.add(ids, texts, metadatas)
@@ -156,7 +156,7 @@ def test_lookups(open_store) -> None:
 
 def test_a_window_is_one_transaction(open_store, postgres_server, postgres_schema) -> None:
     store = open_store()
-    state = owned_state(store, Tokenizer(), lambda text, meta: text, False)
+    state = PostgresBackend.open_index_state(store, Tokenizer(), lambda text, meta: text, False)
     reader = open_store(read_only=True)
     state.manifest.begin({"a.py": ["x"]})
     store.upsert(["x"], np.ones((1, DIM), dtype=np.float32), ["rocket"], [{"path": "a.py"}])
@@ -169,7 +169,7 @@ def test_a_window_is_one_transaction(open_store, postgres_server, postgres_schem
 
 def test_a_failed_window_leaves_the_old_version(open_store) -> None:
     store = open_store()
-    state = owned_state(store, Tokenizer(), lambda text, meta: text, False)
+    state = PostgresBackend.open_index_state(store, Tokenizer(), lambda text, meta: text, False)
     state.manifest.begin({"a.py": ["x"]})
     store.upsert(["x"], np.ones((1, DIM), dtype=np.float32), ["rocket"], [{"path": "a.py"}])
     with pytest.raises(ValueError):
@@ -179,7 +179,7 @@ def test_a_failed_window_leaves_the_old_version(open_store) -> None:
 
 
 def test_cache_is_shared_between_writers(open_store) -> None:
-    state = owned_state(open_store(), Tokenizer(), lambda text, meta: text, False)
+    state = PostgresBackend.open_index_state(open_store(), Tokenizer(), lambda text, meta: text, False)
     state.cache.put_many("hash/test:document", {"h1": np.arange(DIM, dtype=np.float32)})
     state.cache.put_many("hash/test:document", {"h1": np.zeros(DIM, dtype=np.float32)})
     got = state.cache.get_many("hash/test:document", ["h1", "h2"], DIM)

@@ -12,6 +12,7 @@ from ragloom.errors import IndexLockedError, IndexMismatchError, IndexNotFoundEr
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.postgres import PostgresSettings, Tables
 from ragloom.stores.postgres.store import PostgresStore
+from ragloom.stores.registry import vector_stores
 from ragloom.testing.stores import DIM, StoreConformance, sample_rows, unit
 
 SPEC = EmbeddingSpec("hash/test", DIM)
@@ -34,6 +35,10 @@ def open_store(postgres_server: Any, postgres_schema: str) -> Iterator[Callable[
 
 class TestPostgresConformance(StoreConformance):
     persistent = True
+
+    @pytest.fixture
+    def backend(self):
+        return vector_stores.get("postgres")
 
     @pytest.fixture
     def store_factory(self, open_store: Callable[..., PostgresStore]) -> Callable[[], VectorStore]:

@@ -19,13 +19,13 @@ from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.errors import StoreError
 from ragloom.filters import compile_filters
-from ragloom.indexing.state import owned_state
 from ragloom.retrieval.postgres_bm25 import K1, B
 from ragloom.retrieval.postgres_text_search import hex_words
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.postgres import PostgresSettings, Tables
 from ragloom.stores.postgres.store import PostgresStore
+from ragloom.stores.registry import PostgresBackend
 
 DIM = 8
 #: Distinct tokens each (the extension's handling of a repeated query word is its own).
@@ -42,7 +42,7 @@ def text_store(open_store, postgres_server: Any) -> Callable[..., PostgresStore]
 
 
 def state_of(store: PostgresStore, read_only: bool = False) -> Any:
-    state = owned_state(store, Tokenizer(), lambda text, meta: text, read_only)
+    state = PostgresBackend.open_index_state(store, Tokenizer(), lambda text, meta: text, read_only)
     assert state is not None
     return state
 

@@ -14,6 +14,7 @@ from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.errors import CorruptIndexError, IndexMismatchError
 from ragloom.stores.base import EmbeddingSpec
+from ragloom.stores.registry import vector_stores
 from ragloom.stores.turboquant import TurboQuantStore
 from ragloom.stores.turboquant_segments import SEGMENT_LIST
 from ragloom.testing.stores import DIM, StoreConformance, sample_rows
@@ -24,6 +25,10 @@ SPEC = EmbeddingSpec("hash/feature-hash-v1", DIM)
 class TestTurboQuantStore(StoreConformance):
     persistent = True
     score_tolerance = 0.02
+
+    @pytest.fixture
+    def backend(self):
+        return vector_stores.get("turboquant")
 
     @pytest.fixture
     def store_factory(self, tmp_path: Path):

@@ -5,7 +5,6 @@ Adding a language chunker is one module plus one ``@chunkers.register("language"
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import Protocol
@@ -144,22 +143,22 @@ for _language, _prefixes in COMMENT_PREFIXES.items():
     chunkers.register(_language)(_commented_chunker(_prefixes))
 
 
-def _section_chunker(module: str, class_name: str) -> ChunkerFactory:
-    """A factory for a chunker that follows a markup's sections (markdown, RST), on while
-    ``chunking.markdown_chunking`` is; the module is imported on first use."""
+# Chunkers that follow a markup's sections, on while ``chunking.markdown_chunking`` is; each
+# module is imported on first use.
+@chunkers.register("markdown")
+def _markdown_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+    from ragloom.chunking.markdown import MarkdownChunker
 
-    def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
-        if not config.chunking.markdown_chunking:
-            return None
-        chunker_class = getattr(importlib.import_module(module), class_name)
-        return chunker_class(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
-                             sizing.measure)
-
-    return factory
+    return MarkdownChunker(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
+                           sizing.measure) if config.chunking.markdown_chunking else None
 
 
-chunkers.register("markdown")(_section_chunker("ragloom.chunking.markdown", "MarkdownChunker"))
-chunkers.register("rst")(_section_chunker("ragloom.chunking.rst", "RstChunker"))
+@chunkers.register("rst")
+def _rst_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+    from ragloom.chunking.rst import RstChunker
+
+    return RstChunker(sizing.size, sizing.overlap, config.chunking.markdown_heading_level,
+                      sizing.measure) if config.chunking.markdown_chunking else None
 
 
 class FileChunker:

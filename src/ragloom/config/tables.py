@@ -24,11 +24,11 @@ class VectorStoreConfig(StrictModel):
 
     Keys of one backend live in a sub-table named after it (``[rag.vector_store.turboquant]``),
     validated by that backend's own model; a plugin store declares its model as the
-    ``settings_model`` attribute of its factory.
+    ``settings_model`` of its backend (``stores.backend.StoreBackend``).
     """
 
     #: A built-in ("chroma", "turboquant", "postgres", "mock", "mcp"), an installed plugin, or
-    #: "module:factory" (checked against the store registry when the engine is built).
+    #: "module:Backend" (checked against the store registry when the engine is built).
     provider: str = Field("turboquant", min_length=1)
     # Chroma's rule, applied to every store so a name works everywhere.
     collection_name: str = Field("ragloom", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -93,6 +94,19 @@ def _unhex(text: str) -> bytes | None:
         return bytes.fromhex(text)
     except (TypeError, ValueError):
         return None
+
+
+class VectorCache(Protocol):
+    """What the embedder uses of a cache: ``EmbeddingCache`` here, or the one a store keeps
+    itself (``indexing.state.IndexState``)."""
+
+    def get_many(self, namespace: str, hashes: Sequence[str], dimension: int) -> dict[str, np.ndarray]: ...
+
+    def put_many(self, namespace: str, vectors: dict[str, np.ndarray]) -> None: ...
+
+    def count(self) -> int: ...
+
+    def close(self) -> None: ...
 
 
 class EmbeddingCache:
@@ -209,7 +223,7 @@ class EmbeddedTexts:
 class CachedEmbedder:
     """Embeds through the cache: known texts come from disk, the rest from the provider."""
 
-    def __init__(self, provider: EmbeddingProvider, cache: EmbeddingCache | None) -> None:
+    def __init__(self, provider: EmbeddingProvider, cache: VectorCache | None) -> None:
         self.provider = provider
         self.cache = cache
 

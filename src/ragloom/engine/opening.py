@@ -21,7 +21,7 @@ from ragloom.chunking.context import IndexedText, text_to_index
 from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
-from ragloom.embeddings.cache import EmbeddingCache
+from ragloom.embeddings.cache import EmbeddingCache, VectorCache
 from ragloom.embeddings.cache_reader import EmbeddingCacheReader
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.errors import (
@@ -32,20 +32,16 @@ from ragloom.errors import (
     RebuildNeededError,
 )
 from ragloom.indexing.consistency import recover_interrupted
-from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.manifest import Manifest, ManifestStore
 from ragloom.indexing.other_stores import other_store_note
-from ragloom.indexing.state import owned_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder, refuse_case_variants
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.tokenize import Tokenizer
+from ragloom.stores.backend import StoreBackend
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
-from ragloom.stores.registry import (
-    create_vector_store,
-    store_is_persistent,
-    store_owns_index_state,
-)
+from ragloom.stores.registry import create_vector_store, store_backend, vector_stores
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
 #: older version is then re-chunked once on open (embeddings come from the cache).
@@ -62,8 +58,8 @@ class IndexParts:
     last); the engine closes it once, even when persisting or one part's close fails."""
 
     store: VectorStore
-    cache: EmbeddingCache | None
-    manifest: Manifest
+    cache: VectorCache | None
+    manifest: ManifestStore
     sparse: SparseBackend
     sizing: ChunkSizing
     text_of: IndexedText
@@ -122,7 +118,7 @@ class IndexOpener:
         if self._owns_state():
             with ExitStack() as closing:
                 parts = self._open_parts(closing, read_only=True)
-                self._check_signature(parts)
+                self._check_signature(parts, reading=True)
                 parts.sparse.sync_with(parts.store)
                 parts.closing = closing.pop_all()
             return parts
@@ -153,18 +149,25 @@ class IndexOpener:
                         f"engine first or use a Chroma server (vector_store.url)")
             else:
                 probe.release()  # held shared only while no writer may open beside us
-            self._check_signature(parts)
+            self._check_signature(parts, reading=True)
             if not searches_text(parts.store):  # a remote index keeps its own BM25
                 parts.sparse.sync_with(parts.store)
             parts.closing = closing.pop_all()
         return parts
 
+    def _backend(self) -> type[StoreBackend] | None:
+        """The configured store's backend; for a store the caller built, the backend
+        registered under its name (None when no backend has that name)."""
+        if self.vector_store is None:
+            return store_backend(self.config)
+        name = self.vector_store.name
+        return vector_stores.get(name) if name in vector_stores else None
+
     def _owns_state(self) -> bool:
         """Whether the store keeps manifest, BM25 index, cache and lock itself (in its
         database), known before it opens."""
-        if self.vector_store is not None:
-            return bool(getattr(self.vector_store, "index_state", None))
-        return store_owns_index_state(self.config)
+        backend = self._backend()
+        return backend is not None and backend.owns_index_state
 
     def _refuse_case_variants(self) -> None:
         """No two collections' files in ``index_dir`` differ only in case (see ownership)."""
@@ -177,7 +180,7 @@ class IndexOpener:
         """Whether the store keeps its data on disk or a server, known before it opens."""
         if self.vector_store is not None:
             return self.vector_store.persistent
-        return store_is_persistent(self.config)
+        return store_backend(self.config).persistent
 
     def _open_parts(self, closing: ExitStack, read_only: bool) -> IndexParts:
         """Store, cache, manifest and BM25 index, each closed by ``closing``."""
@@ -191,11 +194,14 @@ class IndexOpener:
         retrieval = config.retrieval
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
         tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
-        state = owned_state(store, tokenizer, text_of, read_only)
+        backend = self._backend()
+        state = (backend.open_index_state(store, tokenizer, text_of, read_only)
+                 if backend is not None and backend.owns_index_state else None)
         if state is not None:  # the store keeps them (e.g. in its database)
-            for part in (state.cache, state.lock):
-                if part is not None:
-                    closing.callback(part.close if part is state.cache else part.release)
+            if state.cache is not None:
+                closing.callback(state.cache.close)
+            if state.lock is not None:
+                closing.callback(state.lock.release)
             use_cache = config.embedding_cache and not read_only
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
                               state.sparse, sizing, text_of, owns_state=True,
@@ -208,12 +214,11 @@ class IndexOpener:
         manifest_path = self.beside_store(store, "manifest", "sqlite")
         manifest = self._rebuilding(lambda: Manifest(manifest_path, read_only))
         closing.callback(manifest.close)
-        own_sparse = getattr(store, "sparse_index", None)  # a store keeping its own text index
-        sparse: SparseBackend = own_sparse(read_only) if callable(own_sparse) else SparseIndex(
-            self.beside_store(store, "bm25", "segments"), tokenizer, read_only, text_of)
+        sparse = SparseIndex(self.beside_store(store, "bm25", "segments"), tokenizer, read_only,
+                             text_of)
         return IndexParts(store, cache, manifest, sparse, sizing, text_of, queries=queries)
 
-    def _queries(self, cache: EmbeddingCache | None, closing: ExitStack,
+    def _queries(self, cache: VectorCache | None, closing: ExitStack,
                  reader: bool = False) -> QueryEmbedder:
         """Query vectors through memory and ``cache`` (a writer's, which keeps new ones,
         the last of them when the engine closes); a ``reader`` reads the cache file without
@@ -261,22 +266,22 @@ class IndexOpener:
         return json.dumps([self.provider.provider_name, self.provider.model_name,
                            self.provider.dimension])
 
-    def _check_signature(self, parts: IndexParts) -> None:
+    def _check_signature(self, parts: IndexParts, reading: bool) -> None:
         """The index must have been built by this embedding model: a store other processes
         or machines may share is never emptied implicitly (only ``rebuild``)."""
         built = parts.manifest.get_setting("embedding")
         if built is not None and built != self.embedding_signature():
             provider, model, dimension = json.loads(built)
-            reading = " (reading never rebuilds)" if parts.manifest.read_only else ""
+            hint = " (reading never rebuilds)" if reading else ""
             raise IndexMismatchError(
                 f"the index at {self.index_dir} was built with {provider}/{model} ({dimension}-d), "
                 f"not {self.provider.provider_name}/{self.provider.model_name} "
-                f"({self.provider.dimension}-d){reading}; {REBUILD_HINT}")
+                f"({self.provider.dimension}-d){hint}; {REBUILD_HINT}")
 
     def _reconcile_signature(self, parts: IndexParts) -> None:
         """Refuse another embedding model; re-chunk when chunking settings changed."""
         manifest = parts.manifest
-        self._check_signature(parts)
+        self._check_signature(parts, reading=False)
         chunking = json.dumps([parts.sizing.signature(),
                                self.config.chunking.model_dump(mode="json"),
                                self.config.redact_secrets, self.config.source_types,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ragloom.config import RAGConfig
 from ragloom.engine.arguments import check_whole
 from ragloom.indexing.indexer import Indexer
-from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.manifest import ManifestStore
 from ragloom.prompt import CHARS_PER_TOKEN, estimate_tokens
 from ragloom.readers.base import SkipFile
 from ragloom.types import SearchResult
@@ -16,7 +16,7 @@ class PreloadMethods:
     """``corpus_tokens`` and ``preload_results`` of RAGEngine."""
 
     config: RAGConfig
-    _manifest: Manifest
+    _manifest: ManifestStore
     _indexer: Indexer
 
     def corpus_tokens(self) -> int:

@@ -10,7 +10,7 @@ from ragloom.config import RAGConfig
 from ragloom.errors import RagloomError
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.discovery import relative_posix
-from ragloom.indexing.manifest import Manifest
+from ragloom.indexing.manifest import ManifestStore
 from ragloom.types import IndexReport
 
 
@@ -19,7 +19,7 @@ class SyncMethods:
 
     config: RAGConfig
     base_dir: Path
-    _manifest: Manifest
+    _manifest: ManifestStore
     _auto_sync: AutoSync | None
 
     def start_auto_sync(self, interval_s: float | None = None) -> None:

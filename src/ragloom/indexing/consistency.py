@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ragloom.indexing.manifest import Manifest, source_key
+from ragloom.indexing.manifest import ManifestStore, source_key
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 
@@ -36,7 +36,7 @@ class VerifyReport:
         return {**asdict(self), "ok": self.ok}
 
 
-def recover_interrupted(store: VectorStore, sparse: SparseBackend, manifest: Manifest) -> list[str]:
+def recover_interrupted(store: VectorStore, sparse: SparseBackend, manifest: ManifestStore) -> list[str]:
     """Undo half-written files left in the journal; returns their paths."""
     pending = manifest.pending()
     if not pending:
@@ -60,15 +60,10 @@ def damaged_file_problems(store: VectorStore, sparse: SparseBackend) -> list[str
     """Every byte of the store's and BM25 index's files checked against their checksums,
     for the parts that keep files and can check them (``verify_files``): one message per
     damaged file, naming it, the array and the rebuild."""
-    problems: list[str] = []
-    for part in (store, sparse):
-        check_files = getattr(part, "verify_files", None)
-        if callable(check_files):
-            problems += check_files()
-    return problems
+    return store.verify_files() + sparse.verify_files()
 
 
-def verify_index(store: VectorStore, sparse: SparseBackend, manifest: Manifest) -> VerifyReport:
+def verify_index(store: VectorStore, sparse: SparseBackend, manifest: ManifestStore) -> VerifyReport:
     """Every byte of the store's and BM25 index's files matching their checksums (for the
     parts that keep files and can check them: ``verify_files``), every stored file chunk
     belonging to a known file version, no orphans or duplicates, manifest ids all stored,

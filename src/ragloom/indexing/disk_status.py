@@ -10,7 +10,7 @@ index's locks, so figures read while a writer commits may straddle its write, as
 status of a changing index does.
 
 Only an index whose manifest and BM25 index are files here is read this way: a store that
-keeps its data in local files beside them (its factory says ``local_files = True``), or
+keeps its data in local files beside them (its backend says ``local_files = True``), or
 one in a server that does not own the index's state (Chroma with a ``url``: the server is
 shown, the store's size is not known here and nothing connects to it). For any other
 store, or anything unexpected on disk, ``read_status`` returns None and the caller opens
@@ -39,7 +39,7 @@ BM25_FORMAT_VERSION = 4
 def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -> IndexStatus | None:
     """The status of the index of ``config`` under ``base_dir``, or None when it is not one
     this module reads (see the module's docstring)."""
-    from ragloom.stores.registry import store_keeps_local_files, store_owns_index_state, store_path
+    from ragloom.stores.registry import store_backend, store_keeps_local_files, store_path
 
     if not config.enabled:
         return IndexStatus(enabled=False)
@@ -47,7 +47,7 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
     index_dir = base_dir / config.index_dir
     url = config.vector_store.url
     # a store in a server whose manifest and BM25 index stay here (Chroma with a url)
-    in_server = bool(url) and not store_owns_index_state(config)
+    in_server = bool(url) and not store_backend(config).owns_index_state
     if not (store_keeps_local_files(config) or in_server) or not (index_dir / INDEX_MARKER).is_file():
         return None
     store = config.vector_store.provider

@@ -21,7 +21,7 @@ from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
 from ragloom.indexing.discovery import Rules, named_by, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
-from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
+from ragloom.indexing.manifest import RECHUNK, FileRecord, ManifestStore
 from ragloom.indexing.noise import mostly_long_lines
 from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
@@ -85,7 +85,7 @@ class Indexer:
 
     def __init__(self, base_dir: Path, readers: FileReaders, chunker: FileChunker,
                  embedder: CachedEmbedder, store: VectorStore, sparse: SparseBackend,
-                 manifest: Manifest, max_file_bytes: int,
+                 manifest: ManifestStore, max_file_bytes: int,
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  index_dir: Path | None = None, respect_gitignore: bool = True,
                  commit: Callable[[], AbstractContextManager[object]] = nullcontext,

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ragloom.errors import REBUILD_HINT, CorruptIndexError, IndexNotFoundError
 from ragloom.sqlite_db import close, connect, is_damaged, set_aside, transaction
@@ -53,6 +54,35 @@ class FileRecord:
         such a file is read and hashed again (and recorded anew, after which it is not)."""
         return ((self.size, self.mtime_ns) == (size, mtime_ns)
                 and mtime_ns + MTIME_GRANULARITY_NS < int(self.indexed_at * 1e9))
+
+
+class ManifestStore(Protocol):
+    """What the indexer, the engine and the checks use of a manifest: ``Manifest`` here,
+    or the one a store keeps itself (``indexing.state.IndexState``)."""
+
+    def get(self, path: str) -> FileRecord | None: ...
+
+    def records(self) -> dict[str, FileRecord]: ...
+
+    def versions(self) -> dict[str, tuple[int, int]]: ...
+
+    def begin(self, touched: dict[str, Iterable[str]]) -> None: ...
+
+    def pending(self) -> dict[str, list[str]]: ...
+
+    def write(self, records: Iterable[FileRecord] = (), removed: Iterable[str] = ()) -> None: ...
+
+    def forget_versions(self) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def get_setting(self, key: str) -> str | None: ...
+
+    def set_setting(self, key: str, value: str) -> None: ...
+
+    def __len__(self) -> int: ...
+
+    def close(self) -> None: ...
 
 
 class Manifest:

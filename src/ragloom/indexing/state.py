@@ -1,19 +1,17 @@
 """The parts of an index a store may keep itself: manifest, BM25 index, embedding cache
-and writer lock. A store that says ``index_state = "package.module:function"`` (a path,
-so no layer imports one above it) owns them, e.g. in its database, so any number of
-processes on any number of machines share one index with no local files; the engine
-asks for them through that function and never checks which store it has."""
+and writer lock. A store whose backend says ``owns_index_state`` (``stores.backend``)
+keeps them, e.g. in its database, so any number of processes on any number of machines
+share one index with no local files; the engine asks the backend for them and never
+checks which store it has."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from ragloom.chunking.context import IndexedText
-from ragloom.retrieval.tokenize import Tokenizer
-from ragloom.stores.base import VectorStore
+from ragloom.embeddings.cache import VectorCache
+from ragloom.indexing.manifest import ManifestStore
+from ragloom.retrieval.sparse_base import SparseBackend
 
 
 class IndexLock(Protocol):
@@ -26,25 +24,12 @@ class IndexLock(Protocol):
 
 @dataclass
 class IndexState:
-    """What the store supplies; each part has the interface of the local one it replaces
-    (``Manifest``, ``SparseIndex``, ``EmbeddingCache``) and ``lock`` is held by a writer."""
+    """What the store supplies, each part with the interface of the local one it replaces
+    (``Manifest``, ``SparseIndex``, ``EmbeddingCache``); ``lock`` is held by a writer and
+    ``cache`` is None for a reader."""
 
-    manifest: Any
-    sparse: Any
-    cache: Any
+    manifest: ManifestStore
+    sparse: SparseBackend
+    cache: VectorCache | None
     lock: IndexLock | None
 
-
-#: (store, tokenizer, text_of, read_only) -> the store's index state.
-IndexStateFactory = Callable[[VectorStore, Tokenizer, IndexedText, bool], IndexState]
-
-
-def owned_state(store: VectorStore, tokenizer: Tokenizer, text_of: IndexedText,
-                read_only: bool) -> IndexState | None:
-    """The index state ``store`` keeps itself, or None when the engine keeps it in files."""
-    path = getattr(store, "index_state", None)
-    if not path:
-        return None
-    module_name, _, attribute = str(path).partition(":")
-    factory: IndexStateFactory = getattr(importlib.import_module(module_name), attribute)
-    return factory(store, tokenizer, text_of, read_only)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from ragloom.chunking.registry import FileChunker
 from ragloom.digests import content_hash
 from ragloom.indexing.added_texts import AddedText
-from ragloom.indexing.manifest import RECHUNK, Manifest, source_key
+from ragloom.indexing.manifest import RECHUNK, ManifestStore, source_key
 from ragloom.indexing.reading import FileContent, redacted
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window
 from ragloom.types import Chunk, IndexReport
@@ -27,7 +27,7 @@ Flush = Callable[[Window, IndexReport], None]
 class TextSources:
     """Adds and deletes texts by source id, through the indexer's journaled writer."""
 
-    def __init__(self, chunker: FileChunker, model_name: Callable[[], str], manifest: Manifest,
+    def __init__(self, chunker: FileChunker, model_name: Callable[[], str], manifest: ManifestStore,
                  writer: JournaledWriter, flush: Flush, redact: bool = True) -> None:
         self.chunker = chunker
         self.model_name = model_name

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ragloom.embeddings.cache import EmbeddedTexts
 from ragloom.faults import crash_point
-from ragloom.indexing.manifest import FileRecord, Manifest
+from ragloom.indexing.manifest import FileRecord, ManifestStore
 from ragloom.indexing.progress import ProgressTracker
 from ragloom.indexing.reading import FileContent
 from ragloom.retrieval.sparse_base import SparseBackend
@@ -47,7 +47,7 @@ class Window:
 class JournaledWriter:
     """Writes embedded windows and removals to store, BM25 index and manifest."""
 
-    def __init__(self, store: VectorStore, sparse: SparseBackend, manifest: Manifest,
+    def __init__(self, store: VectorStore, sparse: SparseBackend, manifest: ManifestStore,
                  commit: Callable[[], AbstractContextManager[object]],
                  persist: Callable[[], None]) -> None:
         self.store = store

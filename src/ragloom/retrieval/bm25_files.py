@@ -46,14 +46,15 @@ def save_index(bm25: BM25Index, folder: Path) -> None:
         if not written and (folder / SEGMENT_LIST).is_file():
             return
         crash_point("bm25-segment-written")
+        segments = [f"{s.number:08d}.seg" for s in bm25._segments]
         header = {"version": FORMAT_VERSION, "k1": bm25.k1, "b": bm25.b, "epsilon": bm25.epsilon,
                   "tokenizer": bm25.tokenizer, "next": bm25._next_number,
                   "documents": bm25._count,  # live documents, for ``ragloom status``
-                  "segments": [f"{s.number:08d}.seg" for s in bm25._segments]}
+                  "segments": segments}
         record_written(folder, SEGMENT_LIST)
         with atomic_write(folder / SEGMENT_LIST) as handle:
             handle.write(json.dumps(header).encode("utf-8"))
-        remove_unlisted(folder, OWN_FILE, {*header["segments"], SEGMENT_LIST})
+        remove_unlisted(folder, OWN_FILE, {*segments, SEGMENT_LIST})
 
 
 def _prepare(bm25: BM25Index) -> None:

@@ -96,7 +96,8 @@ class Segment:
             return np.diff(self.post_ptr)
         counts = np.zeros(len(self.post_rows) + 1, dtype=np.int64)
         np.cumsum(alive[self.post_rows], out=counts[1:])
-        return counts[self.post_ptr[1:]] - counts[self.post_ptr[:-1]]
+        frequencies: np.ndarray = counts[self.post_ptr[1:]] - counts[self.post_ptr[:-1]]
+        return frequencies
 
     def lookup(self, kind: str, hashed: int) -> list[int]:
         """Rows that may hold the key hashed to ``hashed`` in lookup ``kind`` (the caller
@@ -106,7 +107,8 @@ class Segment:
         first = hashes.searchsorted(value)
         if first == len(hashes) or hashes[first] != value:
             return []  # the usual answer: one search, no second one
-        return self.arrays[f"{kind}_rows"][first:hashes.searchsorted(value, "right")].tolist()
+        rows: list[int] = self.arrays[f"{kind}_rows"][first:hashes.searchsorted(value, "right")].tolist()
+        return rows
 
     def metadata(self, row: int) -> Metadata:
         """A row's metadata, parsed once (callers only read it)."""

@@ -7,8 +7,9 @@ total weight of ``weight`` relative to the original query terms.
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from ragloom.retrieval.bm25 import BM25Index
@@ -24,7 +25,7 @@ def expand_query(index: BM25Index, query: Sequence[str], first_pass: Sequence[tu
         return weights
     total_score = sum(score for _, score in top)
     corpus_size = max(len(index), 1)
-    votes: Counter[str] = Counter()
+    votes: defaultdict[str, float] = defaultdict(float)
     for doc_id, score in top:
         frequencies = index.term_frequencies(doc_id)
         length = sum(frequencies.values()) or 1
@@ -33,7 +34,7 @@ def expand_query(index: BM25Index, query: Sequence[str], first_pass: Sequence[tu
                 continue
             rarity = math.log(1 + corpus_size / max(index.document_frequency(term), 1))
             votes[term] += (score / total_score) * (tf / length) * rarity
-    best = votes.most_common(terms)
+    best = heapq.nlargest(terms, votes.items(), key=lambda item: item[1])  # ties: first seen
     mass = sum(vote for _, vote in best)
     if mass <= 0:
         return weights

@@ -127,7 +127,7 @@ class PostgresSparseIndex:
         """Postings, lengths and defined names of chunks the store already holds (replaced)."""
         if not ids:
             return
-        postings: list[tuple[str, str, int]] = []
+        postings: list[tuple[str, str, int, int]] = []
         lengths: list[tuple[str, int]] = []
         symbols: list[tuple[str, str]] = []
         words: list[tuple[str, str]] = []
@@ -139,8 +139,9 @@ class PostgresSparseIndex:
                            if len(name.encode("utf-8", "surrogatepass")) <= _LONGEST_NAME)
             words.append((chunk_id, hex_words(tokens)))
         t = self.tables
-        tables = [(t.lengths, "id, length", lengths), (t.postings, "term, id, tf, length", postings),
-                  (t.symbols, "name, id", symbols)]
+        tables: list[tuple[str, str, Sequence[tuple[object, ...]]]] = [
+            (t.lengths, "id, length", lengths), (t.postings, "term, id, tf, length", postings),
+            (t.symbols, "name, id", symbols)]
         if self.text_search:
             tables.append((t.tokens, "id, tokens", words))
         replaced = [table for table, _, _ in tables]
@@ -164,6 +165,9 @@ class PostgresSparseIndex:
 
     def persist(self) -> None:
         """Committed with the writer's transaction."""
+
+    def verify_files(self) -> list[str]:
+        return []  # no files: the server checks its own pages
 
     def sync_with(self, store: Any) -> bool:
         """Rebuild the postings from the stored texts when they lack chunks or were made by

@@ -39,7 +39,7 @@ from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.retrieval.versions import one_version_per_file
-from ragloom.stores.base import VectorStore, queries_elsewhere, read_snapshot, searches_text
+from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
@@ -152,7 +152,7 @@ class Searcher:
         reranking = self.reranker is not None
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
-        with read_snapshot(self.store):  # every read of this search sees one version
+        with self.store.read_snapshot():  # every read of this search sees one version
             rankings = self._retrieve(request, mode, pool, clock)
             candidates = {name: len(ranking) for name, ranking in rankings.items()}
             if mode == "dense":
@@ -203,8 +203,10 @@ class Searcher:
         return self.sparse.chunks_with("content_hash", digests)
 
     def _retrievers(self, mode: str) -> list[Retriever]:
-        return {"dense": [self.dense_retriever], "sparse": [self.sparse_retriever],
-                "hybrid": [self.dense_retriever, self.sparse_retriever]}[mode]
+        by_mode: dict[str, list[Retriever]] = {
+            "dense": [self.dense_retriever], "sparse": [self.sparse_retriever],
+            "hybrid": [self.dense_retriever, self.sparse_retriever]}
+        return by_mode[mode]
 
     def _retrieve(self, request: Query, mode: str, pool: int,
                   clock: _Stopwatch) -> dict[str, Ranking]:
@@ -212,7 +214,7 @@ class Searcher:
         retrievers run here meanwhile (in hybrid mode the two halves overlap, and each
         one's timing is its own)."""
         first, *others = self._retrievers(mode)
-        if not others or not queries_elsewhere(self.store):
+        if not others or not self.store.queries_elsewhere:
             rankings = {}
             for retriever in (first, *others):
                 rankings[retriever.name] = retriever.retrieve(request, pool)

@@ -162,9 +162,9 @@ class SparseIndex:
     def _same_ids(self, store: VectorStore) -> bool:
         """Whether the index holds the store's ids: compares digests when the store keeps
         one (no id is read), else the id sets."""
-        digest = getattr(store, "id_digest", None)
+        digest = store.id_digest()
         if digest is not None:
-            return bool(self.index.id_digest() == digest())
+            return self.index.id_digest() == digest
         return set(self.index.ids()) == set(store.ids())
 
     def persist(self) -> None:

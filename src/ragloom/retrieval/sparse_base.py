@@ -59,6 +59,10 @@ class SparseBackend(Protocol):
         """Make every change durable (a crash after this loses none of them)."""
         ...
 
+    def verify_files(self) -> list[str]:
+        """One message per damaged file (an index that keeps no files has none)."""
+        ...
+
     def disk_bytes(self) -> int:
         """Bytes the index takes on disk (0 when it lives elsewhere)."""
         ...

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -36,15 +37,17 @@ which while who whom why will with you your yours yourself yourselves
 """.split())
 
 
-def _load_stemmer():  # type: ignore[no-untyped-def]
+def _load_stemmer() -> Callable[[str], str]:
+    stem_word: Callable[[str], str]
     try:
         import Stemmer  # PyStemmer
 
-        return Stemmer.Stemmer("english").stemWord
+        stem_word = Stemmer.Stemmer("english").stemWord
     except ImportError:
         import snowballstemmer
 
-        return snowballstemmer.stemmer("english").stemWord
+        stem_word = snowballstemmer.stemmer("english").stemWord
+    return stem_word
 
 
 _stem_word = _load_stemmer()

@@ -32,15 +32,10 @@ class VectorStore(Protocol):
     ``query`` returns results best first with ``score`` = cosine similarity and
     ``distance`` = 1 - score. Upserting an existing id replaces it entirely.
 
-    A store that keeps its own keyword index (a database with a text index, say) may
-    define ``sparse_index(read_only: bool) -> SparseBackend`` (``retrieval.sparse_base``):
-    the engine then searches and updates that instead of a BM25 folder beside the store.
-
-    A store whose ``query`` waits on another process (a database server) may say
-    ``queries_elsewhere = True``: a hybrid search then runs BM25 while it waits, so
-    ``query`` must be safe to call from another thread than the one that opened the store.
-    Such a store reading on several connections defines ``read_snapshot()``, a context
-    manager every read of one search runs in, so they all see the same committed version.
+    The attributes say what the store can do; the engine asks them and never checks a
+    name. ``StoreDefaults`` gives the members most stores leave alone: subclass it and
+    override what applies. What is known before a store opens (persistent, settings, where
+    its files go) is its backend's (``stores.backend.StoreBackend``).
     """
 
     name: str
@@ -53,6 +48,12 @@ class VectorStore(Protocol):
     #: Whether ``query`` matches ``$glob`` filters itself; if not, the searcher turns each
     #: glob into ``$in`` of the matching values the BM25 index knows.
     glob_filters: bool
+    #: Whether it searches a remote index by text (``TextSearchStore``): the engine then
+    #: neither embeds, indexes nor keeps BM25.
+    searches_text: bool
+    #: Whether ``query`` waits on another process (a database server): a hybrid search then
+    #: runs BM25 meanwhile, so ``query`` must be safe to call from another thread.
+    queries_elsewhere: bool
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None: ...
@@ -85,12 +86,51 @@ class VectorStore(Protocol):
 
     def close(self) -> None: ...
 
+    def read_snapshot(self) -> AbstractContextManager[object]:
+        """What every read of one search runs in, so they all see one committed version (a
+        store reading on several connections shares one snapshot between them)."""
+        ...
+
+    def verify_files(self) -> list[str]:
+        """One message per damaged file the store keeps, checked against its checksums."""
+        ...
+
+    def id_digest(self) -> int | None:
+        """A digest of the stored ids (the BM25 index compares it with its own instead of
+        reading every id), or None when the store keeps none."""
+        ...
+
+    def server_figures(self) -> tuple[str, dict[str, int]] | None:
+        """For ``status``: the table or collection in the server and the bytes each part of
+        the index takes there (``store``, ``bm25``, ``manifest``, ``embedding_cache``,
+        ``other``), or None when the server reports no sizes."""
+        ...
+
+
+class StoreDefaults:
+    """The optional members of ``VectorStore`` for a store that has nothing to say: no
+    remote text search, queries in this process, no snapshot, no files to check, no digest,
+    no sizes from a server."""
+
+    searches_text = False
+    queries_elsewhere = False
+
+    def read_snapshot(self) -> AbstractContextManager[object]:
+        return nullcontext()
+
+    def verify_files(self) -> list[str]:
+        return []
+
+    def id_digest(self) -> int | None:
+        return None
+
+    def server_figures(self) -> tuple[str, dict[str, int]] | None:
+        return None
+
 
 class TextSearchStore(VectorStore, Protocol):
     """A store whose index lives elsewhere and is searched by text (the MCP bridge): it
     says ``searches_text = True``; the engine then neither embeds, indexes nor keeps BM25."""
-
-    searches_text: bool
 
     def query_text(self, text: str, top_k: int, filters: Filters | None = None) -> list[SearchResult]:
         """The remote index's results for ``text``, best first."""
@@ -102,26 +142,13 @@ class TextSearchStore(VectorStore, Protocol):
 
 
 def searches_text(store: VectorStore) -> TypeGuard[TextSearchStore]:
-    """Whether ``store`` searches a remote index by text."""
-    return bool(getattr(store, "searches_text", False))
-
-
-def queries_elsewhere(store: VectorStore) -> bool:
-    """Whether ``store``'s queries run in another process, so other work may overlap them."""
-    return bool(getattr(store, "queries_elsewhere", False))
+    """Whether ``store`` searches a remote index by text (narrows it for mypy)."""
+    return store.searches_text
 
 
 class DataRejectedError(StoreError):
     """The store cannot hold these values (a character it cannot store, a value too large
     for its index): the indexer skips the file with this reason and the run goes on."""
-
-
-def read_snapshot(store: VectorStore) -> AbstractContextManager[object]:
-    """What every read of one search runs in, so they all see one committed version: a
-    store reading on several connections at once (Postgres) shares one snapshot between
-    them; a store that needs nothing gets a no-op."""
-    snapshot = getattr(store, "read_snapshot", None)
-    return snapshot() if callable(snapshot) else nullcontext()
 
 
 def check_upsert_arguments(ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],

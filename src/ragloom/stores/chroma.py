@@ -31,7 +31,7 @@ from ragloom.errors import (
 )
 from ragloom.filters import Filters, compile_filters
 from ragloom.ownership import STORE_MARKER, claim_folder
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.base import EmbeddingSpec, StoreDefaults, check_upsert_arguments, require_stored
 from ragloom.stores.chroma_texts import ChromaTexts
 from ragloom.stores.chroma_where import chroma_where
 from ragloom.types import Chunk, Metadata, SearchResult
@@ -104,7 +104,7 @@ def http_client(url: str, api_key: str | None = None) -> Any:
                                             f"{type(exc).__name__}: {exc}")) from None
 
 
-class ChromaVectorStore:
+class ChromaVectorStore(StoreDefaults):
     """A Chroma collection in cosine space holding ragloom chunks.
 
     Embedded Chroma is not process-safe, so another process may read it only while no

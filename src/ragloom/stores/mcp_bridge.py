@@ -28,6 +28,7 @@ import numpy as np
 from ragloom._optional import import_optional
 from ragloom.errors import StoreError
 from ragloom.filters import Filters
+from ragloom.stores.base import StoreDefaults
 from ragloom.stores.mcp_settings import McpBridgeSettings  # noqa: F401  (its settings, re-exported)
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -40,7 +41,7 @@ _LINES = re.compile(r"^(?P<path>.*):(?P<start>\d+)-(?P<end>\d+)$")
 _SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth")
 
 
-class McpBridgeStore:
+class McpBridgeStore(StoreDefaults):
     """See the module docstring."""
 
     name = "mcp"
@@ -143,7 +144,9 @@ class McpBridgeStore:
     def _end_session(self) -> None:
         """Ask the current session to end without waiting for it (close() waits)."""
         self._client = None
-        self._loop.call_soon_threadsafe(lambda closing=self._closing: closing and closing.set())
+        closing = self._closing
+        if closing is not None:
+            self._loop.call_soon_threadsafe(closing.set)
         self._session_task = None
 
     def _connected(self) -> Any:

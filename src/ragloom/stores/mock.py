@@ -9,12 +9,12 @@ import numpy as np
 
 from ragloom.embeddings.base import l2_normalize
 from ragloom.filters import Filters, compile_filters, matches_all
-from ragloom.stores.base import check_upsert_arguments, require_stored
+from ragloom.stores.base import StoreDefaults, check_upsert_arguments, require_stored
 from ragloom.top_k import top_k_indices
 from ragloom.types import Chunk, Metadata, SearchResult
 
 
-class MockVectorStore:
+class MockVectorStore(StoreDefaults):
     """Keeps unit vectors in a dict and scores every candidate exactly; nothing is persisted."""
 
     name = "mock"

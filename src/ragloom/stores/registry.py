@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,19 +13,21 @@ from ragloom.config import RAGConfig
 from ragloom.config.messages import describe_errors
 from ragloom.config.tables import TurboQuantSettings
 from ragloom.errors import ConfigError, did_you_mean
+from ragloom.stores.backend import StoreBackend
 from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings, Tables
 
-if TYPE_CHECKING:  # the stores (and numpy) are imported when one is built
+if TYPE_CHECKING:  # the stores (and numpy) are imported when one is opened
+    from ragloom.chunking.context import IndexedText
+    from ragloom.indexing.state import IndexState
+    from ragloom.retrieval.tokenize import Tokenizer
     from ragloom.stores.base import EmbeddingSpec, VectorStore
 
-#: (config, base_dir, embedding, read_only) -> store; a read-only store never creates,
-#: rebuilds or deletes anything, and raises IndexNotFoundError when there is nothing to read.
-StoreFactory = Callable[[RAGConfig, Path, "EmbeddingSpec", bool], "VectorStore"]
-
-#: Built-ins plus the ``ragloom.vector_stores`` entry points of installed plugins.
-vector_stores: Registry[StoreFactory] = Registry("vector store", "vector_store.provider",
-                                                 "ragloom.vector_stores")
+#: Built-ins plus the ``ragloom.vector_stores`` entry points of installed plugins, each a
+#: ``StoreBackend`` subclass.
+vector_stores: Registry[type[StoreBackend]] = Registry(
+    "vector store", "vector_store.provider", "ragloom.vector_stores",
+    accepts=(StoreBackend, "ragloom.stores.backend.StoreBackend"))
 
 
 def store_path(config: RAGConfig, base_dir: Path) -> Path:
@@ -36,107 +37,122 @@ def store_path(config: RAGConfig, base_dir: Path) -> Path:
     if settings.path:
         path = Path(settings.path).expanduser()
         return path if path.is_absolute() else base_dir / path
-    provider = re.sub(r"[^A-Za-z0-9_.-]", "_", settings.provider)  # a module:factory path
+    provider = re.sub(r"[^A-Za-z0-9_.-]", "_", settings.provider)  # a module:backend path
     return base_dir / config.index_dir / f"{provider}_{settings.collection_name}"
 
 
-def store_is_persistent(config: RAGConfig) -> bool:
-    """Whether the configured store keeps data on disk or a server, known before it opens:
-    a factory says ``persistent = False`` (an attribute) when its store lives in memory."""
-    return bool(getattr(vector_stores.get(config.vector_store.provider), "persistent", True))
-
-
-def store_owns_index_state(config: RAGConfig) -> bool:
-    """Whether the configured store keeps manifest, BM25 index, embedding cache and writer
-    lock itself, known before it opens: its factory says ``owns_index_state = True``."""
-    return bool(getattr(vector_stores.get(config.vector_store.provider), "owns_index_state", False))
+def store_backend(config: RAGConfig) -> type[StoreBackend]:
+    """The backend of the configured store (what is known before it opens)."""
+    return vector_stores.get(config.vector_store.provider)
 
 
 def store_keeps_local_files(config: RAGConfig) -> bool:
-    """Whether the configured store keeps its data in files under ``store_path`` (no server
-    url set), named after its provider key, with ragloom's manifest and BM25 index beside
-    it: its factory says ``local_files = True``. ``ragloom status`` then reads the index's
-    files without opening the store (``indexing.disk_status``)."""
-    factory = vector_stores.get(config.vector_store.provider)
-    return bool(getattr(factory, "local_files", False)) and not config.vector_store.url
+    """Whether the configured store keeps its data in files under ``store_path`` (its
+    backend says ``local_files`` and no server url is set): ``ragloom status`` then reads
+    the index's files without opening the store (``indexing.disk_status``)."""
+    return store_backend(config).local_files and not config.vector_store.url
 
 
 @vector_stores.register("mock")
-def _mock_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
-                read_only: bool) -> VectorStore:
-    from ragloom.stores.mock import MockVectorStore
+class MockBackend(StoreBackend):
+    """The in-memory store (``stores.mock``)."""
 
-    return MockVectorStore()
+    persistent = False
 
+    @classmethod
+    def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+             read_only: bool) -> VectorStore:
+        from ragloom.stores.mock import MockVectorStore
 
-_mock_store.persistent = False  # type: ignore[attr-defined]
+        return MockVectorStore()
 
 
 @vector_stores.register("chroma")
-def _chroma_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
-                  read_only: bool) -> VectorStore:
-    from ragloom.stores.chroma import ChromaVectorStore
+class ChromaBackend(StoreBackend):
+    """Chroma, embedded in files under ``store_path`` or on a server (``vector_store.url``)."""
 
-    settings = config.vector_store
-    if settings.url:
-        return ChromaVectorStore.open_remote(settings.url, settings.collection_name, embedding,
-                                             settings.resolved_api_key(), read_only)
-    return ChromaVectorStore.open_local(store_path(config, base_dir), settings.collection_name,
-                                        embedding, read_only)
+    local_files = True  # embedded, without a url
 
+    @classmethod
+    def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+             read_only: bool) -> VectorStore:
+        from ragloom.stores.chroma import ChromaVectorStore
 
-_chroma_store.local_files = True  # type: ignore[attr-defined]  # embedded, without a url
+        settings = config.vector_store
+        if settings.url:
+            return ChromaVectorStore.open_remote(settings.url, settings.collection_name, embedding,
+                                                 settings.resolved_api_key(), read_only)
+        return ChromaVectorStore.open_local(store_path(config, base_dir), settings.collection_name,
+                                            embedding, read_only)
 
 
 @vector_stores.register("turboquant")
-def _turboquant_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
-                      read_only: bool) -> VectorStore:
-    from ragloom.stores.turboquant import TurboQuantStore
+class TurboQuantBackend(StoreBackend):
+    """Quantized vectors in files under ``store_path`` (``stores.turboquant``)."""
 
-    settings = config.vector_store.turboquant
-    return TurboQuantStore(store_path(config, base_dir), embedding, settings.bits,
-                           settings.residual, settings.refine_bits, first_pass=settings.first_pass,
-                           read_only=read_only)
+    local_files = True
+    settings_model = TurboQuantSettings
 
+    @classmethod
+    def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+             read_only: bool) -> VectorStore:
+        from ragloom.stores.turboquant import TurboQuantStore
 
-_turboquant_store.settings_model = TurboQuantSettings  # type: ignore[attr-defined]
-_turboquant_store.local_files = True  # type: ignore[attr-defined]
+        settings = config.vector_store.turboquant
+        return TurboQuantStore(store_path(config, base_dir), embedding, settings.bits,
+                               settings.residual, settings.refine_bits,
+                               first_pass=settings.first_pass, read_only=read_only)
 
 
 @vector_stores.register("postgres")
-def _postgres_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
-                    read_only: bool) -> VectorStore:
-    from ragloom.stores.postgres.settings import check_identifier, connection_url, table_name
-    from ragloom.stores.postgres.store import PostgresStore
+class PostgresBackend(StoreBackend):
+    """Postgres with pgvector; manifest, BM25 postings, cache and lock in the same database."""
 
-    settings = config.vector_store
-    if not settings.url:
-        raise ConfigError("vector_store.provider = \"postgres\" needs vector_store.url, e.g. "
-                          "\"postgresql://user@host:5432/db\"")
-    table = store_settings(config, "postgres")
-    assert isinstance(table, PostgresSettings)
-    tables = Tables(check_identifier(table.schema_, "schema"),
-                    check_identifier(table.table or table_name(settings.collection_name), "table"))
-    url = connection_url(settings.url, settings.resolved_api_key())
-    return PostgresStore(url, tables, embedding, table, read_only)
+    settings_model = PostgresSettings
+    owns_index_state = True
 
+    @classmethod
+    def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+             read_only: bool) -> VectorStore:
+        from ragloom.stores.postgres.settings import check_identifier, connection_url, table_name
+        from ragloom.stores.postgres.store import PostgresStore
 
-_postgres_store.settings_model = PostgresSettings  # type: ignore[attr-defined]
-_postgres_store.owns_index_state = True  # type: ignore[attr-defined]
+        settings = config.vector_store
+        if not settings.url:
+            raise ConfigError("vector_store.provider = \"postgres\" needs vector_store.url, e.g. "
+                              "\"postgresql://user@host:5432/db\"")
+        table = store_settings(config, "postgres")
+        assert isinstance(table, PostgresSettings)
+        tables = Tables(check_identifier(table.schema_, "schema"),
+                        check_identifier(table.table or table_name(settings.collection_name), "table"))
+        url = connection_url(settings.url, settings.resolved_api_key())
+        return PostgresStore(url, tables, embedding, table, read_only)
+
+    @classmethod
+    def open_index_state(cls, store: VectorStore, tokenizer: Tokenizer, text_of: IndexedText,
+                         read_only: bool) -> IndexState:
+        from ragloom.indexing.postgres_state import open_index_state
+
+        return open_index_state(store, tokenizer, text_of, read_only)
 
 
 @vector_stores.register("mcp")
-def _mcp_bridge_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
-                      read_only: bool) -> VectorStore:
-    from ragloom.stores.mcp_bridge import DEFAULT_TOOL, McpBridgeStore
+class McpBridgeBackend(StoreBackend):
+    """Another MCP server's search tool, searched by text (``stores.mcp_bridge``)."""
 
-    settings = config.vector_store
-    timeout = getattr(store_settings(config, "mcp"), "timeout_seconds", 30.0)
-    return McpBridgeStore(str(settings.mcp_server), settings.mcp_tool or DEFAULT_TOOL, timeout)
+    persistent = False
+    settings_model = McpBridgeSettings
 
+    @classmethod
+    def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+             read_only: bool) -> VectorStore:
+        from ragloom.stores.mcp_bridge import DEFAULT_TOOL, McpBridgeStore
 
-_mcp_bridge_store.persistent = False  # type: ignore[attr-defined]
-_mcp_bridge_store.settings_model = McpBridgeSettings  # type: ignore[attr-defined]
+        settings = config.vector_store
+        table = store_settings(config, "mcp")
+        assert isinstance(table, McpBridgeSettings)
+        return McpBridgeStore(str(settings.mcp_server), settings.mcp_tool or DEFAULT_TOOL,
+                              table.timeout_seconds)
 
 
 def store_settings(config: RAGConfig, name: str | None = None) -> BaseModel | None:
@@ -153,7 +169,7 @@ def store_settings(config: RAGConfig, name: str | None = None) -> BaseModel | No
         valid = ", ".join(repr(n) for n in vector_stores.names())
         raise ConfigError(f"[rag.vector_store.{name}]: no vector store is named {name!r}"
                           f"{did_you_mean(name, vector_stores.names())}; valid: {valid}")
-    model = getattr(vector_stores.get(name), "settings_model", None)
+    model = vector_stores.get(name).settings_model
     if model is None:
         if table is not None:
             raise ConfigError(f"[rag.vector_store.{name}]: the {name!r} store takes no settings")
@@ -167,4 +183,4 @@ def store_settings(config: RAGConfig, name: str | None = None) -> BaseModel | No
 def create_vector_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
                         read_only: bool = False) -> VectorStore:
     """The store for ``config.vector_store.provider`` (opened for reading only if asked)."""
-    return vector_stores.get(config.vector_store.provider)(config, base_dir, embedding, read_only)
+    return store_backend(config).open(config, base_dir, embedding, read_only)

@@ -28,7 +28,7 @@ from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.ownership import STORE_MARKER, claim_folder
 from ragloom.quant.turboquant import TurboQuantizer
 from ragloom.segments import record_written
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored
+from ragloom.stores.base import EmbeddingSpec, StoreDefaults, check_upsert_arguments, require_stored
 from ragloom.stores.turboquant_passes import candidate_rows, pool_sizes
 from ragloom.stores.turboquant_rows import TurboQuantRows
 from ragloom.stores.turboquant_segments import (
@@ -47,7 +47,7 @@ from ragloom.types import Chunk, Metadata, SearchResult
 logger = logging.getLogger("ragloom")
 
 
-class TurboQuantStore:
+class TurboQuantStore(StoreDefaults):
     """Compressed vectors, texts and metadata, persisted as append-only segments."""
 
     name = "turboquant"
@@ -188,7 +188,7 @@ class TurboQuantStore:
             everything = table.live == len(table) and not conditions
             rows = np.arange(len(table)) if everything else np.flatnonzero(table.alive)
             if conditions:
-                rows = np.array([r for r in rows if matches_all(table.metadatas[r], conditions)],
+                rows = np.array([r for r in rows.tolist() if matches_all(table.metadatas[r], conditions)],
                                 dtype=np.int64)
             if len(rows) == 0 or top_k <= 0:
                 return []

@@ -43,4 +43,5 @@ def candidate_rows(planes: np.ndarray, all_sign_words: Callable[[], np.ndarray],
     sign = sign_words(planes[0][rows])
     large = ~(sign_words(planes[1][rows]) ^ sign)  # plane 1 is complemented for negatives
     refined = two_plane_sketch_scores(sign, large, rotated_query, large_ratio())
-    return rows[largest_indices(refined, scored_pool)]
+    best: np.ndarray = rows[largest_indices(refined, scored_pool)]
+    return best

@@ -2,8 +2,9 @@
 
 Subclass ``StoreConformance`` in a test module and define a ``store_factory`` fixture
 returning ``open_store()``, a callable that opens (or reopens, for persistent stores) the
-same store; set ``persistent`` (and ``score_tolerance`` for lossy stores). ragloom's own
-stores and plugins run the same suite. Needs pytest (a test dependency, not a runtime one).
+same store, and a ``backend`` fixture returning the store's ``StoreBackend`` (its contract
+is checked too); set ``persistent`` (and ``score_tolerance`` for lossy stores). ragloom's
+own stores and plugins run the same suite. Needs pytest (a test dependency, not a runtime one).
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from pydantic import BaseModel
 
+from ragloom.errors import StoreError
+from ragloom.retrieval.tokenize import Tokenizer
+from ragloom.stores.backend import StoreBackend
 from ragloom.stores.base import VectorStore
 
 DIM = 16
@@ -44,6 +49,11 @@ class StoreConformance:
     persistent = False
     #: How far a returned score may be from the exact cosine (lossy stores set more).
     score_tolerance = 1e-5
+
+    @pytest.fixture
+    def backend(self) -> type[StoreBackend] | None:
+        """The backend that opens this store; override it (None: a store built by hand)."""
+        return None
 
     @pytest.fixture
     def store(self, store_factory: StoreFactory) -> VectorStore:
@@ -178,9 +188,38 @@ class StoreConformance:
                     store.query(unit(1), top_k=10, filters=filters)
 
     def test_declares_what_it_is(self, store: VectorStore) -> None:
-        for attribute in ("persistent", "concurrent_readers", "hands_out_vectors", "glob_filters"):
-            assert isinstance(getattr(store, attribute), bool), attribute
+        declared = {"persistent": store.persistent, "concurrent_readers": store.concurrent_readers,
+                    "hands_out_vectors": store.hands_out_vectors, "glob_filters": store.glob_filters,
+                    "searches_text": store.searches_text, "queries_elsewhere": store.queries_elsewhere}
+        assert {name: type(value) for name, value in declared.items()} == dict.fromkeys(declared, bool)
         assert isinstance(store.name, str) and store.name
+        with store.read_snapshot():
+            assert store.count() == 4
+        assert store.verify_files() == []  # nothing damaged in a fresh store
+        digest = store.id_digest()
+        assert digest is None or isinstance(digest, int)
+        figures = store.server_figures()
+        assert figures is None or (isinstance(figures[0], str) and isinstance(figures[1], dict))
+        if digest is not None:  # a digest of the ids: it changes with them
+            store.delete(["c0"])
+            assert store.id_digest() != digest
+
+    def test_backend_declares_its_contract(self, backend: type[StoreBackend] | None,
+                                           store: VectorStore) -> None:
+        if backend is None:
+            pytest.skip("no backend: this store is built by hand")
+        assert issubclass(backend, StoreBackend)
+        assert backend.persistent is store.persistent == self.persistent
+        model = backend.settings_model
+        assert model is None or (issubclass(model, BaseModel)
+                                 and model.model_config.get("extra") == "forbid")
+        assert not (backend.local_files and backend.owns_index_state)
+        below = backend.__mro__[:backend.__mro__.index(StoreBackend)]
+        overrides = any("open_index_state" in vars(cls) for cls in below)
+        assert overrides == backend.owns_index_state  # the state it owns, it opens
+        if not backend.owns_index_state:
+            with pytest.raises(StoreError, match="keeps no index state"):
+                backend.open_index_state(store, Tokenizer(), lambda text, meta: text, True)
 
     def test_filter_does_not_shrink_top_k(self, store: VectorStore) -> None:
         results = store.query(unit(1), top_k=1, filters={"language": "markdown"})

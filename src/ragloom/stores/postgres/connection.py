@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import select
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -120,7 +120,8 @@ class Database:
                 raise error(f"{what} failed on Postgres at {self.where}: "
                             f"{_first_line(exc)}") from None
 
-    def execute(self, what: str, sql: str, params: Sequence[Any] | None = None) -> list[tuple]:
+    def execute(self, what: str, sql: str,
+                params: Sequence[Any] | Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Run one statement; its rows (``[]`` when it returns none)."""
         with self.cursor(what) as cursor:
             cursor.execute(sql, params)
@@ -132,7 +133,7 @@ class Database:
     def in_transaction(self) -> bool:
         return self._in_transaction
 
-    def begin(self, statement: str = "BEGIN") -> list[tuple]:
+    def begin(self, statement: str = "BEGIN") -> list[tuple[Any, ...]]:
         """Start the transaction the next statements join (a no-op when one is open).
         ``statement`` may name an isolation level and go on with more statements (no
         parameters) in the same round trip: the rows of the last that returns any."""

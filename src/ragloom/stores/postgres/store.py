@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from functools import partial
 from typing import Any
 
@@ -32,6 +33,7 @@ from ragloom.filters import Filters
 from ragloom.stores.base import (
     DataRejectedError,
     EmbeddingSpec,
+    StoreDefaults,
     check_upsert_arguments,
     require_stored,
 )
@@ -57,9 +59,12 @@ _COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, mo
 _COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
 _INT4 = 2**31
 _DDL = 1 << 41  #: creating or dropping tables: a key apart from the writer lock
+#: The index's tables (``Tables`` properties) by the part of the index they hold.
+_PARTS = {"store": ("chunks",), "bm25": ("postings", "lengths", "terms", "stats", "tokens", "symbols"),
+          "manifest": ("files", "info"), "embedding_cache": ("cache",)}
 
 
-class PostgresStore:
+class PostgresStore(StoreDefaults):
     """One ragloom index in a Postgres database (pgvector's HNSW for dense search)."""
 
     name = "postgres"
@@ -69,8 +74,6 @@ class PostgresStore:
     glob_filters = True
     #: A search waits on the server; BM25 runs meanwhile on a connection of its own.
     queries_elsewhere = True
-    #: Manifest, BM25 postings, embedding cache and writer lock live in the database too.
-    index_state = "ragloom.indexing.postgres_state:open_index_state"
 
     def __init__(self, url: str, tables: Tables, embedding: EmbeddingSpec,
                  settings: PostgresSettings | None = None, read_only: bool = False) -> None:
@@ -89,7 +92,7 @@ class PostgresStore:
         self.sparse_reader = Database(
             url, f"ragloom BM25 reader {socket.gethostname()} pid {os.getpid()}")
         #: Every read of one search runs in this: both reading connections share a snapshot.
-        self.read_snapshot = SharedSnapshot(self.reader, self.sparse_reader)
+        self._snapshot = SharedSnapshot(self.reader, self.sparse_reader)
         self.location = f"{self.writer.where} table {tables.label}"
         #: Held while a writing store is open: one writer per index, across machines.
         self.lock = None if read_only else PostgresIndexLock(url, tables)
@@ -214,8 +217,24 @@ class PostgresStore:
             self.writer.execute("reset", f"TRUNCATE {', '.join(emptied)} RESTRICT")
             self.writer.execute("reset", f"UPDATE {t.stats} SET documents = 0, tokens = 0")
 
+    def read_snapshot(self) -> AbstractContextManager[object]:
+        """Both reading connections share one snapshot for the reads of one search."""
+        return self._snapshot()
+
     def persist(self) -> None:
         """Every write is committed by its transaction; nothing to flush."""
+
+    def server_figures(self) -> tuple[str, dict[str, int]] | None:
+        """Each part's tables' total size (rows, TOAST, indexes) as the server counts it."""
+        names = {part: [getattr(self.tables, name) for name in members]  # Tables properties
+                 for part, members in _PARTS.items()}
+        everything = [name for members in names.values() for name in members]
+        rows = self.reader.execute(
+            "status", "SELECT name, COALESCE(pg_total_relation_size(to_regclass(name)), 0) "
+            "FROM unnest(%s::text[]) AS name", (everything,))
+        size = {name: int(value) for name, value in rows}
+        usage = {part: sum(size.get(name, 0) for name in members) for part, members in names.items()}
+        return self.tables.label, usage | {"other": 0}
 
     def close(self) -> None:
         self.writer.close()

@@ -16,7 +16,14 @@ from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask, l2_normali
 from ragloom.errors import StoreError
 from ragloom.filters import Filters, compile_filters, matches_all
 from ragloom.readers import ReadText, SkipFile, TextSpan
-from ragloom.stores.base import EmbeddingSpec, check_upsert_arguments, require_stored, top_k_indices
+from ragloom.stores.backend import StoreBackend
+from ragloom.stores.base import (
+    EmbeddingSpec,
+    StoreDefaults,
+    check_upsert_arguments,
+    require_stored,
+    top_k_indices,
+)
 from ragloom.stores.registry import store_settings
 from ragloom.types import Chunk, Metadata, SearchResult
 
@@ -43,7 +50,7 @@ def letters_provider(config: RAGConfig) -> LettersEmbedder:
     return LettersEmbedder()
 
 
-class TinyStore:
+class TinyStore(StoreDefaults):
     """Rows in dicts, exact cosine by brute force; in memory only."""
 
     name = "tiny"
@@ -122,15 +129,18 @@ class TinySettings(BaseModel):
     max_rows: int = Field(100_000, ge=1)
 
 
-def open_tiny_store(config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
-                    read_only: bool) -> TinyStore:
-    settings = store_settings(config)
-    assert isinstance(settings, TinySettings)
-    return TinyStore(settings.max_rows)
+class TinyBackend(StoreBackend):
+    """What ragloom knows before a tiny store opens, and how to open one."""
 
+    persistent = False  # no index folder, no lock
+    settings_model = TinySettings  # validates [rag.vector_store.tiny]
 
-open_tiny_store.persistent = False  # known before opening: no index folder, no lock
-open_tiny_store.settings_model = TinySettings  # validates [rag.vector_store.tiny]
+    @classmethod
+    def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
+             read_only: bool) -> TinyStore:
+        settings = store_settings(config)
+        assert isinstance(settings, TinySettings)
+        return TinyStore(settings.max_rows)
 
 
 PAGES_MAGIC = b"TPAGES\x00"
