@@ -200,3 +200,12 @@ def test_no_module_is_over_the_line_limit() -> None:
     long = {name: count for name, path in modules().items()
             if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert long == {}, f"split these along a seam (at most {MAX_MODULE_LINES} lines each)"
+
+
+def test_every_folder_of_modules_is_a_package() -> None:
+    """A folder holding Python modules has an ``__init__.py``, so ``pkgutil`` and every tool
+    that walks packages sees it; a folder of package data alone (no ``.py``) is not one."""
+    missing = sorted(str(folder.relative_to(SOURCE.parent)) for folder in [SOURCE, *SOURCE.rglob("*")]
+                     if folder.is_dir() and any(folder.glob("*.py"))
+                     and not (folder / "__init__.py").is_file())
+    assert missing == []
