@@ -27,6 +27,7 @@ from ragloom.config import RAGConfig
 from ragloom.indexing.disk_usage import disk_usage, server_name
 from ragloom.indexing.pending import PendingWork
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
+from ragloom.layout import IndexLayout
 from ragloom.ownership import INDEX_MARKER
 from ragloom.types import IndexStatus
 
@@ -52,8 +53,8 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         return None
     store = config.vector_store.provider
     collection = config.vector_store.collection_name
-    manifest_path = index_dir / f"manifest_{store}_{collection}.sqlite"
-    bm25_path = index_dir / f"bm25_{store}_{collection}.segments"
+    layout = IndexLayout(index_dir, collection)
+    manifest_path, bm25_path = layout.manifest(store), layout.bm25(store)
     if not manifest_path.is_file():
         return None
     try:  # each read is whole (an SQLite read, a list swapped atomically); no lock is taken
