@@ -20,8 +20,8 @@ ARCHITECTURE_DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.
 #: A name covers the module and everything under it; the longest name that matches wins.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "types", "digests", "atomic", "faults", "sqlite_db", "_optional",
-                    "_registry", "_lazy", "globs", "filters", "security", "ownership", "locking", "prompt",
-                    "quant", "arrayfile", "segments", "top_k", "products", "version")),
+                    "_registry", "_lazy", "globs", "filters", "security", "ownership", "layout",
+                    "locking", "prompt", "quant", "arrayfile", "segments", "top_k", "products", "version")),
     ("config", ("config",)),
     ("parts", ("chunking", "embeddings", "readers", "stores")),
     ("retrieval", ("retrieval",)),
@@ -254,3 +254,34 @@ def test_lazy_exports_are_imported_where_the_graph_sees_them() -> None:
                    if isinstance(key, ast.Constant) and isinstance(value, ast.Constant)
                    and (value.value, key.value) not in imported]
     assert hidden == []
+def test_every_folder_of_modules_is_a_package() -> None:
+    """A folder holding Python modules has an ``__init__.py``, so ``pkgutil`` and every tool
+    that walks packages sees it; a folder of package data alone (no ``.py``) is not one."""
+    missing = sorted(str(folder.relative_to(SOURCE.parent)) for folder in [SOURCE, *SOURCE.rglob("*")]
+                     if folder.is_dir() and any(folder.glob("*.py"))
+                     and not (folder / "__init__.py").is_file())
+    assert missing == []
+
+
+def test_the_index_layout_is_written_in_one_place() -> None:
+    """The file names of an index's parts (``ragloom/layout.py``) are spelled in no other
+    module: everything else asks the layout for a path. A name's prefix counts where it
+    starts a literal (``f"manifest_{store}"``), a suffix anywhere."""
+    layout = SOURCE / "layout.py"
+    names = {node.value for node in ast.walk(ast.parse(layout.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and node.value in ("manifest_", "bm25_", ".segments", "embeddings.sqlite")}
+    assert len(names) == 4, "the layout no longer names its parts as this test expects"
+    spelled = [f"{name} spells {literal!r}" for name, path in modules().items() if path != layout
+               for text in strings_in(path) for literal in sorted(names)
+               if text.startswith(literal) or literal.startswith(".") and literal in text]
+    assert spelled == []
+
+
+def strings_in(path: Path) -> list[str]:
+    """The string literals of a module (f-string parts included), docstrings and other
+    bare string statements left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bare = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in bare]

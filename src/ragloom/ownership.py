@@ -44,13 +44,6 @@ def claim_folder(folder: Path, marker: str, owner: str, create: bool = True) -> 
                            encoding="utf-8")
 
 
-def index_file_names(store: str, collection: str) -> list[str]:
-    """What a collection's index is called in ``index_dir``: its store folder (by default),
-    manifest and BM25 folder (see ``stores.registry.store_path``, ``IndexOpener.beside_store``)."""
-    return [f"{store}_{collection}", f"manifest_{store}_{collection}.sqlite",
-            f"bm25_{store}_{collection}.segments"]
-
-
 def case_variant(names: Iterable[str], present: Iterable[str]) -> tuple[str, str] | None:
     """The first entry of ``present`` that differs from one of ``names`` only in case, with
     that name; None when there is none."""
@@ -62,7 +55,7 @@ def case_variant(names: Iterable[str], present: Iterable[str]) -> tuple[str, str
     return None
 
 
-def refuse_case_variants(index_dir: Path, store: str, collection: str) -> None:
+def refuse_case_variants(index_dir: Path, names: list[str], collection: str) -> None:
     """Refuse a collection whose index files differ only in case from another collection's
     already in ``index_dir``: on a case-insensitive file system (macOS, Windows) ``Docs``
     and ``docs`` would open, change and delete each other's files."""
@@ -70,7 +63,7 @@ def refuse_case_variants(index_dir: Path, store: str, collection: str) -> None:
         present = os.listdir(index_dir)
     except (FileNotFoundError, NotADirectoryError):
         return
-    found = case_variant(index_file_names(store, collection), present)
+    found = case_variant(names, present)
     if found is not None:
         raise StoreError(
             f"{index_dir} holds {found[0]!r}, part of the index of another collection whose name "

@@ -5,6 +5,7 @@ whole lines and the bounds of issue 26; one warning and line chunks without a gr
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from code_properties import check_code_chunks
 
 from ragloom.chunking.context import indexed_text
 from ragloom.chunking.measure import CHARACTERS
-from ragloom.chunking.registry import FileChunker
+from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.chunking.treesitter import LANGUAGES, LanguageRow, TreeSitterChunker
 from ragloom.config import RAGConfig
 from ragloom.types import Chunk
@@ -162,6 +163,34 @@ def test_the_registry_picks_the_chunker_by_extension() -> None:
     assert "Basket" in {name for c in chunks for name in names(c)}
     plain = FileChunker(RAGConfig(chunking={"ast_chunking": False}))
     assert plain.chunker_for("a.go").__class__.__name__ == "CharacterChunker"
+
+
+def test_a_row_is_the_whole_entry_of_a_language() -> None:
+    """Each row's extensions name its language (a second grammar's, its language's) and
+    pick the tree-sitter chunker: nothing else lists the language."""
+    chunker = FileChunker(RAGConfig())
+    routed = {(extension, language_for_path(f"src/a{extension}"),
+               type(chunker.chunker_for(f"src/a{extension}")).__name__)
+              for name, row in LANGUAGES.items() for extension in row.extensions}
+    assert {(".tsx", "typescript", "TreeSitterChunker"), (".php", "php", "TreeSitterChunker"),
+            (".hxx", "cpp", "TreeSitterChunker")} <= routed
+    expected = {(extension, row.grammar_of or name, "TreeSitterChunker")
+                for name, row in LANGUAGES.items() for extension in row.extensions}
+    assert routed == expected
+
+
+def test_a_rows_path_hook_adds_the_frameworks_definitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Laravel's routes come from the PHP row's ``path_definitions`` hook: without it a
+    route file has no route chunks; a hook is called with the file's path."""
+    source = (LARAVEL / "routes/web.php").read_text()
+    monkeypatch.setitem(LANGUAGES, "php-plain", replace(LANGUAGES["php"], path_definitions=None))
+    plain = TreeSitterChunker("php-plain", 2000, 400).chunk(source, "routes/web.php")
+    assert "route" not in {c.metadata["kind"] for c in plain}
+    calls: list[str] = []
+    monkeypatch.setitem(LANGUAGES, "php-hooked", replace(
+        LANGUAGES["php"], path_definitions=lambda path, root, found: calls.append(path)))
+    TreeSitterChunker("php-hooked", 2000, 400).chunk(source, "routes/web.php")
+    assert calls == ["routes/web.php"]
 
 
 def test_unknown_language_is_a_clear_error() -> None:

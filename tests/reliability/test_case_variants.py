@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from helpers import hash_config, write
 from ragloom import RAGEngine, StoreError
-from ragloom.ownership import case_variant, index_file_names
+from ragloom.layout import IndexLayout
+from ragloom.ownership import case_variant
 
 NAME = st.text(string.ascii_letters + string.digits + "._-", min_size=3, max_size=20)
 STORES = st.sampled_from(["turboquant", "chroma", "my_store"])
@@ -33,11 +34,15 @@ def test_collections_that_may_share_an_index_dir_never_share_a_file_name_ignorin
         for second in indexes:
             if first == second:
                 continue
-            present, wanted = index_file_names(*first), index_file_names(*second)
+            present, wanted = file_names(*first), file_names(*second)
             shared = {n.casefold() for n in present} & {n.casefold() for n in wanted}
             refused = case_variant(wanted, present) is not None
             assert refused == bool(shared) and (not refused or set(present) != set(wanted)), \
                 (first, second)
+
+
+def file_names(store: str, collection: str) -> list[str]:
+    return IndexLayout(Path("index"), collection).file_names(store)
 
 
 def config_for(name: str):

@@ -13,6 +13,8 @@ from ragloom._registry import Registry
 from ragloom.chunking.base import Chunker, LineIndex, chunk_id
 from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
+from ragloom.chunking.treesitter.languages import EXTENSIONS as TREE_SITTER_EXTENSIONS
+from ragloom.chunking.treesitter.languages import LANGUAGES
 from ragloom.config import RAGConfig
 from ragloom.types import Chunk
 
@@ -27,16 +29,14 @@ class Segment(Protocol):
     end_line: int
     language: str | None
 
+#: Extension -> language: the tree-sitter languages' from their rows
+#: (``treesitter.languages``), every other language's here.
 LANGUAGE_BY_EXTENSION: dict[str, str] = {
+    **TREE_SITTER_EXTENSIONS,
     ".py": "python", ".pyi": "python",
     ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
     ".rst": "rst", ".txt": "text",
-    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".ts": "typescript", ".tsx": "typescript",
-    ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".go": "go", ".rs": "rust",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp",
-    ".hh": "cpp", ".hxx": "cpp", ".cs": "csharp", ".rb": "ruby", ".rake": "ruby", ".php": "php",
-    ".swift": "swift", ".sh": "shell", ".bash": "shell",
+    ".scala": "scala", ".sh": "shell", ".bash": "shell",
     ".sql": "sql", ".html": "html", ".css": "css", ".json": "json", ".yaml": "yaml",
     ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".xml": "xml",
     # An application's templates and components (chunking/markup/).
@@ -95,10 +95,9 @@ def _tree_sitter_chunker(language: str) -> ChunkerFactory:
     return factory
 
 
-#: Languages chunked by their tree-sitter grammar (``ragloom[code]``); ``.tsx`` files
-#: (language ``typescript``) use the TSX grammar.
-TREE_SITTER_LANGUAGES = ("php", "javascript", "typescript", "go", "rust", "java", "swift", "c",
-                         "cpp", "csharp", "ruby", "kotlin")
+#: Languages chunked by their tree-sitter grammar (``ragloom[code]``): a row each in
+#: ``treesitter.languages`` (a second grammar, TSX, serves its language's chunker).
+TREE_SITTER_LANGUAGES = tuple(name for name, row in LANGUAGES.items() if row.grammar_of is None)
 for _language in TREE_SITTER_LANGUAGES:
     chunkers.register(_language)(_tree_sitter_chunker(_language))
 

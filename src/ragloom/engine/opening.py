@@ -34,6 +34,7 @@ from ragloom.errors import (
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest, ManifestStore
 from ragloom.indexing.other_stores import other_store_note
+from ragloom.layout import IndexLayout
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder, refuse_case_variants
 from ragloom.retrieval.sparse import SparseIndex
@@ -81,6 +82,7 @@ class IndexOpener:
         self.index_dir = index_dir
         self.provider = provider
         self.vector_store = vector_store
+        self.layout = IndexLayout(index_dir, config.vector_store.collection_name)
         #: Empty the index on purpose and start afresh: what ragloom wrote is discarded
         #: (an unreadable manifest is set aside), the source files are indexed again.
         self.rebuild = rebuild
@@ -94,7 +96,7 @@ class IndexOpener:
                 claim_folder(self.index_dir, INDEX_MARKER, "index_dir")  # both write there
                 self._refuse_case_variants()
             if self._persistent() and not owns_state:
-                lock = ProcessLock(self.index_dir / "lock")
+                lock = ProcessLock(self.layout.writer_lock)
                 lock.acquire()
                 closing.callback(lock.release)
             parts = self._open_parts(closing, read_only=False)
@@ -126,7 +128,7 @@ class IndexOpener:
             claim_folder(self.index_dir, INDEX_MARKER, "index_dir", create=False)
             self._refuse_case_variants()
         with ExitStack() as closing:
-            probe = ProcessLock(self.index_dir / "lock")
+            probe = ProcessLock(self.layout.writer_lock)
             writer_active = False
             if self.index_dir.is_dir():
                 try:
@@ -173,8 +175,8 @@ class IndexOpener:
         """No two collections' files in ``index_dir`` differ only in case (see ownership)."""
         if self._persistent():
             store = self.vector_store.name if self.vector_store is not None else None
-            refuse_case_variants(self.index_dir, store or self.config.vector_store.provider,
-                                 self.config.vector_store.collection_name)
+            names = self.layout.file_names(store or self.config.vector_store.provider)
+            refuse_case_variants(self.index_dir, names, self.config.vector_store.collection_name)
 
     def _persistent(self) -> bool:
         """Whether the store keeps its data on disk or a server, known before it opens."""
@@ -206,15 +208,15 @@ class IndexOpener:
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
                               state.sparse, sizing, text_of, owns_state=True,
                               queries=self._queries(state.cache if use_cache else None, closing))
-        cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
+        cache = (EmbeddingCache(self.layout.embedding_cache)
                  if config.embedding_cache and not read_only else None)
         if cache is not None:
             closing.callback(cache.close)
         queries = self._queries(cache, closing, reader=read_only)
-        manifest_path = self.beside_store(store, "manifest", "sqlite")
+        manifest_path = self.beside_store(store, self.layout.manifest)
         manifest = self._rebuilding(lambda: Manifest(manifest_path, read_only))
         closing.callback(manifest.close)
-        sparse = SparseIndex(self.beside_store(store, "bm25", "segments"), tokenizer, read_only,
+        sparse = SparseIndex(self.beside_store(store, self.layout.bm25), tokenizer, read_only,
                              text_of)
         return IndexParts(store, cache, manifest, sparse, sizing, text_of, queries=queries)
 
@@ -226,7 +228,7 @@ class IndexOpener:
         if not self.config.embedding_cache:
             return QueryEmbedder(self.provider, None, memory=0)
         if reader:
-            file = EmbeddingCacheReader(self.index_dir / "embeddings.sqlite")
+            file = EmbeddingCacheReader(self.layout.embedding_cache)
             closing.callback(file.close)
             return QueryEmbedder(self.provider, file, writes=False)
         queries = QueryEmbedder(self.provider, cache)
@@ -255,12 +257,9 @@ class IndexOpener:
         parts.manifest.clear()
         parts.manifest.set_setting("embedding", self.embedding_signature())
 
-    def beside_store(self, store: VectorStore, kind: str, suffix: str) -> Path | None:
-        """``<index_dir>/<kind>_<store>_<collection>.<suffix>`` for a persistent store."""
-        if not store.persistent:
-            return None
-        return self.index_dir / (f"{kind}_{store.name}_"
-                                 f"{self.config.vector_store.collection_name}.{suffix}")
+    def beside_store(self, store: VectorStore, part: Callable[[str], Path]) -> Path | None:
+        """``part`` of the layout (manifest, BM25 index) for a persistent store, else None."""
+        return part(store.name) if store.persistent else None
 
     def embedding_signature(self) -> str:
         return json.dumps([self.provider.provider_name, self.provider.model_name,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ragloom.config import RAGConfig
@@ -114,9 +114,8 @@ class Rules:
                  exclude: Sequence[str] = ()) -> Discovery:
         """The walk of ``root`` by these rules (``include`` replacing, ``exclude`` adding to
         theirs)."""
-        return discover_files(root, self.base_dir, self.include if include is None else include,
-                              [*self.exclude, *exclude], self.index_dir, self.respect_gitignore,
-                              self.config_files, self.secret_names, self.noise)
+        return discover_files(root, replace(self, include=self.include if include is None else include,
+                                            exclude=[*self.exclude, *exclude]))
 
     def excluded(self, path: Path) -> str | None:
         """Why the walk would not index the file at ``path``, or None when it would. Every
@@ -199,23 +198,21 @@ class Rules:
         return None
 
 
-def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
-                   exclude: Sequence[str] = (), index_dir: Path | None = None,
-                   respect_gitignore: bool = True, config_files: Collection[str] = (),
-                   secret_names: bool = True, noise: Collection[str] = ()) -> Discovery:
-    """Walk ``root`` without recursion (any depth) and without following folder symlinks.
-    Paths are matched relative to ``base_dir``; .gitignore files from base_dir down are
-    honoured. Secret files and ``config_files`` (relative paths of the config the engine
-    was loaded from, which may hold API keys) are skipped unless an include pattern names
-    them. A file symlink is kept only when its target resolves inside base_dir to a file
+def discover_files(root: Path, rules: Rules) -> Discovery:
+    """Walk ``root`` by ``rules`` without recursion (any depth) and without following folder
+    symlinks. Paths are matched relative to their ``base_dir``; .gitignore files from
+    base_dir down are honoured. Secret files and ``config_files`` (relative paths of the
+    config the engine was loaded from, which may hold API keys) are skipped unless an
+    include pattern names them. A file symlink is kept only when its target resolves inside base_dir to a file
     these same rules would index (``src/settings.txt -> ../.env`` is not). The ``noise``
     rules (``indexing.noise``) skip what nobody asks about, each file with the rule's
     reason, unless an include pattern names it; a symlink to a file indexed under its own
     path, or to one another symlink already reached, is skipped by ``symlink-copy``."""
     result = Discovery()
+    base_dir, include, exclude, index_dir, noise = (rules.base_dir, rules.include, rules.exclude,
+                                                    rules.index_dir, rules.noise)
     # A symlink's target is judged by these rules; symlink-copy is the walk's own business.
-    rules = Rules(base_dir, include, exclude, index_dir, respect_gitignore, config_files,
-                  secret_names, tuple(rule for rule in noise if rule != "symlink-copy"))
+    rules = replace(rules, noise=tuple(rule for rule in noise if rule != "symlink-copy"))
     links = LinkedCopies() if "symlink-copy" in noise else None
     named_secrets = [p for p in include if not _is_catch_all(p)]
     resolved_base = base_dir.resolve()
@@ -224,7 +221,7 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
     if reason is not None and reason != "outside base_dir":  # other roots are walked as given
         result.skipped.append(SkippedFile(_printable(relative_posix(root, base_dir)), reason))
         return result
-    gitignore = GitIgnore() if respect_gitignore else None
+    gitignore = GitIgnore() if rules.respect_gitignore else None
     if gitignore is not None:
         for ancestor in reversed(root.resolve().parents):
             if ancestor.is_relative_to(resolved_base):
@@ -268,11 +265,11 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
             if is_secret_file(relative) and not matches_any(relative, named_secrets):
                 result.skipped.append(SkippedFile(relative, "secret file (excluded by default)"))
                 continue
-            if relative in config_files and not matches_any(relative, named_secrets):
+            if relative in rules.config_files and not matches_any(relative, named_secrets):
                 result.skipped.append(SkippedFile(
                     relative, "the ragloom config file (may hold keys; excluded by default)"))
                 continue
-            if secret_names and (kinds := secret_in_name(relative)):
+            if rules.secret_names and (kinds := secret_in_name(relative)):
                 result.skipped.append(SkippedFile(redact_secrets(relative).text,
                                                   f"its path holds a secret ({kinds})"))
                 continue

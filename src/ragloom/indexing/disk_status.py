@@ -19,21 +19,18 @@ the engine, which answers or says what is wrong.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
 from ragloom.config import RAGConfig
 from ragloom.indexing.disk_usage import disk_usage, server_name
+from ragloom.indexing.manifest import read_summary
 from ragloom.indexing.pending import PendingWork
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
-from ragloom.ownership import INDEX_MARKER, case_variant, index_file_names
+from ragloom.layout import IndexLayout
+from ragloom.ownership import INDEX_MARKER, case_variant
+from ragloom.retrieval.bm25_listing import listed_documents
 from ragloom.types import IndexStatus
-
-#: ``retrieval.bm25_files.SEGMENT_LIST`` and ``FORMAT_VERSION``, named here so reading the
-#: list imports no numpy (a test keeps them equal).
-BM25_SEGMENT_LIST = "segments.json"
-BM25_FORMAT_VERSION = 4
 
 
 def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -> IndexStatus | None:
@@ -52,74 +49,32 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         return None
     store = config.vector_store.provider
     collection = config.vector_store.collection_name
-    manifest_path = index_dir / f"manifest_{store}_{collection}.sqlite"
-    bm25_path = index_dir / f"bm25_{store}_{collection}.segments"
-    if not manifest_path.is_file() or case_variant(index_file_names(store, collection),
+    layout = IndexLayout(index_dir, collection)
+    manifest_path, bm25_path = layout.manifest(store), layout.bm25(store)
+    if not manifest_path.is_file() or case_variant(layout.file_names(store),
                                                    [p.name for p in index_dir.iterdir()]):
         return None  # a case variant's files: the engine refuses it, naming them
     try:  # each read is whole (an SQLite read, a list swapped atomically); no lock is taken
-        summary = _manifest_summary(manifest_path)
+        summary = read_summary(manifest_path)
     except sqlite3.Error:
         return None
-    chunks = _bm25_documents(bm25_path)
+    chunks = listed_documents(bm25_path)
     if summary is None or chunks is None:
         return None
-    files, last_indexed, signature, roots = summary
-    if not _same_model(config, signature):
+    if not _same_model(config, summary.signature):
         return None  # the engine says which model the index was built with
-    provider, model, dimension = signature
+    provider, model, dimension = summary.signature
     parts = disk_usage(index_dir, None if in_server else store_path(config, base_dir))
-    pending = _pending(config, base_dir, manifest_path, roots) if count_pending else None
+    pending = _pending(config, base_dir, manifest_path, summary.roots) if count_pending else None
     return IndexStatus(
-        enabled=True, files=files, chunks=chunks, store=store, embedding_provider=provider,
+        enabled=True, files=summary.files, chunks=chunks, store=store, embedding_provider=provider,
         embedding_model=model, dimension=dimension, index_dir=str(index_dir),
-        index_bytes=sum(parts.values()), bytes_by_part=parts, last_indexed=last_indexed,
+        index_bytes=sum(parts.values()), bytes_by_part=parts, last_indexed=summary.last_indexed,
         files_pending=None if pending is None else pending.files,
         files_skipped=None if pending is None else dict(sorted(pending.skipped.items())),
         skipped=count_by_reason(load_skipped(index_dir)),
         server=server_name(url) if in_server and url else "",
         collection=collection if in_server else "", sizes_unknown=["store"] if in_server else [])
-
-
-def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] | None:
-    """(files, last indexing time, embedding signature, indexed roots), or None for a
-    manifest without the tables or the signature (an index never written to)."""
-    from ragloom.sqlite_db import connect
-
-    database = connect(path, read_only=True)
-    try:
-        files, last = database.execute("SELECT COUNT(*), MAX(indexed_at) FROM files").fetchone()
-        settings = dict(database.execute(
-            "SELECT key, value FROM settings WHERE key IN ('embedding', 'roots')").fetchall())
-    finally:
-        database.close()
-    if "embedding" not in settings:
-        return None
-    signature = json.loads(settings["embedding"])
-    roots = json.loads(settings.get("roots") or "[]")
-    return int(files), last, signature, roots
-
-
-def _bm25_documents(folder: Path) -> int | None:
-    """Live documents of the BM25 index in ``folder``: the count its segment list records,
-    else (a list written by an older version) from the segments themselves; None when
-    there is no readable index (the engine then rebuilds it from the store)."""
-    listing = folder / BM25_SEGMENT_LIST
-    try:
-        header = json.loads(listing.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(header, dict) or header.get("version") != BM25_FORMAT_VERSION:
-        return None  # written by another version: the engine says what to do with it
-    documents = header.get("documents")
-    if isinstance(documents, int):
-        return documents
-    from ragloom.retrieval.bm25_files import load_index
-
-    try:
-        return len(load_index(folder))
-    except Exception:  # noqa: BLE001 - unreadable: the engine rebuilds it and answers
-        return None
 
 
 def _same_model(config: RAGConfig, signature: list) -> bool:

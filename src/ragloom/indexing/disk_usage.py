@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ragloom.layout import part_of
+
 PARTS = ("store", "bm25", "manifest", "embedding_cache", "other")
 
 
@@ -35,14 +37,7 @@ def server_name(url: str) -> str:
 def _part(file: Path, index_dir: Path, store_dir: Path | None) -> str:
     if store_dir is not None and _inside(file, store_dir):
         return "store"
-    top = file.relative_to(index_dir).parts[0]
-    if top.startswith("bm25_"):
-        return "bm25"
-    if top.startswith("manifest_"):
-        return "manifest"
-    if top.startswith("embeddings.sqlite"):
-        return "embedding_cache"
-    return "other"
+    return part_of(file.relative_to(index_dir).parts[0])
 
 
 def _inside(path: Path, folder: Path) -> bool:

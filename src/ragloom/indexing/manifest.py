@@ -199,3 +199,32 @@ class Manifest:
 def _record(row: tuple) -> FileRecord:
     path, size, mtime_ns, sha256, chunk_ids, indexed_at = row
     return FileRecord(path, size, mtime_ns, sha256, tuple(json.loads(chunk_ids)), indexed_at)
+
+
+@dataclass(frozen=True)
+class ManifestSummary:
+    """What ``ragloom status`` shows of a manifest without opening the index."""
+
+    files: int
+    last_indexed: float | None
+    #: [provider, model, dimension] of the embedding the index was built with.
+    signature: list
+    #: The folders indexed, relative to base_dir.
+    roots: list[str]
+
+
+def read_summary(path: Path) -> ManifestSummary | None:
+    """The summary of the manifest at ``path`` in one read-only SQLite read (no lock
+    taken), or None for one without the signature (an index never written to). A
+    manifest without the tables raises sqlite3.Error."""
+    database = connect(path, read_only=True)
+    try:
+        files, last = database.execute("SELECT COUNT(*), MAX(indexed_at) FROM files").fetchone()
+        settings = dict(database.execute(
+            "SELECT key, value FROM settings WHERE key IN ('embedding', 'roots')").fetchall())
+    finally:
+        database.close()
+    if "embedding" not in settings:
+        return None
+    return ManifestSummary(int(files), last, json.loads(settings["embedding"]),
+                           json.loads(settings.get("roots") or "[]"))

@@ -1,7 +1,7 @@
 """Indexes of another store in the same ``index_dir``: what a reader finding no index of
 its own store should be told.
 
-Each store's manifest is ``<index_dir>/manifest_<store>_<collection>.sqlite``. The default
+Each store's manifest has its own name in the folder (``layout``). The default
 store changed from ``chroma`` to ``turboquant``, so a project indexed before keeps a
 Chroma index that the new default does not read; saying so (and how to keep it) beats
 answering "no index" or building a second index without a word. Only file names are
@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragloom.config import RAGConfig
+from ragloom.layout import IndexLayout
 
 
 def other_store_note(config: RAGConfig, index_dir: Path, own: str | None = None) -> str:
@@ -22,18 +23,17 @@ def other_store_note(config: RAGConfig, index_dir: Path, own: str | None = None)
     index there (a reader found none, a writer's manifest is empty)."""
     provider = config.vector_store.provider
     collection = config.vector_store.collection_name
-    suffix = f"_{collection}.sqlite"
+    layout = IndexLayout(index_dir, collection)
     try:
-        names = sorted(path.name for path in index_dir.glob(f"manifest_*{suffix}"))
+        stores = layout.stores_with_manifest()
     except OSError:
         return ""
-    stores = [name[len("manifest_"):-len(suffix)] for name in names]
     others = [store for store in stores if store != (own or provider)]
     if not others:
         return ""
     found = others[0]
     return (f"{index_dir} holds an index built with vector_store.provider = {found!r} "
-            f"(manifest_{found}{suffix}), which the configured store {provider!r} does not "
+            f"({layout.manifest(found).name}), which the configured store {provider!r} does not "
             f"read (the default store is now 'turboquant'; it was 'chroma', see CHANGELOG.md): set "
             f"[rag.vector_store] provider = {found!r} to keep using it, or run 'ragloom index' "
             f"to build a {provider} index (embeddings come from the cache)")

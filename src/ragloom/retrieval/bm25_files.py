@@ -19,11 +19,10 @@ from ragloom.atomic import atomic_write
 from ragloom.errors import StoreError
 from ragloom.faults import crash_point
 from ragloom.retrieval.bm25 import MAX_SEGMENTS, MERGE_FACTOR, BM25Index
+from ragloom.retrieval.bm25_listing import FORMAT_VERSION
 from ragloom.retrieval.bm25_segment import Segment
-from ragloom.segments import merge_start, record_written, remove_unlisted
+from ragloom.segments import SEGMENT_LIST, merge_start, record_written, remove_unlisted
 
-FORMAT_VERSION = 4  # 4: array files with CRC-32s (an older index is rebuilt from the store)
-SEGMENT_LIST = "segments.json"
 #: The files a BM25 folder holds (and so the only ones it ever deletes).
 OWN_FILE = re.compile(r"^(segments\.json|\d{8}\.seg|\.(segments\.json|\d{8}\.seg)\.\d+\.tmp)$")
 _COMPACT_DEAD_SHARE = 0.3

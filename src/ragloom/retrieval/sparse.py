@@ -15,10 +15,11 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.errors import StoreError
 from ragloom.filters import Node, matches_all
 from ragloom.retrieval.bm25 import BM25Index
-from ragloom.retrieval.bm25_files import SEGMENT_LIST, load_index, save_index
+from ragloom.retrieval.bm25_files import load_index, save_index
 from ragloom.retrieval.feedback import expand_query
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
+from ragloom.segments import SEGMENT_LIST
 from ragloom.stores.base import VectorStore
 from ragloom.types import Metadata, MetadataValue
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +12,7 @@ from ragloom.config import RAGConfig
 from ragloom.config.messages import describe_errors
 from ragloom.config.tables import TurboQuantSettings
 from ragloom.errors import ConfigError, did_you_mean
+from ragloom.layout import IndexLayout
 from ragloom.stores.backend import StoreBackend
 from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings, Tables
@@ -37,8 +37,8 @@ def store_path(config: RAGConfig, base_dir: Path) -> Path:
     if settings.path:
         path = Path(settings.path).expanduser()
         return path if path.is_absolute() else base_dir / path
-    provider = re.sub(r"[^A-Za-z0-9_.-]", "_", settings.provider)  # a module:backend path
-    return base_dir / config.index_dir / f"{provider}_{settings.collection_name}"
+    layout = IndexLayout(base_dir / config.index_dir, settings.collection_name)
+    return layout.store_folder(settings.provider)
 
 
 def store_backend(config: RAGConfig) -> type[StoreBackend]:

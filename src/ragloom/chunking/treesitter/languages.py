@@ -4,14 +4,23 @@ A row names the grammar wheel, whether its shipped ``TAGS_QUERY`` finds the defi
 (the grammar authors' own query, the one GitHub's code navigation runs on) or which node
 types are definitions where the wheel ships none, which definitions are containers (split
 per member), which nodes are imports, and how the language writes a qualified name
-(``App\\Http\\UserController::index``, ``Server.Start``, ``net::Server::start``).
-Adding a language is adding a row.
+(``App\\Http\\UserController::index``, ``Server.Start``, ``net::Server::start``),
+which file extensions it owns (``chunking.registry`` reads them: the row is the language's
+one entry) and what a framework adds by file path (PHP: Laravel's routes, migrations and
+config arrays). Adding a language is adding a row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+from ragloom.chunking.treesitter.definition import Definition
+from ragloom.chunking.treesitter.laravel import laravel_definitions
+
+#: (path, the tree's root node, definitions found by node id): adds or drops definitions.
+PathDefinitions = Callable[[str, Any, dict[int, Definition]], None]
 
 #: Node types that are containers in most grammars; rows add their own.
 COMMON_CONTAINERS = frozenset({
@@ -30,6 +39,11 @@ class LanguageRow:
 
     #: The grammar wheel's module and the function returning its grammar.
     module: str
+    #: File extensions of the language (lower case, e.g. ``.go``).
+    extensions: tuple[str, ...] = ()
+    #: For a second grammar of a language (TSX): that language; its files take this
+    #: grammar, and are of that language otherwise.
+    grammar_of: str | None = None
     loader: str = "language"
     #: Use the wheel's ``TAGS_QUERY`` to find definitions.
     tags: bool = True
@@ -57,6 +71,8 @@ class LanguageRow:
     #: Whether object literals holding functions are containers (JavaScript stores,
     #: ``export default { methods: ... }``; ``outline._object_definitions``).
     object_members: bool = False
+    #: Definitions a framework adds by file path, after the grammar's own.
+    path_definitions: PathDefinitions | None = None
 
 
 _C_IMPORTS = frozenset({"preproc_include", "preproc_def", "preproc_call"})
@@ -73,48 +89,53 @@ _TYPESCRIPT_DEFINITIONS = {
 
 LANGUAGES: dict[str, LanguageRow] = {
     "php": LanguageRow(
-        "tree_sitter_php", loader="language_php",
+        "tree_sitter_php", extensions=(".php",), loader="language_php",
         definitions={"enum_declaration": "class", "trait_declaration": "class"},
         imports=frozenset({"namespace_use_declaration", "php_tag", "namespace_definition"}),
-        member_separator="::", separator="\\", file_namespace="namespace_definition"),
+        member_separator="::", separator="\\", file_namespace="namespace_definition",
+        path_definitions=laravel_definitions),
     "javascript": LanguageRow(
-        "tree_sitter_javascript", definitions={"method_definition": "method"},  # constructors too
+        "tree_sitter_javascript", extensions=(".js", ".jsx", ".mjs", ".cjs"),
+        definitions={"method_definition": "method"},  # constructors too
         imports=frozenset({"import_statement"}), object_members=True),
     "typescript": LanguageRow(
-        "tree_sitter_typescript", loader="language_typescript", tags=False,
+        "tree_sitter_typescript", extensions=(".ts",), loader="language_typescript", tags=False,
         definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"}),
         object_members=True),
     "tsx": LanguageRow(
-        "tree_sitter_typescript", loader="language_tsx", tags=False,
+        "tree_sitter_typescript", extensions=(".tsx",), grammar_of="typescript",
+        loader="language_tsx", tags=False,
         definitions=_TYPESCRIPT_DEFINITIONS, imports=frozenset({"import_statement"}),
         object_members=True),
     "go": LanguageRow(
-        "tree_sitter_go", imports=frozenset({"import_declaration", "package_clause"}),
-        receiver_field="receiver"),
+        "tree_sitter_go", extensions=(".go",),
+        imports=frozenset({"import_declaration", "package_clause"}), receiver_field="receiver"),
     "rust": LanguageRow(
-        "tree_sitter_rust", definitions={"impl_item": "impl", "function_signature_item": "method"},
+        "tree_sitter_rust", extensions=(".rs",),
+        definitions={"impl_item": "impl", "function_signature_item": "method"},
         name_fields={"impl_item": "type"},
         imports=frozenset({"use_declaration", "extern_crate_declaration"}),
         member_separator="::", separator="::"),
     "java": LanguageRow(
-        "tree_sitter_java",
+        "tree_sitter_java", extensions=(".java",),
         definitions={"enum_declaration": "class", "record_declaration": "class",
                      "constructor_declaration": "method", "annotation_type_declaration": "interface"},
         imports=frozenset({"import_declaration", "package_declaration"})),
     "swift": LanguageRow(
-        "tree_sitter_swift", tags=False,
+        "tree_sitter_swift", extensions=(".swift",), tags=False,
         definitions={"class_declaration": "class", "protocol_declaration": "interface",
                      "function_declaration": "function", "init_declaration": "method",
                      "protocol_function_declaration": "method", "property_declaration": "property",
                      "typealias_declaration": "type"},
         imports=frozenset({"import_declaration"})),
-    "c": LanguageRow("tree_sitter_c", imports=_C_IMPORTS),
+    "c": LanguageRow("tree_sitter_c", extensions=(".c", ".h"), imports=_C_IMPORTS),
     "cpp": LanguageRow(
-        "tree_sitter_cpp", definitions={"namespace_definition": "module"},
+        "tree_sitter_cpp", extensions=(".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx"),
+        definitions={"namespace_definition": "module"},
         imports=_C_IMPORTS | {"using_declaration", "alias_declaration"},
         member_separator="::", separator="::"),
     "csharp": LanguageRow(
-        "tree_sitter_c_sharp", tags=False,
+        "tree_sitter_c_sharp", extensions=(".cs",), tags=False,
         definitions={"class_declaration": "class", "struct_declaration": "class",
                      "record_declaration": "class", "interface_declaration": "interface",
                      "enum_declaration": "type", "method_declaration": "method",
@@ -122,10 +143,10 @@ LANGUAGES: dict[str, LanguageRow] = {
                      "namespace_declaration": "module", "delegate_declaration": "type"},
         imports=frozenset({"using_directive", "file_scoped_namespace_declaration"}),
         namespaces_in_symbols=False),
-    "ruby": LanguageRow("tree_sitter_ruby", member_separator="#", separator="::",
-                        import_calls=frozenset({"require", "require_relative", "load"})),
+    "ruby": LanguageRow("tree_sitter_ruby", extensions=(".rb", ".rake"), member_separator="#",
+                        separator="::", import_calls=frozenset({"require", "require_relative", "load"})),
     "kotlin": LanguageRow(
-        "tree_sitter_kotlin", tags=False,
+        "tree_sitter_kotlin", extensions=(".kt", ".kts"), tags=False,
         definitions={"class_declaration": "class", "object_declaration": "class",
                      "companion_object": "class", "function_declaration": "function",
                      "secondary_constructor": "method", "type_alias": "type"},
@@ -133,7 +154,12 @@ LANGUAGES: dict[str, LanguageRow] = {
 }
 
 #: File suffixes that pick another grammar of the same language.
-GRAMMAR_BY_SUFFIX = {".tsx": "tsx"}
+GRAMMAR_BY_SUFFIX = {extension: name for name, row in LANGUAGES.items() if row.grammar_of
+                     for extension in row.extensions}
+#: Extension -> language of the languages chunked by their tree-sitter grammar (a second
+#: grammar's files are of its language).
+EXTENSIONS = {extension: row.grammar_of or name for name, row in LANGUAGES.items()
+              for extension in row.extensions}
 
 #: Tags-query captures that are definitions the chunker keeps, with the kind it records.
 TAG_KINDS = {"class": "class", "interface": "interface", "function": "function",

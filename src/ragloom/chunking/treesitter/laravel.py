@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from ragloom.chunking.treesitter.outline import Definition
+from ragloom.chunking.treesitter.definition import Definition
 
 _VERBS = {"get", "post", "put", "patch", "delete", "options", "any", "match", "view", "redirect",
           "permanentRedirect", "resource", "apiResource", "resources", "apiResources",

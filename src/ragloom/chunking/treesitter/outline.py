@@ -7,9 +7,9 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-from dataclasses import dataclass
 from typing import Any
 
+from ragloom.chunking.treesitter.definition import Definition
 from ragloom.chunking.treesitter.languages import COMMON_CONTAINERS, TAG_KINDS, LanguageRow
 
 #: Definitions whose value decides whether they define a function (``const f = () => 1``).
@@ -19,18 +19,6 @@ _BODY_TYPES = re.compile(r"(body|declaration_list|body_statement|block)$")
 #: Type nodes named by the type they wrap (Rust ``impl Trait for &Foo<T>``).
 _WRAPPED_TYPES = frozenset({"generic_type", "reference_type", "pointer_type"})
 _GENERIC = re.compile(r"\s*<.*$", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class Definition:
-    """One definition: the node, its own name (as written), kind, whether it is split per
-    member when too big, and the body holding those members."""
-
-    node: Any
-    name: str
-    kind: str
-    container: bool
-    body: Any | None
 
 
 class Grammar:
