@@ -183,6 +183,11 @@ def test_a_module_factory_path_needs_no_packaging(tmp_path: Path, monkeypatch: p
     with pytest.raises(ConfigError, match=r"cannot load path 'ragloom_tiny_plugin:nothing_here': "
                                           r"AttributeError"):
         vector_stores.get("ragloom_tiny_plugin:nothing_here")
+    path = "ragloom_tiny_plugin:letters_provider"  # a factory, not a backend
+    with pytest.raises(ConfigError, match=rf"vector store '{path}' for key 'vector_store.provider': "
+                                          rf"path '{path}' is <function letters_provider at .*>, "
+                                          r"not a subclass of ragloom.stores.backend.StoreBackend"):
+        vector_stores.get(path)
 
 
 def test_a_broken_plugin_says_which_and_why(installed_plugin: Path) -> None:

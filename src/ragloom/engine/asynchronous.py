@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ragloom.filters import Filters
 from ragloom.indexing.consistency import VerifyReport
@@ -23,8 +23,45 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike[str]
 
 
+class _Search(Protocol):
+    def __call__(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
+                 mode: str | None = None, mmr: bool | None = None,
+                 min_score: float | None = None) -> list[SearchResult]: ...
+
+
+class _SearchDetailed(Protocol):
+    def __call__(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
+                 mode: str | None = None, mmr: bool | None = None,
+                 min_score: float | None = None) -> SearchResponse: ...
+
+
 class AsyncMethods:
-    """``a<name>`` for every public method of RAGEngine that reads or writes the index."""
+    """``a<name>`` for every public method of RAGEngine that reads or writes the index.
+
+    The methods each one runs are declared here by type (RAGEngine defines them, and mypy
+    checks the two agree), so no call below goes unchecked."""
+
+    _index_directory_until: Callable[[threading.Event | None, PathLike | None, Sequence[str] | None,
+                                      Sequence[str] | None, ProgressCallback | None], IndexReport]
+    index_file: Callable[[PathLike], IndexReport]
+    ingest_text: Callable[[str, str, Metadata | None, str | None], IndexReport]
+    add_documents: Callable[[Sequence[str], Sequence[str], Sequence[Metadata] | None], IndexReport]
+    delete_source: Callable[[str], int]
+    delete_documents: Callable[[Sequence[str]], int]
+    delete_documents_by_path: Callable[[PathLike], int]
+    search: _Search
+    search_detailed: _SearchDetailed
+    reindex: Callable[[PathLike | None, ProgressCallback | None], IndexReport]
+    sync: Callable[[], IndexReport]
+    verify: Callable[[], VerifyReport]
+    status: Callable[[bool], IndexStatus]
+    preload_results: Callable[[int | None], list[SearchResult]]
+    count: Callable[[], int]
+    is_empty: Callable[[], bool]
+    get_all_indexed_paths: Callable[[], list[str]]
+    corpus_tokens: Callable[[], int]
+    excluded_reason: Callable[[PathLike], str | None]
+    close: Callable[[], None]
 
     async def aindex_directory(self, path: PathLike | None = None,
                                include: Sequence[str] | None = None,
@@ -35,7 +72,7 @@ class AsyncMethods:
         windows written before stay, nothing is half-written."""
         stop = threading.Event()
         work = asyncio.ensure_future(asyncio.to_thread(
-            self._index_directory_until, stop, path, include, exclude, progress))  # type: ignore[attr-defined]
+            self._index_directory_until, stop, path, include, exclude, progress))
         try:
             return await asyncio.shield(work)
         except asyncio.CancelledError:
@@ -46,36 +83,36 @@ class AsyncMethods:
 
     async def aindex_file(self, path: PathLike) -> IndexReport:
         """``index_file`` on a worker thread."""
-        return await asyncio.to_thread(self.index_file, path)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.index_file, path)
 
     async def aingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
                            language: str | None = None) -> IndexReport:
         """``ingest_text`` on a worker thread."""
-        return await asyncio.to_thread(self.ingest_text, source_id, text, metadata,  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.ingest_text, source_id, text, metadata,
                                        language)
 
     async def aadd_documents(self, ids: Sequence[str], texts: Sequence[str],
                              metadatas: Sequence[Metadata] | None = None) -> IndexReport:
         """``add_documents`` on a worker thread."""
-        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas)
 
     async def adelete_source(self, source_id: str) -> int:
         """``delete_source`` on a worker thread."""
-        return await asyncio.to_thread(self.delete_source, source_id)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.delete_source, source_id)
 
     async def adelete_documents(self, ids: Sequence[str]) -> int:
         """``delete_documents`` on a worker thread."""
-        return await asyncio.to_thread(self.delete_documents, ids)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.delete_documents, ids)
 
     async def adelete_documents_by_path(self, path: PathLike) -> int:
         """``delete_documents_by_path`` on a worker thread."""
-        return await asyncio.to_thread(self.delete_documents_by_path, path)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.delete_documents_by_path, path)
 
     async def asearch(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
                       mode: str | None = None, mmr: bool | None = None,
                       min_score: float | None = None) -> list[SearchResult]:
         """``search`` on a worker thread (embedding the query must not block the event loop)."""
-        return await asyncio.to_thread(self.search, query, top_k, filters=filters,  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.search, query, top_k, filters=filters,
                                        mode=mode, mmr=mmr, min_score=min_score)
 
     async def asearch_detailed(self, query: str, top_k: int | None = None, *,
@@ -83,53 +120,53 @@ class AsyncMethods:
                                mmr: bool | None = None,
                                min_score: float | None = None) -> SearchResponse:
         """``search_detailed`` on a worker thread."""
-        return await asyncio.to_thread(self.search_detailed, query, top_k,  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.search_detailed, query, top_k,
                                        filters=filters, mode=mode, mmr=mmr, min_score=min_score)
 
     async def areindex(self, path: PathLike | None = None,
                        progress: ProgressCallback | None = None) -> IndexReport:
         """``reindex`` on a worker thread."""
-        return await asyncio.to_thread(self.reindex, path, progress)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.reindex, path, progress)
 
     async def async_(self) -> IndexReport:
         """``sync`` on a worker thread (``async`` is a keyword, hence the underscore)."""
-        return await asyncio.to_thread(self.sync)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.sync)
 
     async def averify(self) -> VerifyReport:
         """``verify`` on a worker thread."""
-        return await asyncio.to_thread(self.verify)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.verify)
 
     async def astatus(self, count_pending: bool = True) -> IndexStatus:
         """``status`` on a worker thread (counting pending files walks the folders)."""
-        return await asyncio.to_thread(self.status, count_pending)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.status, count_pending)
 
     async def apreload_results(self, budget_tokens: int | None) -> list[SearchResult]:
         """``preload_results`` on a worker thread (it reads every indexed file)."""
-        return await asyncio.to_thread(self.preload_results, budget_tokens)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.preload_results, budget_tokens)
 
     async def acount(self) -> int:
         """``count`` on a worker thread (a store server or Postgres answers over the network)."""
-        return await asyncio.to_thread(self.count)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.count)
 
     async def ais_empty(self) -> bool:
         """``is_empty`` on a worker thread."""
-        return await asyncio.to_thread(self.is_empty)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.is_empty)
 
     async def aget_all_indexed_paths(self) -> list[str]:
         """``get_all_indexed_paths`` on a worker thread."""
-        return await asyncio.to_thread(self.get_all_indexed_paths)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.get_all_indexed_paths)
 
     async def acorpus_tokens(self) -> int:
         """``corpus_tokens`` on a worker thread."""
-        return await asyncio.to_thread(self.corpus_tokens)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.corpus_tokens)
 
     async def aexcluded_reason(self, path: PathLike) -> str | None:
         """``excluded_reason`` on a worker thread (it reads ignore files)."""
-        return await asyncio.to_thread(self.excluded_reason, path)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.excluded_reason, path)
 
     async def aclose(self) -> None:
         """``close`` on a worker thread (it waits for auto-sync and persists the index)."""
-        await asyncio.to_thread(self.close)  # type: ignore[attr-defined]
+        await asyncio.to_thread(self.close)
 
     async def __aenter__(self) -> AsyncMethods:
         return self

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.registry import embedding_providers
@@ -52,7 +52,7 @@ def naming_the_config_file(init: InitT) -> InitT:
                 raise
             raise _naming_the_file(config, exc) from None
 
-    return building  # type: ignore[return-value]
+    return cast(InitT, building)  # the same call, errors naming the file
 
 
 def _naming_the_file(config: RAGConfig, error: ConfigError) -> ConfigError:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ragloom.config import RAGConfig
 from ragloom.engine.arguments import check_whole
 from ragloom.indexing.indexer import Indexer
@@ -18,6 +20,7 @@ class PreloadMethods:
     config: RAGConfig
     _manifest: ManifestStore
     _indexer: Indexer
+    get_all_indexed_paths: Callable[[], list[str]]  # RAGEngine's
 
     def corpus_tokens(self) -> int:
         """The indexed files' size in tokens, estimated from the manifest (bytes / 4), for
@@ -32,7 +35,7 @@ class PreloadMethods:
         check_whole("budget_tokens", budget_tokens, 0)
         results: list[SearchResult] = []
         used = 0
-        for path in self.get_all_indexed_paths():  # type: ignore[attr-defined]
+        for path in self.get_all_indexed_paths():
             try:
                 text, metadata = self._indexer.read_whole(path)
             except SkipFile:

@@ -4,6 +4,7 @@ the manifest), ``sync`` to bring them up to date, and auto-sync doing that on a 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from ragloom.config import RAGConfig
@@ -21,11 +22,13 @@ class SyncMethods:
     base_dir: Path
     _manifest: ManifestStore
     _auto_sync: AutoSync | None
+    _require_enabled: Callable[[], None]  # RAGEngine's
+    index_directory: Callable[[Path], IndexReport]
 
     def start_auto_sync(self, interval_s: float | None = None) -> None:
         """Re-index the indexed folders every ``interval_s`` seconds (default: the config's
         ``auto_sync_interval_seconds``, else 30) on a background thread."""
-        self._require_enabled()  # type: ignore[attr-defined]
+        self._require_enabled()
         if self._auto_sync is not None and self._auto_sync.state.running:
             raise RagloomError("auto-sync is already running; call stop_auto_sync() first")
         interval = interval_s or self.config.auto_sync_interval_seconds or 30.0
@@ -42,7 +45,7 @@ class SyncMethods:
         total = IndexReport()
         for root in self._roots():
             if root.is_dir():
-                total.merge(self.index_directory(root))  # type: ignore[attr-defined]
+                total.merge(self.index_directory(root))
         return total
 
     def _roots(self) -> list[Path]:

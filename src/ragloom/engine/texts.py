@@ -4,7 +4,8 @@ and their batch forms ``add_documents`` and ``delete_documents`` (the indexer's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 
 from ragloom.indexing.added_texts import checked_batch, checked_source, checked_source_ids
 from ragloom.indexing.indexer import Indexer
@@ -15,6 +16,7 @@ class TextMethods:
     """The text-source verbs of RAGEngine."""
 
     _indexer: Indexer
+    _writing: Callable[[], AbstractContextManager[None]]  # RAGEngine's
 
     def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
                     language: str | None = None) -> IndexReport:
@@ -24,7 +26,7 @@ class TextMethods:
         ``language`` picks the chunker ("markdown", "python", ...; default plain text);
         ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
         added = checked_source(source_id, text, metadata, language)
-        with self._writing():  # type: ignore[attr-defined]
+        with self._writing():
             return self._indexer.texts.ingest([added])
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
@@ -33,7 +35,7 @@ class TextMethods:
         plain text), embedded together and written in one step. The whole batch is checked
         first: a bad id, text or metadata raises ValueError naming it and writes nothing."""
         added = checked_batch(ids, texts, metadatas)
-        with self._writing():  # type: ignore[attr-defined]
+        with self._writing():
             return self._indexer.texts.ingest(added)
 
     def delete_source(self, source_id: str) -> int:
@@ -44,5 +46,5 @@ class TextMethods:
     def delete_documents(self, ids: Sequence[str]) -> int:
         """``delete_source`` for a batch, in one step; returns how many chunks were removed."""
         source_ids = checked_source_ids(ids)
-        with self._writing():  # type: ignore[attr-defined]
+        with self._writing():
             return self._indexer.texts.delete(source_ids)

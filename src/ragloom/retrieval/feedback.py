@@ -11,11 +11,20 @@ import heapq
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from typing import Protocol
 
-from ragloom.retrieval.bm25 import BM25Index
+
+class TermStatistics(Protocol):
+    """What feedback reads of an index: ``BM25Index``, or Postgres's ``FeedbackStats``."""
+
+    def __len__(self) -> int: ...
+
+    def term_frequencies(self, doc_id: str) -> dict[str, int]: ...
+
+    def document_frequency(self, term: str) -> int: ...
 
 
-def expand_query(index: BM25Index, query: Sequence[str], first_pass: Sequence[tuple[str, float]],
+def expand_query(index: TermStatistics, query: Sequence[str], first_pass: Sequence[tuple[str, float]],
                  docs: int = 10, terms: int = 10, weight: float = 0.5) -> dict[str, float]:
     """Query term weights: original terms (repeats counted) plus feedback terms."""
     original = Counter(query)

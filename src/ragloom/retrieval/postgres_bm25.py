@@ -232,7 +232,7 @@ class PostgresSparseIndex:
         if feedback_docs > 0 and hits:
             stats = FeedbackStats(self.reader, self.tables,
                                   [doc_id for doc_id, _ in hits[:feedback_docs]], len(self))
-            weights = expand_query(stats, tokens, hits, feedback_docs, feedback_terms,  # type: ignore[arg-type]
+            weights = expand_query(stats, tokens, hits, feedback_docs, feedback_terms,
                                    feedback_weight)
             hits = self._top_k(weights, k, conditions)
         return hits[:k]

@@ -195,10 +195,10 @@ class TurboQuantStore(StoreDefaults):
             query = l2_normalize(np.asarray(vector, dtype=np.float32).reshape(1, -1))[0]
             rotated = self.quantizer.prepare_query(query)
             pools = self.pool_sizes(top_k)
-            if len(rows) > pools[1] and len(table.data.planes):
-                codebook = self.quantizer.codebook
+            codebook = self.quantizer.codebook
+            if len(rows) > pools[1] and len(table.data.planes) and codebook is not None:
                 rows = candidate_rows(table.data.planes, table.sign_words, rotated, rows, pools,
-                                      everything, codebook.large_magnitude_ratio)  # type: ignore[union-attr]
+                                      everything, codebook.large_magnitude_ratio)
             scores = self._cosines(rotated, rows, refined=False)
             if table.data.refine is not None:
                 rows = rows[top_k_indices(scores, max(self.second_pass, top_k))]
