@@ -27,6 +27,7 @@ from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Filters, compile_filters, resolve_globs
+from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
@@ -124,9 +125,21 @@ class Searcher:
 
     def search(self, query: str, top_k: int, filters: Filters | None = None,
                mode: str | None = None, mmr: bool | None = None,
-               min_score: float | None = None) -> SearchResponse:
+               min_score: float | None = None, compress: bool | None = None) -> SearchResponse:
         """One search; ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (default:
-        ``retrieval.hybrid``)."""
+        ``retrieval.hybrid``); ``compress`` (default: ``retrieval.compress``) keeps only the
+        lines of each result that bear on the query, after ranking."""
+        response = self._search(query, top_k, filters, mode, mmr, min_score)
+        settings = self.config.retrieval
+        if (settings.compress if compress is None else compress) and response.results:
+            started = time.perf_counter()
+            response.results = compress_results(query, response.results, self.tokenizer, CompressionSettings(
+                settings.compress_window, settings.compress_threshold))
+            response.timings_ms["compress"] = round((time.perf_counter() - started) * 1000, 3)
+        return response
+
+    def _search(self, query: str, top_k: int, filters: Filters | None, mode: str | None,
+                mmr: bool | None, min_score: float | None) -> SearchResponse:
         settings = self.config.retrieval
         mode = mode or ("hybrid" if settings.hybrid else "dense")
         if mode not in SEARCH_MODES:
