@@ -23,6 +23,7 @@ provider = "turboquant"
 
 [rag.retrieval]
 compress = {compress}
+compress_whole_share = 2.0
 """
 LEDGER = "def ledger():\n" + "".join(f"    step_{i}()\n" for i in range(2, 30)) + "    reconcile_vat()\n"
 

@@ -232,7 +232,8 @@ def test_rag_search_compresses_when_asked(tmp_path: Path) -> None:
         async with Client(build_server(engine)) as client:
             return await client.call_tool("rag_search", {"query": "reconcile vat", "top_k": 1} | arguments)
 
-    with RAGEngine(hash_config(relevance_gate=-1.0), tmp_path) as engine:
+    config = hash_config(relevance_gate=-1.0, retrieval={"compress_whole_share": 2.0})  # spare none
+    with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()
         small = asyncio.run(call(engine, compress=True))
         [record] = small.structured_content["results"]

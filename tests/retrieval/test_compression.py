@@ -41,7 +41,9 @@ def chunk(text: str, start: int, end: int | None = None, **meta: object) -> Sear
 
 def compressed(query: str, result: SearchResult, window: int = 0, threshold: float = 0.3,
                max_share: float = 0.8) -> SearchResult:
-    return compress_results(query, [result], tokenize, CompressionSettings(window, threshold, max_share))[0]
+    """``result`` alone, compressed (whole_share 2: the best result is not spared)."""
+    settings = CompressionSettings(window, threshold, max_share, whole_share=2.0)
+    return compress_results(query, [result], tokenize, settings)[0]
 
 
 def test_keeps_the_matching_lines_the_first_line_and_marks_each_gap() -> None:
@@ -120,6 +122,15 @@ def test_a_result_that_cannot_be_judged_stays_whole(result: SearchResult) -> Non
     assert kept is result and kept.full_text is None and kept.kept_lines is None
 
 
+def test_results_close_to_the_best_cosine_stay_whole() -> None:
+    best, close, far = (SearchResult(f"c{i}", INVOICE, {"path": f"{i}.py", "start_line": 10, "end_line": 27},
+                                     score, 1 - score) for i, score in enumerate((0.8, 0.75, 0.7)))
+    kept = compress_results("vat tax rate", [best, close, far], tokenize,
+                            CompressionSettings(0, 0.3, whole_share=0.93))
+    assert kept[0] is best and kept[1] is close  # 0.75 >= 0.93 * 0.8
+    assert kept[2].kept_lines == [(10, 10), (16, 18)] and [r.id for r in kept] == ["c0", "c1", "c2"]
+
+
 def test_a_result_keeping_most_of_its_lines_stays_whole() -> None:
     result = compressed("return self", chunk(INVOICE, 10), window=1, max_share=0.8)
     assert result.full_text is None and result.text == INVOICE
@@ -141,7 +152,7 @@ def engine(make_engine, project: Path):
     write(project, "ledger.py", LEDGER)
     write(project, "notes.md", "# Notes\n" + "".join(f"line {i} about nothing\n" for i in range(30))
           + "vat is reconciled monthly\n")
-    engine = make_engine()
+    engine = make_engine(retrieval={"compress_whole_share": 2.0})  # the best result not spared
     engine.index_directory()
     return engine
 
@@ -161,7 +172,7 @@ def test_compression_changes_only_the_text(engine, mode: str) -> None:
 
 def test_the_config_key_turns_it_on_and_the_argument_overrides_it(make_engine, project: Path) -> None:
     write(project, "ledger.py", LEDGER)
-    engine = make_engine(retrieval={"compress": True, "compress_window": 0})
+    engine = make_engine(retrieval={"compress": True, "compress_window": 0, "compress_whole_share": 2.0})
     engine.index_directory()
     [on] = engine.search("reconcile vat", top_k=1)
     assert on.kept_lines == [(1, 1), (31, 31)]
@@ -176,7 +187,8 @@ def test_compress_must_be_a_flag(engine) -> None:
 
 
 @pytest.mark.parametrize(("key", "value"), [("compress", "often"), ("compress_window", -1),
-                                            ("compress_threshold", 0.0), ("compress_threshold", 1.5)])
+                                            ("compress_threshold", 0.0), ("compress_threshold", 1.5),
+                                            ("compress_whole_share", -0.1)])
 def test_bad_compression_settings_name_the_key(key: str, value: object) -> None:
     with pytest.raises(ConfigError, match=rf"retrieval.{key}"):
         parse_config({"retrieval": {key: value}})

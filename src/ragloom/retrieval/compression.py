@@ -7,8 +7,12 @@ search's results; a line scoring at least ``threshold`` of the best line's score
 Kept: every matching line and ``window`` lines either side, the result's first line (a
 definition's signature), the lines that own a kept line (the nearest less-indented line
 above it, up to the outermost; the markdown heading above it), and gaps of one line.
-Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result with no
-matching line, or one that would keep more than ``max_share`` of its lines, stays whole.
+Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result stays
+whole when its cosine is at least ``whole_share`` of the best result's (it is about the
+query as a whole), when none of its lines matches (words cannot judge a result found by
+meaning) and when it would keep more than ``max_share`` of its lines. Scoring lines with
+the embedding model instead was measured and not chosen (bench/compression.py,
+docs/benchmarks.md): no better in the worst case, and an embedding call per line group.
 
 Only the text changes: ids, scores and order are the search's. The result keeps its
 ``start_line``/``end_line`` (the chunk's), its whole text in ``full_text`` and the line
@@ -37,9 +41,12 @@ class CompressionSettings:
     #: Lines kept either side of a matching line.
     window: int = 2
     #: A line matches when its score reaches this share of the best line's in the search.
-    threshold: float = 0.3
+    threshold: float = 0.2
     #: A result that would keep more than this share of its lines is returned whole.
     max_share: float = 0.8
+    #: A result whose cosine is at least this share of the best result's stays whole: it
+    #: is about the query as a whole (above 1: none is spared).
+    whole_share: float = 0.93
 
 
 def compress_results(query: str, results: Sequence[SearchResult],
@@ -48,22 +55,31 @@ def compress_results(query: str, results: Sequence[SearchResult],
     """``results`` in the same order with the same ids, each holding only the lines that
     bear on ``query`` (see the module docstring)."""
     terms = set(tokenize(query))
-    spans = [_line_span(result) for result in results]
     line_terms = [[terms.intersection(tokenize(line)) for line in _lines(result.text)]
-                  if span is not None else [] for result, span in zip(results, spans)]
+                  if _line_span(result) is not None else [] for result in results]
     weights = _rarity(terms, line_terms)
     scores = [[sum(weights[t] for t in found) for found in lines] for lines in line_terms]
+    return keep_matching(results, scores, settings)
+
+
+def keep_matching(results: Sequence[SearchResult], scores: list[list[float]],
+                  settings: CompressionSettings) -> list[SearchResult]:
+    """Each result cut to its lines whose score (one per line of its text) reaches
+    ``threshold`` of the best score among all results, with their context."""
     best = max((score for lines in scores for score in lines), default=0.0)
     if best <= 0:
         return list(results)
     floor = settings.threshold * best
+    top = max(result.score for result in results)  # a cosine; at most 0: none is spared
+    spared = settings.whole_share * top if top > 0 else math.inf
     compressed = []
-    for result, span, line_scores in zip(results, spans, scores):
-        if span is None:
+    for result, line_scores in zip(results, scores):
+        span = _line_span(result)
+        if span is None or result.score >= spared:
             compressed.append(result)
             continue
         matching = [i for i, score in enumerate(line_scores) if score > 0 and score >= floor]
-        compressed.append(_compressed(result, *span, matching, settings))
+        compressed.append(_compressed(result, *span, matching, settings) if matching else result)
     return compressed
 
 
@@ -96,10 +112,8 @@ def _rarity(terms: set[str], line_terms: list[list[set[str]]]) -> dict[str, floa
 def _compressed(result: SearchResult, start: int, header: int, matching: list[int],
                 settings: CompressionSettings) -> SearchResult:
     """``result`` with only the kept lines (indices of ``_lines(text)``; file line of index
-    i >= ``header`` is ``start + i - header``); whole when nothing matches or most is kept."""
+    i >= ``header`` is ``start + i - header``); whole when most of it would be kept."""
     lines = _lines(result.text)
-    if not matching:
-        return result
     kept = set(range(header))
     for i in matching:
         kept.update(range(max(0, i - settings.window), min(len(lines), i + settings.window + 1)))

@@ -1,8 +1,9 @@
 """The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
 -> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
-``max_per_file`` results per file -> the first ``top_k``. Test chunks rank below
-comparable code unless the query is about tests (``test_prior``).
+``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
+each result's text cut to the lines bearing on the query, ``compression``). Test chunks
+rank below comparable code unless the query is about tests (``test_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -134,7 +135,8 @@ class Searcher:
         if (settings.compress if compress is None else compress) and response.results:
             started = time.perf_counter()
             response.results = compress_results(query, response.results, self.tokenizer, CompressionSettings(
-                settings.compress_window, settings.compress_threshold))
+                settings.compress_window, settings.compress_threshold,
+                whole_share=settings.compress_whole_share))
             response.timings_ms["compress"] = round((time.perf_counter() - started) * 1000, 3)
         return response
 
