@@ -170,6 +170,17 @@ def test_compression_changes_only_the_text(engine, mode: str) -> None:
     assert ledger.text.startswith("def ledger(entries):\n... (lines 2-28 omitted)\n")
 
 
+def test_the_async_twins_take_compress(engine) -> None:
+    import asyncio
+
+    direct = engine.search("reconcile vat", top_k=2, compress=True)
+    found = asyncio.run(engine.asearch("reconcile vat", top_k=2, compress=True))
+    detailed = asyncio.run(engine.asearch_detailed("reconcile vat", top_k=2, compress=True))
+    assert [(r.id, r.text, r.kept_lines) for r in found] == [(r.id, r.text, r.kept_lines) for r in direct]
+    assert [r.kept_lines for r in detailed.results] == [r.kept_lines for r in direct]
+    assert "compress" in detailed.timings_ms and any(r.kept_lines for r in direct)
+
+
 def test_the_config_key_turns_it_on_and_the_argument_overrides_it(make_engine, project: Path) -> None:
     write(project, "ledger.py", LEDGER)
     engine = make_engine(retrieval={"compress": True, "compress_window": 0, "compress_whole_share": 2.0})
