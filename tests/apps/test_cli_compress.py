@@ -4,23 +4,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_cli_query import CONFIG as BASE_CONFIG
+from test_cli_query import ragloom
 
 from helpers import write
 
-CONFIG = """
-[rag]
-embedding_provider = "hash"
-relevance_gate = -1
-
-[rag.vector_store]
-provider = "turboquant"
-
+CONFIG = BASE_CONFIG + """
 [rag.retrieval]
 compress = {compress}
 compress_whole_share = 2.0
@@ -28,15 +20,10 @@ compress_whole_share = 2.0
 LEDGER = "def ledger():\n" + "".join(f"    step_{i}()\n" for i in range(2, 30)) + "    reconcile_vat()\n"
 
 
-def ragloom(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ragloom", *args], cwd=project, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-
-
 @pytest.fixture(scope="module", params=["false", "true"])
 def project(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp(f"cli-compress-{request.param}")
-    write(root, "ragloom.toml", CONFIG.format(compress=request.param))
+    write(root, "ragloom.toml", CONFIG.replace("{compress}", request.param))
     write(root, "src/ledger.py", LEDGER)
     indexed = ragloom(root, "index")
     assert indexed.returncode == 0, indexed.stderr

@@ -10,14 +10,16 @@ above it, up to the outermost; the markdown heading above it), and gaps of one l
 Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result stays
 whole when its cosine is at least ``whole_share`` of the best result's (it is about the
 query as a whole), when none of its lines matches (words cannot judge a result found by
-meaning) and when it would keep more than ``max_share`` of its lines. Scoring lines with
-the embedding model instead was measured and not chosen (bench/compression.py,
-docs/benchmarks.md): no better in the worst case, and an embedding call per line group.
+meaning) and when it would keep more than ``max_share`` of its lines. The defaults are
+the best worst case on the dev sets (bench/compression.py). Scoring lines with the
+embedding model instead was measured and not chosen (docs/retrieval.md): no setting kept
+95% of the gold lines everywhere, and it costs an embedding call per group of lines.
 
 Only the text changes: ids, scores and order are the search's. The result keeps its
 ``start_line``/``end_line`` (the chunk's), its whole text in ``full_text`` and the line
 ranges kept in ``kept_lines`` (file line numbers, inclusive). A result whose text does
-not span exactly its ``start_line``-``end_line`` (a page of a PDF) is left whole.
+not end with exactly its ``start_line``-``end_line``, or from a paged document, is left
+whole.
 """
 
 from __future__ import annotations
@@ -86,9 +88,10 @@ def keep_matching(results: Sequence[SearchResult], scores: list[list[float]],
 def _line_span(result: SearchResult) -> tuple[int, int] | None:
     """(file line of the text's first file line, how many header lines come before it) when
     the text ends with exactly the file's lines ``start_line``-``end_line`` (a chunker may
-    repeat the enclosing class's lines in front: its header), else None (a PDF page)."""
+    repeat the enclosing class's lines in front: its header), else None."""
     start, end = result.metadata.get("start_line"), result.metadata.get("end_line")
-    if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
+    if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool) \
+            or "page" in result.metadata:
         return None
     header = len(_lines(result.text)) - (end - start + 1)
     return (start, header) if header >= 0 and end >= start else None
@@ -119,7 +122,7 @@ def _compressed(result: SearchResult, start: int, header: int, matching: list[in
         kept.update(range(max(0, i - settings.window), min(len(lines), i + settings.window + 1)))
     kept.add(_first_line(lines, header))
     for i in sorted(kept):
-        kept.update(owners(lines, i))
+        kept.update(_owners(lines, i))
     for i in range(len(lines)):  # a one-line gap costs as much as its marker
         if i not in kept and (i == 0 or i - 1 in kept) and (i == len(lines) - 1 or i + 1 in kept):
             kept.add(i)
@@ -141,7 +144,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def owners(lines: list[str], index: int) -> list[int]:
+def _owners(lines: list[str], index: int) -> list[int]:
     """The lines that own line ``index``: each nearest less-indented non-blank line above
     it (a class, a function, a block opener), and the nearest markdown heading above it."""
     found = []
