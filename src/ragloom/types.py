@@ -47,6 +47,10 @@ class SearchResult:
     distance: float
     retrievers: dict[str, RetrieverHit] = field(default_factory=dict)
     rank_score: float | None = None
+    #: Set by contextual compression (``search(compress=True)``): the whole chunk text, while
+    #: ``text`` holds only the kept lines; and the kept file lines as inclusive ranges.
+    full_text: str | None = None
+    kept_lines: list[tuple[int, int]] | None = None
 
     def __post_init__(self) -> None:
         if self.rank_score is None:

@@ -217,3 +217,31 @@ def test_rag_search_says_when_the_gate_left_nothing(tmp_path: Path) -> None:
         found = asyncio.run(call(engine, "rockets orbit"))
         assert found.structured_content["nothing_relevant"] is False
         assert found.structured_content["results"][0]["path"] == "docs/rockets.md"
+
+
+def test_rag_search_compresses_when_asked(tmp_path: Path) -> None:
+    """In process: ``compress`` true keeps the lines bearing on the query (``kept_lines`` in
+    the structured record), false or absent the whole chunk; a non-flag is a tool error."""
+    from helpers import hash_config
+    from ragloom.apps.mcp_server import build_server
+
+    body = "".join(f"    step_{i}()\n" for i in range(2, 30))
+    write(tmp_path, "src/ledger.py", f"def ledger():\n{body}    reconcile_vat()\n")
+
+    async def call(engine: RAGEngine, **arguments: Any) -> Any:
+        async with Client(build_server(engine)) as client:
+            return await client.call_tool("rag_search", {"query": "reconcile vat", "top_k": 1} | arguments)
+
+    config = hash_config(relevance_gate=-1.0, retrieval={"compress_whole_share": 2.0})  # spare none
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        small = asyncio.run(call(engine, compress=True))
+        [record] = small.structured_content["results"]
+        assert record["kept_lines"] == [[1, 1], [28, 30]]
+        assert record["text"].startswith("def ledger():\n... (lines 2-27 omitted)\n")
+        assert "... (lines 2-27 omitted)" in text_of(small)
+        for arguments in ({}, {"compress": False}):
+            [whole] = asyncio.run(call(engine, **arguments)).structured_content["results"]
+            assert "kept_lines" not in whole and whole["text"].startswith("def ledger():\n    step_2()")
+        bad = asyncio.run(call(engine, compress="yes"))
+        assert bad.is_error and "compress" in text_of(bad)

@@ -222,7 +222,8 @@ def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-d
             return _ingest(engine, [Path(name) for name in args.files], out, args.json)
         elif querying:
             response = engine.search_detailed(args.query, top_k=args.top_k, filters=filters,
-                                              mode=args.mode, min_score=args.min_score)
+                                              mode=args.mode, min_score=args.min_score,
+                                              compress=args.compress)
             if args.no_gate and gate_off is None:
                 gate_off = engine.provider.default_relevance_gate
             explain(response, args.no_gate, gate_off, engine.is_empty(),

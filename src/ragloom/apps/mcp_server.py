@@ -1,6 +1,6 @@
 """ragloom as an MCP server (``ragloom mcp``): one project's index for any MCP client.
 
-Tools: ``rag_search(query, top_k?, filters?)`` (text blocks in the format of the Gemini
+Tools: ``rag_search(query, top_k?, filters?, compress?)`` (text blocks in the format of the Gemini
 tool plus structured results), ``rag_status()``, and ``rag_index(path?)``, which is off
 unless the server was started with writes allowed. Resources: each indexed file as
 ``ragloom://file/{path}``, read-only and inside base_dir, secrets redacted as search
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from pydantic import StrictInt
+from pydantic import StrictBool, StrictInt
 
 from ragloom._optional import import_optional
 from ragloom.errors import RagloomError
@@ -47,6 +47,8 @@ def result_record(result: SearchResult) -> dict[str, Any]:
             record[key] = meta[key]
     if "paths" in meta:
         record["paths"] = list(meta["paths"])  # type: ignore[arg-type]
+    if result.kept_lines is not None:  # compressed: the file lines ``text`` keeps
+        record["kept_lines"] = [list(span) for span in result.kept_lines]
     return record
 
 
@@ -63,13 +65,14 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
     # through a large index, a remote embedder) never keeps the server from answering other
     # calls, which the SDK handles concurrently.
     @server.tool(name=TOOL_NAME, description=RAG_SEARCH_SCHEMA["description"])
-    def rag_search(query: str, top_k: StrictInt = 5, filters: dict[str, Any] | None = None) -> Any:
+    def rag_search(query: str, top_k: StrictInt = 5, filters: dict[str, Any] | None = None,
+                   compress: StrictBool | None = None) -> Any:
         if not query.strip():
             raise tool_error("rag_search needs a non-empty 'query'")
         if not 1 <= top_k <= MAX_TOOL_TOP_K:
             raise tool_error(f"'top_k' must be from 1 to {MAX_TOOL_TOP_K}, got {top_k}")
         try:
-            response = engine.search_detailed(query, top_k=top_k, filters=filters)
+            response = engine.search_detailed(query, top_k=top_k, filters=filters, compress=compress)
         except (TypeError, ValueError, RagloomError) as exc:
             raise tool_error(redact_for_display(f"rag_search failed: {exc}")) from None
         results = response.results

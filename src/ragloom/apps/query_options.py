@@ -45,6 +45,9 @@ def add_query_options(command: argparse.ArgumentParser, positive_int: Any) -> No
                        help="rank test files like application code (retrieval.test_weight = 1)")
     tests.add_argument("--no-tests", action="store_true",
                        help="leave test files out (retrieval.include_tests = false)")
+    command.add_argument("--compress", action=argparse.BooleanOptionalAction, default=None,
+                         help="keep only the lines of each result that bear on the query, the "
+                         "others marked as omitted (default: retrieval.compress)")
     command.add_argument("--json", action="store_true", help="machine-readable output")
 
 

@@ -146,3 +146,13 @@ class RetrievalConfig(StrictModel):
     test_weight: float = Field(0.5, gt=0.0, le=1.0)
     #: false: test chunks are never returned (a ``source_type != test`` filter).
     include_tests: bool = True
+    #: Contextual compression: each result keeps only the lines that bear on the query
+    #: (``retrieval/compression.py``); ``search(compress=...)`` overrides it per call.
+    compress: bool = False
+    #: Lines kept either side of a line holding the query's terms.
+    compress_window: int = Field(2, ge=0, le=1000)
+    #: A line bears on the query when its term score reaches this share of the best line's.
+    compress_threshold: float = Field(0.2, gt=0.0, le=1.0)
+    #: A result whose cosine is at least this share of the best result's stays whole
+    #: (above 1: none is spared).
+    compress_whole_share: float = Field(0.93, ge=0.0, le=10.0)

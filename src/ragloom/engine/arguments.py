@@ -64,7 +64,7 @@ def check_flag(name: str, value: Any) -> None:
 
 
 def check_search(query: Any, top_k: Any, filters: Any, mode: Any, mmr: Any,
-                 min_score: Any) -> None:
+                 min_score: Any, compress: Any = None) -> None:
     """Every argument of ``search``/``search_detailed``."""
     check_text("query", query)
     check_whole("top_k", top_k, 1)
@@ -73,6 +73,7 @@ def check_search(query: Any, top_k: Any, filters: Any, mode: Any, mmr: Any,
     if mode is not None:
         check_text("mode", mode)
     check_flag("mmr", mmr)
+    check_flag("compress", compress)
     if min_score is not None:
         if isinstance(min_score, bool) or not isinstance(min_score, numbers.Real):
             raise TypeError(f"min_score must be a number, got {_got(min_score)}")

@@ -26,13 +26,13 @@ PathLike = str | os.PathLike[str]
 class _Search(Protocol):
     def __call__(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
                  mode: str | None = None, mmr: bool | None = None,
-                 min_score: float | None = None) -> list[SearchResult]: ...
+                 min_score: float | None = None, compress: bool | None = None) -> list[SearchResult]: ...
 
 
 class _SearchDetailed(Protocol):
     def __call__(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
                  mode: str | None = None, mmr: bool | None = None,
-                 min_score: float | None = None) -> SearchResponse: ...
+                 min_score: float | None = None, compress: bool | None = None) -> SearchResponse: ...
 
 
 class AsyncMethods:
@@ -110,18 +110,19 @@ class AsyncMethods:
 
     async def asearch(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
                       mode: str | None = None, mmr: bool | None = None,
-                      min_score: float | None = None) -> list[SearchResult]:
+                      min_score: float | None = None, compress: bool | None = None) -> list[SearchResult]:
         """``search`` on a worker thread (embedding the query must not block the event loop)."""
         return await asyncio.to_thread(self.search, query, top_k, filters=filters,
-                                       mode=mode, mmr=mmr, min_score=min_score)
+                                       mode=mode, mmr=mmr, min_score=min_score, compress=compress)
 
     async def asearch_detailed(self, query: str, top_k: int | None = None, *,
                                filters: Filters | None = None, mode: str | None = None,
-                               mmr: bool | None = None,
-                               min_score: float | None = None) -> SearchResponse:
+                               mmr: bool | None = None, min_score: float | None = None,
+                               compress: bool | None = None) -> SearchResponse:
         """``search_detailed`` on a worker thread."""
         return await asyncio.to_thread(self.search_detailed, query, top_k,
-                                       filters=filters, mode=mode, mmr=mmr, min_score=min_score)
+                                       filters=filters, mode=mode, mmr=mmr, min_score=min_score,
+                                       compress=compress)
 
     async def areindex(self, path: PathLike | None = None,
                        progress: ProgressCallback | None = None) -> IndexReport:

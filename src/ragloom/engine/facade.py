@@ -181,24 +181,24 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     # -- reading ---------------------------------------------------------------------------
 
     def search(self, query: str, top_k: int | None = None, *, filters: Filters | None = None,
-               mode: str | None = None, mmr: bool | None = None,
-               min_score: float | None = None) -> list[SearchResult]:
-        """The chunks most relevant to ``query``, best first.
-
-        ``filters`` select by metadata (see ``ragloom.filters``) before ranking;
-        ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (default: "hybrid" when
-        ``retrieval.hybrid``, else "dense"); ``mmr`` re-ranks for diversity; results whose
-        cosine similarity to the query is below ``min_score`` are dropped, and a query
-        none of whose results reaches the relevance gate gets none.
-        """
+               mode: str | None = None, mmr: bool | None = None, min_score: float | None = None,
+               compress: bool | None = None) -> list[SearchResult]:
+        """The chunks most relevant to ``query``, best first. ``filters`` select by metadata
+        (see ``ragloom.filters``) before ranking; ``mode`` is "dense", "sparse" (BM25 alone)
+        or "hybrid" (default: "hybrid" when ``retrieval.hybrid``, else "dense"); ``mmr``
+        re-ranks for diversity; results whose cosine similarity to the query is below
+        ``min_score`` are dropped, and a query none of whose results reaches the relevance
+        gate gets none. ``compress`` (default: ``retrieval.compress``) keeps only the lines
+        of each result that bear on the query (``full_text`` keeps the whole chunk)."""
         return self.search_detailed(query, top_k, filters=filters, mode=mode, mmr=mmr,
-                                    min_score=min_score).results
+                                    min_score=min_score, compress=compress).results
 
     def search_detailed(self, query: str, top_k: int | None = None, *,
                         filters: Filters | None = None, mode: str | None = None,
-                        mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
+                        mmr: bool | None = None, min_score: float | None = None,
+                        compress: bool | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
-        check_search(query, top_k, filters, mode, mmr, min_score)
+        check_search(query, top_k, filters, mode, mmr, min_score, compress)
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()
@@ -208,7 +208,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         k = self.config.top_k if top_k is None else top_k
         with self._readers_writer.reading():
             try:
-                return self._searcher.search(query, k, filters, mode, mmr, min_score)
+                return self._searcher.search(query, k, filters, mode, mmr, min_score, compress)
             except _DAMAGE_SYMPTOMS as exc:
                 # Mapped arrays are checked against their checksums only when asked; bytes
                 # that do not decode send us to check them now, to name the damaged file.

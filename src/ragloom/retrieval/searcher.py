@@ -1,8 +1,9 @@
 """The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
 -> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
-``max_per_file`` results per file -> the first ``top_k``. Test chunks rank below
-comparable code unless the query is about tests (``test_prior``).
+``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
+each result's text cut to the lines bearing on the query, ``compression``). Test chunks
+rank below comparable code unless the query is about tests (``test_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -27,6 +28,7 @@ from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Filters, compile_filters, resolve_globs
+from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
@@ -125,9 +127,22 @@ class Searcher:
 
     def search(self, query: str, top_k: int, filters: Filters | None = None,
                mode: str | None = None, mmr: bool | None = None,
-               min_score: float | None = None) -> SearchResponse:
+               min_score: float | None = None, compress: bool | None = None) -> SearchResponse:
         """One search; ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (default:
-        ``retrieval.hybrid``)."""
+        ``retrieval.hybrid``); ``compress`` (default: ``retrieval.compress``) keeps only the
+        lines of each result that bear on the query, after ranking."""
+        response = self._search(query, top_k, filters, mode, mmr, min_score)
+        settings = self.config.retrieval
+        if (settings.compress if compress is None else compress) and response.results:
+            started = time.perf_counter()
+            response.results = compress_results(query, response.results, self.tokenizer, CompressionSettings(
+                settings.compress_window, settings.compress_threshold,
+                whole_share=settings.compress_whole_share))
+            response.timings_ms["compress"] = round((time.perf_counter() - started) * 1000, 3)
+        return response
+
+    def _search(self, query: str, top_k: int, filters: Filters | None, mode: str | None,
+                mmr: bool | None, min_score: float | None) -> SearchResponse:
         settings = self.config.retrieval
         mode = mode or ("hybrid" if settings.hybrid else "dense")
         if mode not in SEARCH_MODES:

@@ -1,0 +1,172 @@
+"""Contextual compression on the dev sets: of the gold answer lines a search returns, the
+share compression keeps, and the context tokens it saves, for several settings.
+
+Each question is searched once, uncompressed, with ragloom's defaults (top_k 5, hybrid,
+the local all-MiniLM-L6-v2); every setting then compresses those same results
+(``ragloom.retrieval.compression.compress_results``, what ``search(compress=True)`` runs).
+
+- gold lines kept: the non-blank file lines inside a question's gold spans that some
+  returned result covers (``start_line``-``end_line``); kept when a result covering the
+  line keeps it (in ``kept_lines``, or the result stayed whole). Summed over questions.
+- tokens saved: 1 - tokens of the compressed context block (``format_context``, source
+  lines included) / tokens of the uncompressed block, summed over questions.
+
+Sets: the app sets (bench/app_sets/*.toml, their checkouts in ``--apps-dir``, indexed as
+bench/app_search.py indexes them, in ``<work-dir>/<app>``) and the code-search sets
+(bench/code_search.py: stdlib modules with docstrings blanked; the gold span is the whole
+function the removed docstring described, so every cut inside the function counts as a
+lost line: a strict test). ``--code-queries`` caps the questions per code set (a subset,
+the first N in id order). Cranfield has no line spans and is not measured.
+
+    nice -n 10 python bench/compression.py [--apps solidtime babybuddy miniflux]
+        [--code-queries 100] [--work-dir /tmp/ragloom-compression]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from app_questions import app_set_names, load_app_set  # noqa: E402
+from app_search import RagloomSystem  # noqa: E402
+from code_search import code_search_sets  # noqa: E402
+
+from ragloom import RAGConfig, RAGEngine  # noqa: E402
+from ragloom.prompt import estimate_tokens, format_context  # noqa: E402
+from ragloom.retrieval.compression import CompressionSettings, compress_results  # noqa: E402
+from ragloom.retrieval.tokenize import tokenize  # noqa: E402
+from ragloom.types import SearchResult  # noqa: E402
+
+#: (whole_share, window, threshold) measured (whole_share 1.01: no result is spared). The
+#: default: of the settings keeping at least 95% of the gold lines on every set, the one
+#: saving the most tokens on its worst set.
+SETTINGS = [(s, w, t) for s in (0.85, 0.9, 0.93, 1.01) for w in (0, 1, 2, 3) for t in (0.2, 0.3, 0.5)]
+#: Gold lines a setting must keep on every set to be eligible as the default.
+KEEP_TARGET = 0.95
+Gold = tuple[str, int, int]  # path, first line, last line (1-based, inclusive)
+
+
+@dataclass
+class Case:
+    """One question, its gold spans, the uncompressed results and the files' lines."""
+
+    query: str
+    gold: list[Gold]
+    results: list[SearchResult]
+    root: Path
+
+
+def app_cases(names: list[str], apps_dir: Path, work_dir: Path) -> dict[str, list[Case]]:
+    cases: dict[str, list[Case]] = {}
+    for name in names:
+        app = load_app_set(name)
+        root = apps_dir / name
+        system = RagloomSystem(root, work_dir / name, fresh=False)
+        cases[name] = [Case(q.text, [(s.path, s.first, s.last) for s in q.gold],
+                            system.engine.search(q.text, compress=False), root) for q in app.questions]
+        system.close()
+        print(f"{name}: {len(cases[name])} questions searched", flush=True)
+    return cases
+
+
+def code_cases(work_dir: Path, limit: int) -> dict[str, list[Case]]:
+    cases: dict[str, list[Case]] = {}
+    for code_set in code_search_sets(work_dir / "sources"):
+        root = work_dir / "sources" / code_set.name
+        with RAGEngine(RAGConfig(), root) as engine:
+            engine.index_directory()
+            chosen = sorted(code_set.queries)[:limit]
+            cases[code_set.name] = [
+                Case(code_set.queries[q], [(code_set.targets[q].path, code_set.targets[q].first,
+                                            code_set.targets[q].last)],
+                     engine.search(code_set.queries[q], compress=False), root) for q in chosen]
+        print(f"{code_set.name}: {len(cases[code_set.name])} questions searched", flush=True)
+    return cases
+
+
+def _file_lines(root: Path, path: str, cache: dict[str, list[str]]) -> list[str]:
+    if path not in cache:
+        cache[path] = (root / path).read_text(encoding="utf-8", errors="replace").split("\n")
+    return cache[path]
+
+
+def measure(cases: list[Case], settings: CompressionSettings) -> tuple[int, int, int, int]:
+    """(gold lines kept, gold lines returned, tokens compressed, tokens whole)."""
+    return measure_results(cases, [compress_results(case.query, case.results, tokenize, settings)
+                                   for case in cases])
+
+
+def measure_results(cases: list[Case], compressed: list[list[SearchResult]]) -> tuple[int, int, int, int]:
+    """``measure`` for results already compressed (one list per case)."""
+    kept = returned = after = before = 0
+    files: dict[str, list[str]] = {}
+    for case, small in zip(cases, compressed):
+        before += estimate_tokens(format_context(case.results))
+        after += estimate_tokens(format_context(small))
+        covered: set[tuple[str, int]] = set()
+        survived: set[tuple[str, int]] = set()
+        for result in small:
+            path = str(result.metadata.get("path"))
+            first, last = int(result.metadata["start_line"]), int(result.metadata["end_line"])
+            lines = _file_lines(case.root, path, files)
+            for gold_path, gold_first, gold_last in case.gold:
+                if gold_path != path:
+                    continue
+                for line in range(max(first, gold_first), min(last, gold_last) + 1):
+                    if line - 1 >= len(lines) or not lines[line - 1].strip():
+                        continue
+                    covered.add((path, line))
+                    spans = result.kept_lines if result.kept_lines is not None else [(first, last)]
+                    if any(a <= line <= b for a, b in spans):
+                        survived.add((path, line))
+        kept += len(survived)
+        returned += len(covered)
+    return kept, returned, after, before
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", nargs="*", default=app_set_names())
+    parser.add_argument("--apps-dir", default=os.environ.get("RAGLOOM_APPSETS", "/work/appsets"))
+    parser.add_argument("--code-queries", type=int, default=100, help="questions per code set (0: none)")
+    parser.add_argument("--work-dir", default="/tmp/ragloom-compression")
+    args = parser.parse_args()
+    work = Path(args.work_dir)
+    sets = app_cases(args.apps, Path(args.apps_dir), work)
+    if args.code_queries:
+        sets |= code_cases(work / "code", args.code_queries)
+    default = CompressionSettings()
+    print("\ngold lines kept / context tokens saved, per set (top_k 5); the last column: worst case")
+    print(f"{'spare':>5} {'window':>6} {'thresh':>6}  " + "".join(f"{name:>18}" for name in sets)
+          + f"{'worst':>18}")
+    best: tuple[float, tuple[float, int, float]] | None = None
+    for spare, window, threshold in SETTINGS:
+        cells, kept_shares, saved_shares = [], [], []
+        for cases in sets.values():
+            kept, returned, after, before = measure(
+                cases, CompressionSettings(window, threshold, whole_share=spare))
+            kept_shares.append(kept / returned if returned else 1.0)
+            saved_shares.append(1 - after / before if before else 0.0)
+            cells.append(f"{kept_shares[-1]:>8.1%} / {saved_shares[-1]:>5.1%}")
+        setting = (spare, window, threshold)
+        if min(kept_shares) >= KEEP_TARGET and (best is None or min(saved_shares) > best[0]):
+            best = (min(saved_shares), setting)
+        mark = " <- default" if setting == (default.whole_share, default.window, default.threshold) else ""
+        print(f"{spare:>5} {window:>6} {threshold:>6}  " + "".join(f"{c:>18}" for c in cells)
+              + f"{min(kept_shares):>10.1%} / {min(saved_shares):>5.1%}{mark}", flush=True)
+    print(f"best worst case keeping >= {KEEP_TARGET:.0%} of the gold lines everywhere: "
+          + (f"whole_share {best[1][0]}, window {best[1][1]}, threshold {best[1][2]} "
+             f"({best[0]:.1%} tokens saved on the worst set)" if best else "none"))
+    for name, cases in sets.items():
+        _, returned, _, before = measure(cases, default)
+        print(f"{name}: {len(cases)} questions, {returned} gold lines returned, {before} context tokens")
+
+
+if __name__ == "__main__":
+    main()
