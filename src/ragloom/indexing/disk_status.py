@@ -57,10 +57,10 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
     if not manifest_path.is_file():
         return None
     try:  # each read is whole (an SQLite read, a list swapped atomically); no lock is taken
-        summary = _manifest_summary(manifest_path)
+        summary = manifest_summary(manifest_path)
     except sqlite3.Error:
         return None
-    chunks = _bm25_documents(bm25_path)
+    chunks = bm25_documents(bm25_path)
     if summary is None or chunks is None:
         return None
     files, last_indexed, signature, roots = summary
@@ -95,7 +95,7 @@ def _limits(config: RAGConfig, manifest_path: Path) -> dict[str, dict[str, int]]
         manifest.close()
 
 
-def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] | None:
+def manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] | None:
     """(files, last indexing time, embedding signature, indexed roots), or None for a
     manifest without the tables or the signature (an index never written to)."""
     from ragloom.sqlite_db import connect
@@ -114,7 +114,7 @@ def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] |
     return int(files), last, signature, roots
 
 
-def _bm25_documents(folder: Path) -> int | None:
+def bm25_documents(folder: Path) -> int | None:
     """Live documents of the BM25 index in ``folder``: the count its segment list records,
     else (a list written by an older version) from the segments themselves; None when
     there is no readable index (the engine then rebuilds it from the store)."""

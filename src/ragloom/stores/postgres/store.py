@@ -276,9 +276,10 @@ class PostgresStore:
         return int(self.reader.execute("count", f"SELECT count(*) FROM {self.tables.chunks}")[0][0])
 
 
-def drop_index(url: str, tables: Tables) -> None:
+def drop_index(url: str, tables: Tables, with_cache: bool = False) -> None:
     """For a rebuild on purpose: drop every table of the index (nothing else), unless a
-    writer holds it (IndexLockedError); readers' open searches finish first."""
+    writer holds it (IndexLockedError); readers' open searches finish first. The embedding
+    cache table outlives a rebuild; ``with_cache`` drops it too (dropping a collection)."""
     database = Database(url, f"ragloom rebuild {socket.gethostname()} pid {os.getpid()}")
     try:
         with database.transaction("rebuild"):
@@ -289,7 +290,7 @@ def drop_index(url: str, tables: Tables) -> None:
                                        f"being written by another process: not rebuilt")
             check_owned(database, tables)  # every object is ragloom's, or nothing is dropped
             refuse_dependents(database, tables, "drop")
-            for table in dropped_tables(tables):
+            for table in dropped_tables(tables) + ([tables.name("_embeddings")] if with_cache else []):
                 database.execute("rebuild", f"DROP TABLE IF EXISTS {table} RESTRICT")
             database.execute("rebuild", f"DROP FUNCTION IF EXISTS {tables.name(FUNCTION_SUFFIX)}() "
                              "RESTRICT")
