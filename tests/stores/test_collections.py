@@ -134,3 +134,26 @@ def test_the_model_stays_fixed_per_collection(place: Any, tmp_path: Path) -> Non
 def test_a_store_without_collections_says_so(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="the 'mock' store keeps no collections"):
         list_collections(hash_config(), tmp_path)
+
+
+def test_a_postgres_drop_is_refused_while_a_user_key_points_into_it_or_a_writer_works(
+        postgres_server: Any, postgres_schema: str, tmp_path: Path) -> None:
+    config = hash_config(vector_store={"provider": "postgres", "url": postgres_server.url,
+                                       "postgres": {"schema": postgres_schema}, "collection_name": "kbase"})
+    write(tmp_path, "a.md", "# A\nrockets and orbits\n")
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        with pytest.raises(IndexLockedError, match="being written by another process: not dropped"):
+            drop_collection(config, tmp_path, "kbase")
+    postgres_server.execute(f'CREATE TABLE "{postgres_schema}".notes (id int, chunk text REFERENCES '
+                            f'"{postgres_schema}".ragloom_kbase (id))')
+    with pytest.raises(StoreError, match="constraint notes_chunk_fkey on table"):
+        drop_collection(config, tmp_path, "kbase")
+    assert [info.chunks for info in list_collections(config, tmp_path)] == [1]
+    postgres_server.execute(f'DROP TABLE "{postgres_schema}".notes')
+    dropped = drop_collection(config, tmp_path, "kbase")
+    assert f"{postgres_schema}.ragloom_kbase_embeddings" in dropped.removed
+    assert list_collections(config, tmp_path) == []
+    assert postgres_server.execute(
+        f"SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        f"WHERE n.nspname = '{postgres_schema}'") == [(0,)]

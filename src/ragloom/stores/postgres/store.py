@@ -287,7 +287,8 @@ def drop_index(url: str, tables: Tables, with_cache: bool = False) -> None:
             if not database.execute("rebuild", "SELECT pg_try_advisory_xact_lock(%s)",
                                     (lock_key(tables),))[0][0]:
                 raise IndexLockedError(f"the index at {database.where} table {tables.label} is "
-                                       f"being written by another process: not rebuilt")
+                                       f"being written by another process: not "
+                                       f"{'dropped' if with_cache else 'rebuilt'}")
             check_owned(database, tables)  # every object is ragloom's, or nothing is dropped
             refuse_dependents(database, tables, "drop")
             for table in dropped_tables(tables) + ([tables.name("_embeddings")] if with_cache else []):
