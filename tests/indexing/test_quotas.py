@@ -32,11 +32,15 @@ def store_config(request: pytest.FixtureRequest, tmp_path: Path):
 
 
 def snapshot(engine: RAGEngine) -> tuple:
-    """Everything a refused call must leave as it was."""
+    """Everything a refused call must leave as it was: records, chunks, BM25 paths and, for a
+    store in files, every byte of the index folder but its lock files."""
     records = {path: (r.size, r.sha256, r.chunk_ids) for path, r in engine._manifest.records().items()}
     ids = sorted(engine.store.ids())
     chunks = [(c.id, c.text) for c in engine.store.get(ids)]
-    return records, chunks, engine.sparse.distinct_values("path"), engine.count()
+    files = {str(file.relative_to(engine.index_dir)): file.read_bytes()
+             for file in sorted(engine.index_dir.rglob("*"))
+             if file.is_file() and "lock" not in file.name} if engine.index_dir.is_dir() else {}
+    return records, chunks, engine.sparse.distinct_values("path"), engine.count(), files
 
 
 def three_files(root: Path) -> None:
