@@ -44,12 +44,13 @@ def place(request: pytest.FixtureRequest) -> Any:
 
 
 def _user_object(store: str, config: Any, base_dir: Path, request: pytest.FixtureRequest) -> Any:
-    """Make an object of the user's beside the collections; returns a function reading it."""
+    """Make an object of the user's beside the collections; returns its name and a function
+    reading it."""
     if store == "postgres":
         server, schema = _postgres(request)
         server.execute(f'CREATE TABLE "{schema}".ragloom_notes (id int primary key, body text)')
         server.execute(f"INSERT INTO \"{schema}\".ragloom_notes VALUES (1, 'mine')")
-        return lambda: server.execute(f'SELECT * FROM "{schema}".ragloom_notes')
+        return "ragloom_notes", lambda: server.execute(f'SELECT * FROM "{schema}".ragloom_notes')
     if store == "chroma-server":
         from test_chroma_ownership import client_of
 
@@ -57,12 +58,12 @@ def _user_object(store: str, config: Any, base_dir: Path, request: pytest.Fixtur
         name = f"their-{uuid.uuid4().hex[:8]}"
         client.create_collection(name, metadata={"owner": "their app"}).add(
             ids=["x"], embeddings=[[0.5] * 4], documents=["their data"])
-        return lambda: client.get_collection(name).get()["documents"]
+        return name, lambda: client.get_collection(name).get()["documents"]
     index_dir = base_dir / config.index_dir
     mine = [index_dir / "my-notes.txt", index_dir / f"{store}_alpha" / "00000099.seg"]
     for file in mine:
         file.write_text("mine", encoding="utf-8")
-    return lambda: [file.read_text(encoding="utf-8") if file.exists() else None for file in mine]
+    return "my-notes", lambda: [file.read_text(encoding="utf-8") if file.exists() else None for file in mine]
 
 
 def _postgres(request: pytest.FixtureRequest) -> tuple[Any, str]:
@@ -87,10 +88,12 @@ def test_list_then_drop_one_collection_leaves_the_other_and_the_users_objects(
         with RAGEngine(config(name), tmp_path) as engine:
             engine.index_directory()
             chunks = engine.count()
-    mine = _user_object(store, config(alpha), tmp_path, request)
+    theirs, mine = _user_object(store, config(alpha), tmp_path, request)
     before_mine = mine()
     listed = {info.name: info for info in list_collections(config(alpha), tmp_path)}
-    assert {alpha, beta} <= set(listed) and "notes" not in listed and "ragloom_notes" not in listed
+    assert {alpha, beta} <= set(listed) and not {theirs, "notes"} & set(listed)
+    with pytest.raises(StoreError, match=f"'{theirs}'"):  # not ragloom's: never dropped
+        drop_collection(config(alpha), tmp_path, theirs)
     info = listed[alpha]
     assert (info.store, info.embedding_model, info.dimension, info.chunks, info.files) == (
         "chroma" if store == "chroma-server" else store, "hash/feature-hash-v1", 384, chunks, 2)
