@@ -163,3 +163,20 @@ def test_status_from_disk_and_the_cli_show_usage_against_limits(tmp_path: Path) 
     assert f"limits:\n  max_chunks: {chunks} of 60 ({100 * chunks / 60:.0f}%)\n  max_files: 3 of 4 (75%)" \
         in out.getvalue()
     assert read_status(hash_config(vector_store={"provider": "turboquant"}), root).limits == {}
+
+
+def test_a_refused_reindex_keeps_the_chunks_and_leaves_the_files_marked_for_rechunking(
+        tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    three_files(root)
+    with RAGEngine(hash_config(vector_store={"provider": "turboquant"}), root) as engine:
+        engine.index_directory()
+        chunks = engine.count()
+    smaller = hash_config(vector_store={"provider": "turboquant"}, chunk_size=12, chunk_overlap=0,
+                          limits={"max_chunks": chunks})
+    with RAGEngine(smaller, root) as engine:
+        stored = sorted(engine.store.ids())
+        with pytest.raises(QuotaExceededError, match="max_chunks"):
+            engine.reindex()
+        assert sorted(engine.store.ids()) == stored
+        assert {r.size for r in engine._manifest.records().values()} == {-1}  # marked, as documented
