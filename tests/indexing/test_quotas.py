@@ -65,7 +65,7 @@ def test_max_files_refuses_the_run_that_would_exceed_it_and_writes_nothing(
         assert str(caught.value) == (
             "max_files of collection 'ragloom' would be exceeded: 3 now + 1 from this call = 4 "
             "> limit 3; nothing of this call was written ([rag.limits] max_files)")
-        assert snapshot(engine) == before
+        assert snapshot(engine) == before and engine._indexer.quota.planned == {}
         (root / "b.md").unlink()  # the same run now removes one: 3 files, allowed
         report = engine.index_directory()
         assert (report.files_indexed, report.files_removed) == (2, 1)
@@ -180,3 +180,26 @@ def test_a_refused_reindex_keeps_the_chunks_and_leaves_the_files_marked_for_rech
             engine.reindex()
         assert sorted(engine.store.ids()) == stored
         assert {r.size for r in engine._manifest.records().values()} == {-1}  # marked, as documented
+
+
+def test_a_limited_run_reads_and_chunks_each_changed_file_once(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragloom.indexing.indexer as indexer_module
+
+    reads: list[str] = []
+    real_read = indexer_module.read_file
+    monkeypatch.setattr(indexer_module, "read_file",
+                        lambda path, *args: reads.append(path.name) or real_read(path, *args))
+    root = tmp_path / "p"
+    three_files(root)
+    config = hash_config(vector_store={"provider": "turboquant"}, limits={"max_chunks": 1000})
+    with RAGEngine(config, root) as engine:
+        assert engine.index_directory().files_indexed == 3
+        assert sorted(reads) == ["a.md", "b.md", "c.md"]
+        write(root, "b.md", "# b\nchanged\n")
+        reads.clear()
+        engine.index_directory()  # files written within the mtime granularity are read again
+        assert sorted(reads) == ["a.md", "b.md", "c.md"]
+        reads.clear()
+        engine.index_file(root / "a.md")
+        assert reads == ["a.md"] and engine._indexer.quota.planned == {}

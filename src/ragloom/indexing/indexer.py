@@ -114,13 +114,13 @@ class Indexer:
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
         self.noise = tuple(noise)  # the noise rules that apply (indexing.noise)
-        self.quota = quota  # [rag.limits], checked before a call writes anything
+        self.quota = quota or Quota.unlimited(manifest)  # [rag.limits], checked before a call writes
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
         #: The names files are indexed under (never an absolute machine path).
         self.names = PathNames(base_dir, manifest)
         #: Texts added through the API (``ingest_text``, ``add_documents``) by source id.
         self.texts = TextSources(chunker, lambda: embedder.provider.model_name, manifest,
-                                 self.writer, self._flush, redact, quota)
+                                 self.writer, self._flush, redact, self.quota)
         #: Set (by another thread) to stop the current run at the next safe point.
         self.stop_event: threading.Event | None = None
 
@@ -252,7 +252,7 @@ class Indexer:
         """The file read and chunked, or why it is skipped: a reader or chunker failing on
         one file (a parser bug, a CPython bug under threads) must not abort the run."""
         try:
-            return self._prepare(item)
+            return self.quota.take(item.relative) or self._prepare(item)  # read by the quota check?
         except SkipFile as skip:
             return skip
         except Exception as exc:

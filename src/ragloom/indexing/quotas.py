@@ -7,8 +7,9 @@ text it writes counts its new chunks and bytes minus those of the version it rep
 each one it removes (a deleted file, one now skipped) counts minus its own. A call that
 does not raise a figure (it replaces, shrinks or removes) is never refused, so a
 collection over a lowered limit can still be trimmed. An indexing run learns what it will
-write by reading and chunking its changed files once before the run (``plan_files``):
-chunking is cheap next to embedding, and only a config with a limit pays for it.
+write by reading and chunking its changed files before the run (``plan_files``); the run
+then takes what the check read (up to ``KEEP_BYTES`` of files) instead of reading it
+again, so only what is over that is read twice, and only a config with a limit pays.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from ragloom.indexing.pending import vanished_files
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import SkipFile
 
+#: Bytes of files (by size on disk) whose reading and chunking the check keeps for the run.
+KEEP_BYTES = 256 * 1024 * 1024
 #: The figures a collection limit bounds, by limit key.
 FIGURES = {"max_chunks": "chunks", "max_files": "files", "max_bytes": "bytes"}
 
@@ -83,6 +86,16 @@ class Quota:
         self.collection = collection
         self.manifest = manifest
         self.tenant = tenant
+        #: What the last check read and chunked, by name, for the run to take (``take``).
+        self.planned: dict[str, Prepared | SkipFile] = {}
+
+    @classmethod
+    def unlimited(cls, manifest: Records) -> Quota:
+        return cls(LimitsConfig(), "", manifest)
+
+    def take(self, name: str) -> Prepared | SkipFile | None:
+        """The file ``name`` as the check read and chunked it (once), or None."""
+        return self.planned.pop(name, None)
 
     @property
     def limited(self) -> bool:
@@ -137,6 +150,7 @@ def plan_files(quota: Quota | None, files: Sequence[Path], names: PathNames, pre
     ``root``, files gone from disk are counted as removed."""
     if quota is None or not quota.limited:
         return
+    quota.planned = {}
     records = quota.manifest.records()
     gone = [key for key in skipped if key in records]
     gone += [] if root is None else vanished_files(root, names, records)
@@ -152,11 +166,18 @@ def plan_files(quota: Quota | None, files: Sequence[Path], names: PathNames, pre
         if previous is None or not previous.unchanged(stat.st_size, stat.st_mtime_ns):
             to_read.append((path, relative, previous, stat.st_size, stat.st_mtime_ns))
     changes: list[Change] = []
+    kept = 0
     outcomes = read_ahead(to_read, lambda item: prepare(*item), lambda item: item[3])
-    for (_, relative, previous, _, _), outcome in zip(to_read, outcomes):
+    for (_, relative, previous, size, _), outcome in zip(to_read, outcomes):
+        if kept + size <= KEEP_BYTES:
+            quota.planned[relative], kept = outcome, kept + size
         if isinstance(outcome, SkipFile):
             gone += [relative] if previous is not None else []
         else:
             count = None if outcome.chunks is None else len(outcome.chunks)
             changes.append(Change(relative, outcome.content.size, count))
-    quota.check(changes, gone)
+    try:
+        quota.check(changes, gone)
+    except QuotaExceededError:
+        quota.planned = {}
+        raise
