@@ -78,7 +78,8 @@ def format_collections(found: list[CollectionInfo]) -> str:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
     if any(info.bytes is None for info in found):
-        lines.append("size unknown: the store's server does not report it")
+        lines.append("size unknown: the store's server does not report it, or (vector_store.path "
+                     "set) the folder of another collection is not known")
     return "\n".join(lines)
 
 

@@ -65,6 +65,9 @@ def describe_local(config: RAGConfig, base_dir: Path, name: str, where: str,
             model, dimension = f"{signature[0]}/{signature[1]}", int(signature[2])
     bm25 = index_dir / f"bm25_{store}_{name}.segments"
     parts = [*(Path(f"{manifest}{suffix}") for suffix in _SQLITE_SUFFIXES), bm25]
+    # with vector_store.path set, only the configured collection's store folder is known
+    store_on_disk = store_on_disk and (not config.vector_store.path
+                                       or name == config.vector_store.collection_name)
     if store_on_disk:
         parts.append(store_path(for_collection(config, name), base_dir))
     return CollectionInfo(name, store, model, dimension, bm25_documents(bm25), files,
