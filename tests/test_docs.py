@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ragloom.config import RAGConfig
+from ragloom.config.limits import LimitsConfig
 from ragloom.config.tables import (
     ChunkingConfig,
     RetrievalConfig,
@@ -22,9 +23,10 @@ TABLES: dict[str, type[BaseModel]] = {
     "[rag]": RAGConfig, "[rag.chunking]": ChunkingConfig, "[rag.retrieval]": RetrievalConfig,
     "[rag.vector_store]": VectorStoreConfig, "[rag.vector_store.turboquant]": TurboQuantSettings,
     "[rag.vector_store.mcp]": McpBridgeSettings, "[rag.vector_store.postgres]": PostgresSettings,
+    "[rag.limits]": LimitsConfig,
 }
 #: Sub-tables, documented as tables of their own rather than as keys.
-NESTED = {RAGConfig: {"chunking", "retrieval", "vector_store"},
+NESTED = {RAGConfig: {"chunking", "retrieval", "vector_store", "limits"},
           VectorStoreConfig: {"turboquant", "plugin_settings"}}
 
 

@@ -110,3 +110,16 @@ def test_postgres_example_indexes_into_the_database_and_reads_it_back(
     again = run("postgres_store.py", str(tmp_path), "rockets", env=env)
     assert again.stdout.startswith("indexed 0 files (2 unchanged), 2 chunks"), again.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fuel.md", "orbit.md"]
+
+
+def test_service_example_keeps_collections_within_their_limits(tmp_path: Path) -> None:
+    result = run("service.py", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:6] == ["handbook: added 'vacation' (1 chunks)", "handbook: added 'expenses' (1 chunks)",
+                         "tickets: added 't-1' (1 chunks)", "tickets: added 't-2' (1 chunks)",
+                         "tickets: added 't-3' (1 chunks)", "tickets: refused 't-4': max_files 3 + 1 > 3"]
+    assert lines[6].startswith("handbook, 'how many vacation days': ['vacation'")
+    assert lines[7:] == ["handbook usage: max_chunks 2/50, max_files 2/3, max_bytes 112/20000",
+                         "tickets usage: max_chunks 3/50, max_files 3/3, max_bytes 125/20000",
+                         "collection handbook: 2 chunks, 2 files, hash/feature-hash-v1"]

@@ -21,6 +21,7 @@ from ragloom.errors import (
     IndexMismatchError,
     IndexNotFoundError,
     MissingDependencyError,
+    QuotaExceededError,
     RagloomError,
     ReadOnlyError,
     RebuildNeededError,
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from ragloom.embeddings.base import EmbeddingProvider
     from ragloom.engine import RAGEngine
     from ragloom.engine.checks import check_config
+    from ragloom.engine.collection_info import CollectionInfo, DroppedCollection
+    from ragloom.engine.collections import drop_collection, list_collections
     from ragloom.filters import Filters
     from ragloom.indexing.consistency import VerifyReport
     from ragloom.indexing.progress import IndexProgress
@@ -54,6 +57,10 @@ _EXPORTS = {
     "load_config": "ragloom.config",
     "EmbeddingProvider": "ragloom.embeddings.base",
     "RAGEngine": "ragloom.engine",
+    "CollectionInfo": "ragloom.engine.collection_info",
+    "DroppedCollection": "ragloom.engine.collection_info",
+    "drop_collection": "ragloom.engine.collections",
+    "list_collections": "ragloom.engine.collections",
     "check_config": "ragloom.engine.checks",
     "Filters": "ragloom.filters",
     "VerifyReport": "ragloom.indexing.consistency",
@@ -85,8 +92,10 @@ __all__ = [
     "__version__",
     "Chunk",
     "Chunker",
+    "CollectionInfo",
     "ConfigError",
     "CorruptIndexError",
+    "DroppedCollection",
     "EmbeddingError",
     "EmbeddingProvider",
     "EmbeddingSpec",
@@ -98,6 +107,7 @@ __all__ = [
     "IndexReport",
     "IndexStatus",
     "MissingDependencyError",
+    "QuotaExceededError",
     "RAGConfig",
     "RAGEngine",
     "RagloomError",
@@ -116,8 +126,10 @@ __all__ = [
     "VectorStoreConfig",
     "VerifyReport",
     "check_config",
+    "drop_collection",
     "format_context",
     "inject_context",
+    "list_collections",
     "load_config",
     "send",
 ]

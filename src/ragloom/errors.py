@@ -63,6 +63,23 @@ class CorruptIndexError(RebuildNeededError):
     """A file of the index cannot be read; the message names it."""
 
 
+class QuotaExceededError(RagloomError):
+    """A write would take a collection (or a conversation session) past a ``[rag.limits]``
+    limit; nothing of that call was written. The figures are attributes: ``limit`` (the
+    key, ``max_chunks``), ``scope`` ("collection 'docs'", "session 'u1'"), ``tenant`` (None
+    until tenants exist), ``current``, ``adding`` (net: what the call adds minus what it
+    replaces) and ``maximum``."""
+
+    def __init__(self, limit: str, scope: str, current: int, adding: int, maximum: int,
+                 tenant: str | None = None) -> None:
+        self.limit, self.scope, self.tenant = limit, scope, tenant
+        self.current, self.adding, self.maximum = current, adding, maximum
+        where = scope if tenant is None else f"{scope} of tenant {tenant!r}"
+        super().__init__(f"{limit} of {where} would be exceeded: {current:,} now + {adding:,} "
+                         f"from this call = {current + adding:,} > limit {maximum:,}; nothing "
+                         f"of this call was written ([rag.limits] {limit})")
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """``" (did you mean 'top_k'?)"`` when ``word`` looks like a typo of one of ``choices``
     (difflib's close matches), else ``""``: appended to a config error."""

@@ -73,3 +73,13 @@ def part_of(name: str) -> str:
     if name.startswith(_EMBEDDING_CACHE):
         return "embedding_cache"
     return "other"
+
+
+def collections_in(folder: Path, store: str) -> list[str]:
+    """The collections of ``store`` with a manifest in ``folder`` (file names only), sorted."""
+    prefix, suffix = f"{_MANIFEST[0]}{store}_", _MANIFEST[1]
+    if not folder.is_dir():
+        return []
+    return sorted(file.name[len(prefix):-len(suffix)] for file in folder.iterdir()
+                  if file.name.startswith(prefix) and file.name.endswith(suffix)
+                  and len(file.name) > len(prefix) + len(suffix))

@@ -132,6 +132,9 @@ class IndexStatus:
     auto_sync: dict[str, Any] | None = None
     #: Files the last indexing run skipped, by reason (``indexing.skip_reasons``).
     skipped: dict[str, int] = field(default_factory=dict)
+    #: Usage against each ``[rag.limits]`` collection limit that is set:
+    #: ``{"max_chunks": {"used": 120, "limit": 1000}}`` (empty: no limit set).
+    limits: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def bytes_per_chunk(self) -> dict[str, float]:

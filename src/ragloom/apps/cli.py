@@ -1,4 +1,5 @@
-"""The ``ragloom`` command: index, ingest, search, status, reindex, context, mcp and eval.
+"""The ``ragloom`` command: index, ingest, search, status, reindex, context, mcp, eval and
+collections.
 
 Reads the ``[rag]`` table of ``--config`` (default ``ragloom.toml``, else
 ``pyproject.toml``'s ``[tool.ragloom]``, else built-in defaults) with the config file's
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragloom.apps.cli_collections import DropNotConfirmed, add_collections_command, run_collections
 from ragloom.apps.cli_interrupt import EXIT_INTERRUPTED, RESUME_HINT, describe_stop, stop_on_interrupt
 from ragloom.apps.cli_progress import describe_report, print_skipped, progress_printer
 from ragloom.apps.eval import MODES
@@ -116,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--allow-writes", action="store_true",
                      help="offer the rag_index tool (off: the server only reads the index)")
     add_inspect_command(commands, _positive_int)
+    add_collections_command(commands)
     evaluate = commands.add_parser("eval", help="nDCG/Recall/MRR@k on a BEIR-format folder")
     evaluate.add_argument("--dataset", required=True, help="folder with corpus.jsonl, "
                           "queries.jsonl, qrels.tsv")
@@ -146,6 +149,8 @@ def _non_negative_int(text: str) -> int:
 def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-def]
     out = sys.stdout if out is None else out  # the stream of the moment, not of import time
     config, base_dir = find_config(args.config, Path.cwd())
+    if args.command == "collections":
+        return run_collections(args, config, base_dir, out)
     if args.command == "status" and not args.check:
         from ragloom.indexing.disk_status import read_status
 
@@ -315,7 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
-    except (UsageError, QueryUsageError, ConfigError, FileNotFoundError, NotADirectoryError) as exc:
+    except (UsageError, QueryUsageError, ConfigError, FileNotFoundError, NotADirectoryError,
+            DropNotConfirmed) as exc:
         print(f"ragloom: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except (RagloomError, OSError, ValueError) as exc:

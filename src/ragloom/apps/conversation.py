@@ -126,6 +126,8 @@ class Conversation:
             yield piece  # type: ignore[misc]
 
     def _prepare(self, message: str) -> tuple[PromptContext, list[Turn], str]:
+        if self.memory is not None and self.session_id:  # refused before the model is paid
+            self.memory.check_room(self.session_id, 2)
         query = self.query_for(message)
         context = prepare(self.rag_engine, query, md_content=self.md_content,
                           system_prompt=self.system_prompt, top_k=self.top_k,

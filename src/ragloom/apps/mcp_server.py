@@ -88,7 +88,8 @@ def build_server(engine: RAGEngine, allow_writes: bool = False) -> Any:
 
     @server.tool(name="rag_status", description="What the index holds: files, chunks, store, "
                  "embedding model, where it lives, sizes, when it was last indexed (ISO 8601 "
-                 "UTC), files pending and skipped; the record 'ragloom status --json' prints.")
+                 "UTC), files pending and skipped, usage against [rag.limits]; the record "
+                 "'ragloom status --json' prints.")
     def rag_status() -> dict[str, Any]:
         return engine.status().to_dict() | {"writes_allowed": allow_writes}
 

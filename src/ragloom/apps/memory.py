@@ -3,13 +3,15 @@
 ``MemoryStore`` keeps turns in SQLite (WAL, immediate transactions: safe across threads and
 processes like the manifest) with each turn's vector from the engine's embedder, so a
 session's earlier turns can be searched by meaning. A session keeps at most
-``max_turns_per_session`` turns (the oldest go first). A ``Conversation`` given a store and
-a session id starts from the session's recent turns and records every new one, so a
-restarted app continues where it stopped.
+``max_turns_per_session`` turns (the oldest go first); with ``turn_limit`` (``[rag.limits]
+max_memory_turns``) a turn past the limit is refused instead, with QuotaExceededError.
+A ``Conversation`` given a store and a session id starts from the session's recent turns
+and records every new one, so a restarted app continues where it stopped.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragloom.embeddings.base import EmbeddingProvider
+from ragloom.errors import QuotaExceededError
 from ragloom.sqlite_db import connect, transaction
 
 if TYPE_CHECKING:
@@ -44,12 +47,13 @@ class MemoryStore:
     """See the module docstring."""
 
     def __init__(self, path: Path | None, embedder: EmbeddingProvider,
-                 max_turns_per_session: int = 1000) -> None:
+                 max_turns_per_session: int = 1000, turn_limit: int | None = None) -> None:
         if max_turns_per_session < 1:
             raise ValueError(f"max_turns_per_session must be at least 1, got {max_turns_per_session}")
         self.path = path
         self.embedder = embedder
         self.max_turns_per_session = max_turns_per_session
+        self.turn_limit = turn_limit  # turns a session may hold; one more is refused
         self._db = connect(path)
         self._lock = threading.Lock()
         with transaction(self._db, self._lock) as db:
@@ -60,16 +64,20 @@ class MemoryStore:
 
     @classmethod
     def for_engine(cls, engine: RAGEngine, max_turns_per_session: int = 1000) -> MemoryStore:
-        """The memory beside an engine's index (in memory for the in-memory store)."""
+        """The memory beside an engine's index (in memory for the in-memory store), with
+        the engine's ``[rag.limits] max_memory_turns``."""
         persistent = engine.store.persistent
         return cls(engine.index_dir / MEMORY_FILE if persistent else None, engine.provider,
-                   max_turns_per_session)
+                   max_turns_per_session, engine.config.limits.max_memory_turns)
 
     def add(self, session_id: str, role: str, text: str) -> int:
-        """Remember a turn; returns its id. The session's oldest turns beyond the cap go."""
+        """Remember a turn; returns its id. The session's oldest turns beyond the cap go; a
+        turn past ``turn_limit`` is refused (QuotaExceededError), nothing written."""
         _check(session_id, role, text)
+        self.check_room(session_id, 1)
         vector = self.embedder.embed([text], "document").astype(np.float32)[0]
         with transaction(self._db, self._lock) as db:
+            self._refuse_past_limit(db, session_id, 1)
             cursor = db.execute(
                 "INSERT INTO turns (session, role, text, created, model, vector) VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, role, text, time.time(), self._model, vector.tobytes()))
@@ -77,6 +85,20 @@ class MemoryStore:
                        "WHERE session = ? ORDER BY id DESC LIMIT ?)",
                        (session_id, session_id, self.max_turns_per_session))
             return int(cursor.lastrowid or 0)
+
+    def check_room(self, session_id: str, adding: int) -> None:
+        """QuotaExceededError when ``adding`` more turns would take the session past
+        ``turn_limit`` (a conversation asks before it calls the model for an answer)."""
+        with self._lock:
+            self._refuse_past_limit(self._db, session_id, adding)
+
+    def _refuse_past_limit(self, db: sqlite3.Connection, session_id: str, adding: int) -> None:
+        if self.turn_limit is None:
+            return
+        held = int(db.execute("SELECT COUNT(*) FROM turns WHERE session = ?", (session_id,)).fetchone()[0])
+        if held + adding > self.turn_limit:
+            raise QuotaExceededError("max_memory_turns", f"session {session_id!r}", held, adding,
+                                     self.turn_limit)
 
     def recent(self, session_id: str, limit: int = 20) -> list[MemoryTurn]:
         """The session's last ``limit`` turns, oldest first."""

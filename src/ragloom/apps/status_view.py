@@ -25,6 +25,8 @@ def print_status(status: IndexStatus, check: VerifyReport | None, as_json: bool,
           f"({status.dimension}-d)\n{_where(status)}\nlast indexed: {status.last_indexed_iso or 'never'}\n"
           f"files pending: {_count(status.files_pending)}\n{_skipped(status)}", file=out)
     print(_size_rows(status), file=out)
+    if status.limits:
+        print(_limit_rows(status), file=out)
     if check is not None:
         print("check: ok" if check.ok else "check: FAILED\n" + "\n".join(
             f"  {problem}" for problem in check.problems), file=out)
@@ -62,3 +64,10 @@ def _size_rows(status: IndexStatus) -> str:
     source = " (as the server reports it)" if status.server and not status.index_dir else ""
     return "\n".join([f"size{source}: {status.index_bytes / 1e6:.1f} MB "
                       f"({per_chunk['total']:,.0f} B/chunk)", *rows])
+
+
+def _limit_rows(status: IndexStatus) -> str:
+    """``limits:`` and a row per limit set: ``max_chunks: 120 of 1,000 (12%)``."""
+    rows = [f"  {key}: {usage['used']:,} of {usage['limit']:,} "
+            f"({100 * usage['used'] / usage['limit']:.0f}%)" for key, usage in status.limits.items()]
+    return "\n".join(["limits:", *rows])

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
 
+from ragloom.config.limits import LimitsConfig
 from ragloom.config.messages import describe_errors
 from ragloom.config.rules import (
     StrictModel,
@@ -85,6 +86,8 @@ class RAGConfig(StrictModel):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
+    #: ``[rag.limits]``: chunks, files and bytes per collection, turns per session.
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
     #: What goes in front of the model: search per message, whole files, or whichever fits.
     strategy: Literal["rag", "preload", "auto"] = "rag"
     #: Token budget of the context block (wins over context_budget).

@@ -18,13 +18,7 @@ from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.registry import create_embedding_provider
-from ragloom.engine.arguments import (
-    check_engine_config,
-    check_flag,
-    check_path,
-    check_patterns,
-    check_search,
-)
+from ragloom.engine.arguments import check_engine_config, check_flag, check_path, check_patterns, check_search
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config, naming_the_config_file
 from ragloom.engine.opening import IndexOpener, IndexParts
@@ -40,6 +34,7 @@ from ragloom.indexing.discovery import relative_posix
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.noise import noise_rules
 from ragloom.indexing.progress import ProgressCallback
+from ragloom.indexing.quotas import Quota, usage_against_limits
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.locking import ReadWriteLock, SnapshotLock
@@ -121,7 +116,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             config_files=[relative_posix(file, self.base_dir)
                           for file in (config.source_file,) if file is not None],
             redact=config.redact_secrets, text_of=parts.text_of, noise=noise_rules(config),
-        )
+            quota=Quota(config.limits, config.vector_store.collection_name, parts.manifest))
         return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries)
 
     @classmethod
@@ -259,7 +254,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             files_skipped=None if work is None else dict(sorted(work.skipped.items())),
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
             skipped=count_by_reason(load_skipped(self.index_dir)),
-        )
+            limits=usage_against_limits(self.config.limits, records))
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""

@@ -74,7 +74,22 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         files_skipped=None if pending is None else dict(sorted(pending.skipped.items())),
         skipped=count_by_reason(load_skipped(index_dir)),
         server=server_name(url) if in_server and url else "",
-        collection=collection if in_server else "", sizes_unknown=["store"] if in_server else [])
+        collection=collection if in_server else "", sizes_unknown=["store"] if in_server else [],
+        limits=_limits(config, manifest_path))
+
+
+def _limits(config: RAGConfig, manifest_path: Path) -> dict[str, dict[str, int]]:
+    """Usage against the ``[rag.limits]`` that are set (the manifest is read only if any is)."""
+    if not config.limits.active():
+        return {}
+    from ragloom.indexing.manifest import Manifest
+    from ragloom.indexing.quotas import usage_against_limits
+
+    manifest = Manifest(manifest_path, read_only=True)
+    try:
+        return usage_against_limits(config.limits, manifest.records())
+    finally:
+        manifest.close()
 
 
 def _same_model(config: RAGConfig, signature: list) -> bool:

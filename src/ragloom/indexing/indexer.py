@@ -27,6 +27,7 @@ from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
+from ragloom.indexing.quotas import Quota, plan_files
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
 from ragloom.indexing.skip_reasons import save_skipped
@@ -93,7 +94,7 @@ class Indexer:
                  config_files: Sequence[str] = (), redact: bool = True,
                  text_of: IndexedText = plain_text,
                  source_types: SourceTypes | None = None,
-                 noise: Collection[str] = ()) -> None:
+                 noise: Collection[str] = (), quota: Quota | None = None) -> None:
         self.base_dir = base_dir
         self.readers = readers
         self.chunker = chunker
@@ -113,12 +114,13 @@ class Indexer:
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
         self.noise = tuple(noise)  # the noise rules that apply (indexing.noise)
+        self.quota = quota or Quota.unlimited(manifest)  # [rag.limits], checked before a call writes
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
         #: The names files are indexed under (never an absolute machine path).
         self.names = PathNames(base_dir, manifest)
         #: Texts added through the API (``ingest_text``, ``add_documents``) by source id.
         self.texts = TextSources(chunker, lambda: embedder.provider.model_name, manifest,
-                                 self.writer, self._flush, redact)
+                                 self.writer, self._flush, redact, self.quota)
         #: Set (by another thread) to stop the current run at the next safe point.
         self.stop_event: threading.Event | None = None
 
@@ -135,6 +137,8 @@ class Indexer:
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         records = self.manifest.records()  # indexed before a rule skipped them: removed
+        plan_files(self.quota, found.files, self.names,  # [rag.limits]: before anything is written
+                   lambda *item: self._prepare_or_skip(_ToRead(*item)), root, [s.path for s in found.skipped])
         self.writer.remove_files([s.path for s in found.skipped if s.path in records], report)
         try:
             self._index_files(found.files, report, progress)
@@ -175,6 +179,7 @@ class Indexer:
             report.seconds = time.perf_counter() - started
             return report
         self.names.register(path.parent)  # a file outside base_dir is named under its folder
+        plan_files(self.quota, [path], self.names, lambda *item: self._prepare_or_skip(_ToRead(*item)))
         self._index_files([path], report, None)
         report.seconds = time.perf_counter() - started
         return report
@@ -247,7 +252,7 @@ class Indexer:
         """The file read and chunked, or why it is skipped: a reader or chunker failing on
         one file (a parser bug, a CPython bug under threads) must not abort the run."""
         try:
-            return self._prepare(item)
+            return self.quota.take(item.relative) or self._prepare(item)  # read by the quota check?
         except SkipFile as skip:
             return skip
         except Exception as exc:

@@ -16,6 +16,7 @@ from ragloom.chunking.registry import FileChunker
 from ragloom.digests import content_hash
 from ragloom.indexing.added_texts import AddedText
 from ragloom.indexing.manifest import RECHUNK, ManifestStore, source_key
+from ragloom.indexing.quotas import Change, Quota
 from ragloom.indexing.reading import FileContent, redacted
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window
 from ragloom.types import Chunk, IndexReport
@@ -28,13 +29,15 @@ class TextSources:
     """Adds and deletes texts by source id, through the indexer's journaled writer."""
 
     def __init__(self, chunker: FileChunker, model_name: Callable[[], str], manifest: ManifestStore,
-                 writer: JournaledWriter, flush: Flush, redact: bool = True) -> None:
+                 writer: JournaledWriter, flush: Flush, redact: bool = True,
+                 quota: Quota | None = None) -> None:
         self.chunker = chunker
         self.model_name = model_name
         self.manifest = manifest
         self.writer = writer
         self.flush = flush
         self.redact = redact
+        self.quota = quota  # [rag.limits]: checked before the window is written
 
     def ingest(self, texts: Sequence[AddedText]) -> IndexReport:
         """Add or replace each text (checked beforehand: ``added_texts``); unchanged ones
@@ -52,6 +55,8 @@ class TextSources:
             content = FileContent(item.text, len(item.text.encode("utf-8", "surrogatepass")), 0, version)
             window.add(PendingFile(key, content, self._chunks(item, key, content, report.warnings),
                                    previous))
+        if self.quota is not None:
+            self.quota.check(Change(p.relative, p.content.size, len(p.chunks)) for p in window.files)
         self.flush(window, report)
         report.seconds = time.perf_counter() - started
         return report

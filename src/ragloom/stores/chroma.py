@@ -104,6 +104,16 @@ def http_client(url: str, api_key: str | None = None) -> Any:
                                             f"{type(exc).__name__}: {exc}")) from None
 
 
+def delete_own_collection(client: Any, name: str, location: str) -> None:
+    """Delete collection ``name`` through ``client`` while it still carries ragloom's marker
+    (on a shared server another app may have replaced it since it was opened)."""
+    found = client.get_collection(name, embedding_function=None)
+    if MODEL_KEY not in (found.metadata or {}):
+        raise StoreError(f"Chroma collection {name!r} at {location} is not ragloom's (no "
+                         f"{MODEL_KEY} in its metadata); ragloom will not drop it")
+    client.delete_collection(name)
+
+
 class ChromaVectorStore(StoreDefaults):
     """A Chroma collection in cosine space holding ragloom chunks.
 
@@ -216,19 +226,10 @@ class ChromaVectorStore(StoreDefaults):
         assert self._reconnect is not None
         client = self._reconnect()
         try:
-            self._delete_own(client)
+            delete_own_collection(client, self._collection_name, self.location)
         finally:
             if hasattr(client, "close"):
                 client.close()
-
-    def _delete_own(self, client: Any) -> None:
-        """Delete the collection through ``client`` while it still carries ragloom's marker
-        (on a shared server another app may have replaced it since it was opened)."""
-        found = client.get_collection(self._collection_name, embedding_function=None)
-        if MODEL_KEY not in (found.metadata or {}):
-            raise StoreError(f"Chroma collection {self._collection_name!r} at {self.location} "
-                             f"is no longer ragloom's; ragloom will not drop it")
-        client.delete_collection(self._collection_name)
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str],
                metadatas: Sequence[Metadata]) -> None:
@@ -312,7 +313,7 @@ class ChromaVectorStore(StoreDefaults):
         if self.read_only:
             raise ReadOnlyError(f"the Chroma store at {self.location} is open for reading only")
         with self._lock:
-            self._delete_own(self._client)
+            delete_own_collection(self._client, self._collection_name, self.location)
             self._collection = self._open_collection()
             if self._texts is not None:
                 self._texts.clear()

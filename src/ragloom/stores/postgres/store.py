@@ -295,9 +295,10 @@ class PostgresStore(StoreDefaults):
         return int(self.reader.execute("count", f"SELECT count(*) FROM {self.tables.chunks}")[0][0])
 
 
-def drop_index(url: str, tables: Tables) -> None:
+def drop_index(url: str, tables: Tables, with_cache: bool = False) -> None:
     """For a rebuild on purpose: drop every table of the index (nothing else), unless a
-    writer holds it (IndexLockedError); readers' open searches finish first."""
+    writer holds it (IndexLockedError); readers' open searches finish first. The embedding
+    cache table outlives a rebuild; ``with_cache`` drops it too (dropping a collection)."""
     database = Database(url, f"ragloom rebuild {socket.gethostname()} pid {os.getpid()}")
     try:
         with database.transaction("rebuild"):
@@ -305,10 +306,11 @@ def drop_index(url: str, tables: Tables) -> None:
             if not database.execute("rebuild", "SELECT pg_try_advisory_xact_lock(%s)",
                                     (lock_key(tables),))[0][0]:
                 raise IndexLockedError(f"the index at {database.where} table {tables.label} is "
-                                       f"being written by another process: not rebuilt")
+                                       f"being written by another process: not "
+                                       f"{'dropped' if with_cache else 'rebuilt'}")
             check_owned(database, tables)  # every object is ragloom's, or nothing is dropped
             refuse_dependents(database, tables, "drop")
-            for table in dropped_tables(tables):
+            for table in dropped_tables(tables) + ([tables.name("_embeddings")] if with_cache else []):
                 database.execute("rebuild", f"DROP TABLE IF EXISTS {table} RESTRICT")
             database.execute("rebuild", f"DROP FUNCTION IF EXISTS {tables.name(FUNCTION_SUFFIX)}() "
                              "RESTRICT")
