@@ -11,7 +11,7 @@ from pathlib import Path
 from ragloom.config import RAGConfig
 from ragloom.globs import compile_glob
 from ragloom.indexing.ignore import GitIgnore
-from ragloom.indexing.noise import LinkedCopies, noise_of, noise_rules
+from ragloom.indexing.noise import LinkedCopies, StaticRoots, noise_of, noise_rules
 from ragloom.indexing.noise import reason as noise_reason
 from ragloom.security import redact_secrets
 from ragloom.types import SkippedFile
@@ -195,7 +195,7 @@ class Rules:
             return f"its path holds a secret ({kinds})"
         if self.noise and not matches_any(relative, named):
             folder = self.base_dir / relative.rsplit("/", 1)[0] if "/" in relative else self.base_dir
-            return noise_of(relative, self.noise, lambda: _names_in(folder))
+            return noise_of(relative, self.noise, lambda: _names_in(folder), StaticRoots(self.base_dir))
         return None
 
 
@@ -216,7 +216,7 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
     # A symlink's target is judged by these rules; symlink-copy is the walk's own business.
     rules = Rules(base_dir, include, exclude, index_dir, respect_gitignore, config_files,
                   secret_names, tuple(rule for rule in noise if rule != "symlink-copy"))
-    links = LinkedCopies() if "symlink-copy" in noise else None
+    links, static_roots = LinkedCopies() if "symlink-copy" in noise else None, StaticRoots(base_dir)
     named_secrets = [p for p in include if not _is_catch_all(p)]
     resolved_base = base_dir.resolve()
     resolved_index = index_dir.resolve() if index_dir is not None else None
@@ -277,7 +277,7 @@ def discover_files(root: Path, base_dir: Path, include: Sequence[str] = (),
                                                   f"its path holds a secret ({kinds})"))
                 continue
             if noise and not matches_any(relative, named_secrets):
-                why = noise_of(relative, noise, lambda names=names: names)
+                why = noise_of(relative, noise, lambda names=names: names, static_roots)
                 if why is not None:
                     result.skipped.append(SkippedFile(relative, why))
                     continue

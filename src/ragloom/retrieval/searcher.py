@@ -2,7 +2,8 @@
 -> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
 ``max_per_file`` results per file -> the first ``top_k``. Test chunks rank below
-comparable code unless the query is about tests (``test_prior``).
+comparable code unless the query is about tests (``test_prior``), import blocks below
+the rest unless it is about imports (``import_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -30,6 +31,7 @@ from ragloom.filters import Filters, compile_filters, resolve_globs
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
+from ragloom.retrieval.import_prior import asks_about_imports, demote_imports
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.relevance_gate import passes_gate
@@ -162,6 +164,8 @@ class Searcher:
                 clock.lap("fuse" if mode == "hybrid" else "load")
             if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
                 results = demote_tests(results, settings.test_weight)
+            if not asks_about_imports(query):  # import blocks below the rest (import_prior)
+                results = demote_imports(results, settings.import_weight)
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")
