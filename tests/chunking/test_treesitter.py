@@ -279,6 +279,14 @@ def test_a_rust_attribute_stays_with_the_use_it_gates() -> None:
         (1, 2, "imports"), (4, 6, "function")]
 
 
+def test_php_declare_strict_types_opens_the_import_run() -> None:
+    source = ("<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Jobs;\n\nuse App\\Models\\User;\n\n"
+              "function notify(User $user): void\n{\n    $user->notify(new Reminder());\n}\n")
+    chunks = TreeSitterChunker("php", 100, 20).chunk(source, "app/Jobs/notify.php")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"]) for c in chunks] == [
+        (1, 7, "imports"), (9, 12, "function")]
+
+
 def test_a_rust_file_chunks_by_type_with_every_impl_and_member_named() -> None:
     """Trait signatures, the methods of an impl chunked whole and impls for a reference
     type are named (``Buffer``, not ``&'a Buffer``); small impls of one type pack

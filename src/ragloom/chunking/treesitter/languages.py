@@ -75,7 +75,8 @@ LANGUAGES: dict[str, LanguageRow] = {
     "php": LanguageRow(
         "tree_sitter_php", loader="language_php",
         definitions={"enum_declaration": "class", "trait_declaration": "class"},
-        imports=frozenset({"namespace_use_declaration", "php_tag", "namespace_definition"}),
+        imports=frozenset({"namespace_use_declaration", "php_tag", "namespace_definition",
+                           "declare_statement"}),
         member_separator="::", separator="\\", file_namespace="namespace_definition"),
     "javascript": LanguageRow(
         "tree_sitter_javascript", definitions={"method_definition": "method"},  # constructors too
