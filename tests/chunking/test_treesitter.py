@@ -198,13 +198,19 @@ def test_laravel_routes_one_chunk_per_route_or_group_named_by_method_and_uri() -
 
 
 def test_laravel_migrations_one_chunk_per_table() -> None:
-    source, chunks = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 1000)
+    source, chunks = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 500)
     tables = [(c.metadata["symbol"], c.metadata["start_line"], c.metadata["end_line"])
               for c in chunks if c.metadata["kind"] == "table"]
     # the migration's header (`use` lines, `return new class extends Migration {`) opens
-    # the first table's chunk: no chunk of imports alone
-    assert tables == [("orders", 1, 16), ("order_lines", 18, 24), ("order_lines", 26, 28), ("orders", 29, 31)]
-    assert "Schema::create('order_lines'" in chunks[1].text and "'orders'" not in chunks[1].text
+    # the first table's chunk: no chunk of imports alone; down() (lines 26-30, which
+    # drops what up() made, in the same names) joins the chunk before it
+    assert tables == [("orders", 1, 16), ("order_lines", 18, 31)]
+    assert "Schema::create('order_lines'" in chunks[1].text
+    assert "Schema::create('orders'" not in chunks[1].text
+    # a migration that fits one chunk is one chunk, named by every table it touches
+    _, whole = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 1000)
+    assert [(c.metadata["symbol"], c.metadata["symbols"], c.metadata["start_line"], c.metadata["end_line"])
+            for c in whole] == [("orders", "orders, order_lines", 1, 31)]
 
 
 def test_laravel_config_one_chunk_per_top_level_key_named_as_config_reads_it() -> None:

@@ -6,10 +6,9 @@ has ``kind = "imports"``, as the tree-sitter chunkers name theirs. A chunk start
 decorators and the comment lines right above it; adjacent small definitions share a
 chunk (``symbols`` names them all). A class too large for one chunk is split per method,
 each method chunk repeating the class statement (and docstring's first line) so it stands
-alone; a class line with nothing of
-its own opens its first member's chunk. A function too large for one chunk is split by
-whole lines with its signature repeated. Files that do not parse fall back to line
-chunks, saying why in ``parse_error``.
+alone; a class line with nothing of its own opens its first member's chunk. A function
+too large for one chunk is split by whole lines with its signature repeated. Files that
+do not parse fall back to line chunks, saying why in ``parse_error``.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.definitions import DefinitionSplitter, HeaderLevel, Span, Unit
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.chunking.treesitter.languages import GRAMMAR_BY_SUFFIX, LANGUAGES
-from ragloom.chunking.treesitter.laravel import laravel_definitions
+from ragloom.chunking.treesitter.laravel import laravel_definitions, whole_migration
 from ragloom.chunking.treesitter.layout import ScopeLayout
 from ragloom.chunking.treesitter.outline import LOAD_ERRORS, Definition, Grammar, load_grammar
 from ragloom.types import Chunk
@@ -114,15 +114,15 @@ class _FileChunking:
         self.source = source
         self.tree = grammar.parse(source.text.encode("utf-8", "surrogatepass"))
         self.definitions = grammar.definitions(self.tree.root_node)
-        if grammar.row.module == "tree_sitter_php":
-            laravel_definitions(path, self.tree.root_node, self.definitions)
+        self.unit = laravel_definitions(path, self.tree.root_node, self.definitions) \
+            if grammar.row.module == "tree_sitter_php" else None
         self.layout = ScopeLayout(source, grammar.row, self.definitions)
         self.stem = PurePath(path).name.split(".", 1)[0]  # names `export default {...}`
 
     def pieces(self) -> list[Piece]:
-        root = self.tree.root_node
-        return imports_joined(self.source, self.splitter, self._scope(
-            root.named_children, 1, self.source.line_count, _Scope(), [], [], members=False))
+        return whole_migration(self.unit, self.source, self.splitter, imports_joined(
+            self.source, self.splitter, self._scope(self.tree.root_node.named_children, 1,
+                                                    self.source.line_count, _Scope(), [], [], members=False)))
 
     # -- scopes ---------------------------------------------------------------------------
 
