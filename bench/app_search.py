@@ -138,12 +138,24 @@ class RagloomSystem:
         self.engine.close()
 
 
-def parse_variant(variant: str) -> dict[str, str]:
-    """``"max_per_file=2,test_weight=0.7"`` -> retrieval settings (values as strings)."""
+def parse_variant(variant: str) -> dict[str, object]:
+    """``"max_per_file=2,test_weight=0.7"`` -> retrieval settings."""
     pairs = [item.split("=", 1) for item in variant.split(",") if item.strip()]
     if not pairs or any(len(pair) != 2 for pair in pairs):
         raise SystemExit(f"--variants: {variant!r} is not key=value[,key=value...]")
-    return {key.strip(): value.strip() for key, value in pairs}
+    return {key.strip(): _number(value.strip()) for key, value in pairs}
+
+
+def _number(value: str) -> object:
+    """``"2"`` -> 2, ``"0.5"`` -> 0.5, ``"true"`` -> True; other text as it is."""
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return value
 
 
 class VariantSystem:
