@@ -39,6 +39,10 @@ its time covers only the chunks it embedded itself (``embedded``).
 
     nice -n 10 python bench/app_search.py [--apps solidtime babybuddy miniflux]
         [--systems ragloom sentence code] [--show] [--fresh]
+        [--variants max_per_file=2 max_per_file=1,test_weight=0.7 ...]
+
+``--variants``: the ragloom index searched again with other ``retrieval`` settings, each
+a column of its own (``ragloom[max_per_file=2]``), so defaults are compared on one index.
 """
 
 from __future__ import annotations
@@ -134,8 +138,46 @@ class RagloomSystem:
         self.engine.close()
 
 
+def parse_variant(variant: str) -> dict[str, object]:
+    """``"max_per_file=2,test_weight=0.7"`` -> retrieval settings."""
+    pairs = [item.split("=", 1) for item in variant.split(",") if item.strip()]
+    if not pairs or any(len(pair) != 2 for pair in pairs):
+        raise SystemExit(f"--variants: {variant!r} is not key=value[,key=value...]")
+    return {key.strip(): _number(value.strip()) for key, value in pairs}
+
+
+def _number(value: str) -> object:
+    """``"2"`` -> 2, ``"0.5"`` -> 0.5, ``"true"`` -> True; other text as it is."""
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return value
+
+
+class VariantSystem:
+    """The ragloom system's index searched with other ``retrieval`` settings."""
+
+    def __init__(self, ragloom: RagloomSystem, variant: str) -> None:
+        self.ragloom, self.settings = ragloom, parse_variant(variant)
+
+    def search(self, question: str) -> list[Result]:
+        retrieval = self.ragloom.engine.config.retrieval
+        saved = {key: getattr(retrieval, key) for key in self.settings}
+        try:
+            for key, value in self.settings.items():
+                setattr(retrieval, key, value)  # validated (and converted) by the config
+            return self.ragloom.search(question)
+        finally:
+            for key, value in saved.items():
+                setattr(retrieval, key, value)
+
+
 def run_app(app: AppSet, root: Path, work: Path, systems: list[str], fresh: bool,
-            show: bool) -> dict[str, dict[str, list]]:
+            show: bool, variants: tuple[str, ...] = ()) -> dict[str, dict[str, list]]:
     """Per system: per question (kind, nDCG@10, hit@5, tests in top 5, imports in top 5)."""
     problems = check_spans(app, root)
     if problems:
@@ -161,6 +203,8 @@ def run_app(app: AppSet, root: Path, work: Path, systems: list[str], fresh: bool
             print(f"{name}: {len(system.nodes)} chunks ({system.test_chunks} in test files, "
                   f"{system.import_chunks} import-only){system.notes}", flush=True)
             engines[name] = system
+    for variant in variants:  # ragloom again with other retrieval settings, same index
+        engines[f"ragloom[{variant}]"] = VariantSystem(ragloom, variant)
     scores: dict[str, dict[str, list]] = {}
     for name, system in engines.items():
         rows = {}
@@ -193,7 +237,8 @@ def print_table(title: str, scores: dict[str, dict[str, tuple]], timings: dict) 
     """One row per kind and overall: nDCG@10 / hit@5 per system; then the noise counts."""
     names = list(scores)
     print(f"\n{title}: nDCG@10 / hit@5")
-    print(f"{'kind':<11}{'n':>4}" + "".join(f"{n:>18}" for n in names))
+    widths = [max(18, len(n) + 2) for n in names]
+    print(f"{'kind':<11}{'n':>4}" + "".join(f"{n:>{w}}" for n, w in zip(names, widths)))
     kinds = [k for k in KINDS if any(r[0] == k for rows in scores.values() for r in rows.values())]
     for kind in [*kinds, "overall"]:
         cells, count = [], 0
@@ -201,9 +246,10 @@ def print_table(title: str, scores: dict[str, dict[str, tuple]], timings: dict) 
             rows = [r for r in scores[name].values() if kind in ("overall", r[0])]
             count = len(rows)
             cells.append(f"{_mean([r[1] for r in rows]):.3f} / {_mean([float(r[2]) for r in rows]):.2f}")
-        print(f"{kind:<11}{count:>4}" + "".join(f"{c:>18}" for c in cells))
-    print(f"{'tests@5':<15}" + "".join(f"{sum(r[3] for r in scores[n].values()):>18}" for n in names))
-    print(f"{'imports@5':<15}" + "".join(f"{sum(r[4] for r in scores[n].values()):>18}" for n in names))
+        print(f"{kind:<11}{count:>4}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    for label, column in (("tests@5", 3), ("imports@5", 4)):
+        print(f"{label:<15}" + "".join(f"{sum(r[column] for r in scores[n].values()):>{w}}"
+                                       for n, w in zip(names, widths)))
     if timings:
         print("index (first full run): " + "; ".join(
             f"{name} {entry['seconds']} s, {entry['chunks']} chunks, {entry.get('embedded', '?')} embedded"
@@ -218,12 +264,14 @@ def main() -> None:
     parser.add_argument("--work-dir", default="/tmp/ragloom-app-search")
     parser.add_argument("--fresh", action="store_true", help="rebuild ragloom's index (cached vectors)")
     parser.add_argument("--show", action="store_true", help="print each question's top 5")
+    parser.add_argument("--variants", nargs="*", default=[],
+                        help="ragloom again with retrieval settings, e.g. max_per_file=2,test_weight=0.7")
     args = parser.parse_args()
     overall: dict[str, dict[str, tuple]] = {}
     for name in args.apps:
         app = load_app_set(name)  # a set's name, or the path of its file
         scores = run_app(app, Path(args.apps_dir) / app.name, Path(args.work_dir) / app.name,
-                         args.systems, args.fresh, args.show)
+                         args.systems, args.fresh, args.show, tuple(args.variants))
         for system, rows in scores.items():
             overall.setdefault(system, {}).update({f"{app.name}/{q}": r for q, r in rows.items()})
     if len(args.apps) > 1:

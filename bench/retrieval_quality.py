@@ -57,6 +57,11 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "default, no per-file cap": {"max_per_file": 0},
     "default, 2 per file": {"max_per_file": 2},
     "default, 3 per file": {"max_per_file": 3},
+    "default, no import prior": {"import_weight": 1.0},
+    "default, import weight 0.5": {"import_weight": 0.5},
+    "default, test weight 0.3": {"test_weight": 0.3},
+    "default, test weight 0.7": {"test_weight": 0.7},
+    "default, no test prior": {"test_weight": 1.0},
 }
 
 
@@ -65,8 +70,8 @@ def eligible(name: str, table: dict[str, list[float]]) -> bool:
     feedback lowers no set against the same settings without it."""
     if name == "dense only" or name.startswith("default, no"):
         return False  # the baseline, and ablations of what the default adds
-    if "per file" in name:
-        return False  # the per-file cap is picked among its own rows (the default is 1)
+    if "per file" in name or "weight" in name or "prior" in name:
+        return False  # the per-file cap and priors are picked among their own rows
     if "dense only" in table and not all(h > d for h, d in zip(table[name], table["dense only"])):
         return False
     settings = CANDIDATES[name]

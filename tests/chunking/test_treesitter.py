@@ -227,13 +227,19 @@ def test_laravel_routes_one_chunk_per_route_or_group_named_by_method_and_uri() -
 
 
 def test_laravel_migrations_one_chunk_per_table() -> None:
-    source, chunks = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 1000)
+    source, chunks = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 500)
     tables = [(c.metadata["symbol"], c.metadata["start_line"], c.metadata["end_line"])
               for c in chunks if c.metadata["kind"] == "table"]
     # the migration's header (`use` lines, `return new class extends Migration {`) opens
-    # the first table's chunk: no chunk of imports alone
-    assert tables == [("orders", 1, 16), ("order_lines", 18, 24), ("order_lines", 26, 28), ("orders", 29, 31)]
-    assert "Schema::create('order_lines'" in chunks[1].text and "'orders'" not in chunks[1].text
+    # the first table's chunk: no chunk of imports alone; down() (lines 26-30, which
+    # drops what up() made, in the same names) joins the chunk before it
+    assert tables == [("orders", 1, 16), ("order_lines", 18, 31)]
+    assert "Schema::create('order_lines'" in chunks[1].text
+    assert "Schema::create('orders'" not in chunks[1].text
+    # a migration that fits one chunk is one chunk, named by every table it touches
+    _, whole = laravel_chunks("database/migrations/2024_01_01_000000_create_orders_table.php", 1000)
+    assert [(c.metadata["symbol"], c.metadata["symbols"], c.metadata["start_line"], c.metadata["end_line"])
+            for c in whole] == [("orders", "orders, order_lines", 1, 31)]
 
 
 def test_laravel_config_one_chunk_per_top_level_key_named_as_config_reads_it() -> None:
@@ -306,6 +312,14 @@ def test_a_rust_attribute_stays_with_the_use_it_gates() -> None:
     chunks = TreeSitterChunker("rust", 70, 14).chunk(source, "sum.rs")  # too small to join them
     assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"]) for c in chunks] == [
         (1, 2, "imports"), (4, 6, "function")]
+
+
+def test_php_declare_strict_types_opens_the_import_run() -> None:
+    source = ("<?php\n\ndeclare(strict_types=1);\n\nnamespace App\\Jobs;\n\nuse App\\Models\\User;\n\n"
+              "function notify(User $user): void\n{\n    $user->notify(new Reminder());\n}\n")
+    chunks = TreeSitterChunker("php", 100, 20).chunk(source, "app/Jobs/notify.php")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"]) for c in chunks] == [
+        (1, 7, "imports"), (9, 12, "function")]
 
 
 def test_a_rust_file_chunks_by_type_with_every_impl_and_member_named() -> None:

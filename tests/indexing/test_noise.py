@@ -13,7 +13,15 @@ import pytest
 from helpers import write
 from ragloom.config import NoiseRuleName, RAGConfig
 from ragloom.errors import ConfigError
-from ragloom.indexing.noise import RULE_NAMES, mostly_long_lines, path_noise, rendered_copy
+from ragloom.indexing.noise import (
+    RULE_NAMES,
+    StaticRoots,
+    hashed_copy,
+    mostly_long_lines,
+    noise_of,
+    path_noise,
+    rendered_copy,
+)
 
 
 def test_config_names_every_rule_and_refuses_others() -> None:
@@ -30,6 +38,10 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     ("assets/app.js.map", "source-map"), ("public/build/assets/app-3f2a.js", "build-output"),
     ("public/vendor/horizon/app.js", "build-output"), ("packages/ui/dist/index.js", "build-output"),
     ("build/lib/module.py", "build-output"), ("src/__snapshots__/App.spec.ts.snap", "snapshot"),
+    ("locale/de/LC_MESSAGES/django.po", "translations"), ("lang/en.json", "translations"),
+    ("internal/locale/translations/en_US.json", "translations"), ("config/locales/fr.yml", "translations"),
+    ("resources/js/i18n/de.json", "translations"), ("messages.pot", "translations"),
+    ("static_src/font/icons.svg", "svg-image"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -38,7 +50,9 @@ def test_glob_rules(path: str, rule: str) -> None:
 
 
 @pytest.mark.parametrize("path", ["src/lock.py", "docs/building.md", "src/build/steps.py", "app/Dist.php",
-                                  "minify.js", "src/map.ts", "src/snapshot.py", "locks/redis.lock.py"])
+                                  "minify.js", "src/map.ts", "src/snapshot.py", "locks/redis.lock.py",
+                                  "app/Lang/Translator.php", "src/i18n/index.ts", "locale/setup.py",
+                                  "lang/en/messages.php", "src/csv.py", "resources/svg/Icon.vue"])
 def test_glob_rules_leave_sources_alone(path: str) -> None:
     assert path_noise(path, RULE_NAMES) is None
 
@@ -48,6 +62,32 @@ def test_rendered_copy_needs_its_source_beside_it() -> None:
     assert rendered_copy("guide.html", {"guide.rst"})
     assert not rendered_copy("index.html", {"about.md"})
     assert not rendered_copy("api.md", {"api.md", "api.html"})
+
+
+def test_hashed_copy_needs_its_plain_name_beside_it() -> None:
+    beside = {"app.js", "app.7606a4559e55.js", "jquery.min.2c872dbe60f4.js", "jquery.min.js",
+              "select2.css", "select2.deadbeef.css", "Form.1234abcd.vue"}
+    assert hashed_copy("app.7606a4559e55.js", beside)
+    assert hashed_copy("jquery.min.2c872dbe60f4.js", beside)
+    assert not hashed_copy("select2.deadbeef.css", beside)  # a word, not a hash (no digit)
+    assert not hashed_copy("Form.1234abcd.vue", beside)  # no Form.vue beside it
+    assert not hashed_copy("app.js", beside)
+    rules = ["hashed-copy"]
+    assert noise_of("static/js/app.7606a4559e55.js", rules, lambda: beside) == \
+        "copy of an asset beside it under a content-hash name (rule hashed-copy)"
+    assert noise_of("static/js/app.js", rules, lambda: beside) is None
+
+
+def test_collected_static_is_the_folder_of_a_staticfiles_manifest(tmp_path: Path) -> None:
+    write(tmp_path, "static/staticfiles.json", '{"paths": {}}')
+    write(tmp_path, "static/admin/js/core.js", "var a = 1;\n")
+    write(tmp_path, "assets/static/app.js", "var b = 2;\n")
+    roots = StaticRoots(tmp_path)
+    assert roots.holds("static/admin/js/core.js") and roots.holds("static/staticfiles.json")
+    assert not roots.holds("assets/static/app.js") and not roots.holds("staticfiles.json")
+    assert noise_of("static/admin/js/core.js", ["collected-static"], lambda: (), roots) == \
+        "collected static files: a folder holding Django's staticfiles.json manifest (rule collected-static)"
+    assert noise_of("static/admin/js/core.js", ["lock-file"], lambda: (), roots) is None
 
 
 def test_long_lines_judged_by_share_of_text() -> None:
@@ -69,6 +109,9 @@ def _app(project: Path) -> None:
     write(project, "templates/docs/api.html-fragment", "<h1>API</h1><p>Call the endpoint.</p>\n")
     write(project, "static/icons.json", '{"icons": [' + ",".join(f'"i{n}"' for n in range(3000)) + "]}")
     write(project, "CHANGELOG.md", "# Changes\n\n## 1.0\n\nFirst release.\n")
+    write(project, "locale/de/LC_MESSAGES/django.po", 'msgid "Sleep"\nmsgstr "Schlaf"\n')
+    write(project, "staticfiles/staticfiles.json", '{"paths": {"admin/base.css": "admin/base.1a2b3c4d.css"}}')
+    write(project, "staticfiles/admin/base.css", "body { color: red; }\n")
     for folder in ("crates/a", "crates/b", "notes"):
         (project / folder).mkdir(parents=True)
     os.symlink("../../CHANGELOG.md", project / "crates/a/CHANGELOG.md")
@@ -94,6 +137,10 @@ def test_index_skips_noise_with_reasons_and_says_which_rule(make_engine, project
         "crates/b/CHANGELOG.md": "symlink to a file indexed under its own path (rule symlink-copy)",
         "crates/other.md": "symlink to a file indexed under its own path (rule symlink-copy)",
         "notes/linked.md": "symlink to a file indexed under its own path (rule symlink-copy)",
+        "locale/de/LC_MESSAGES/django.po": "translation catalog (rule translations)",
+        "staticfiles/staticfiles.json": skipped["staticfiles/admin/base.css"],
+        "staticfiles/admin/base.css": "collected static files: a folder holding Django's staticfiles.json "
+                                 "manifest (rule collected-static)",
     }
     assert skipped["static/icons.json"].endswith("(rule long-lines)")
     indexed = set(engine.get_all_indexed_paths())
@@ -102,6 +149,8 @@ def test_index_skips_noise_with_reasons_and_says_which_rule(make_engine, project
     assert engine.excluded_reason(project / "composer.lock") == "lock file (rule lock-file)"
     assert engine.excluded_reason(project / "crates/a/CHANGELOG.md") == skipped["crates/a/CHANGELOG.md"]
     assert engine.excluded_reason(project / "templates/docs/api.html-fragment") is not None
+    collected = "staticfiles/admin/base.css"
+    assert engine.excluded_reason(project / collected) == skipped[collected]
 
 
 def test_skip_noise_empty_indexes_everything(make_engine, project: Path) -> None:
@@ -126,8 +175,9 @@ def test_previously_indexed_file_is_removed_when_a_rule_skips_it(make_engine, pr
 
 def test_a_naming_include_pattern_wins_over_the_rules(make_engine, project: Path) -> None:
     _app(project)
-    engine = make_engine(include=["composer.lock", "static/icons.json", "app/**"])
+    engine = make_engine(include=["composer.lock", "static/icons.json", "staticfiles/admin/base.css",
+                                  "app/**"])
     report = engine.index_directory()
     assert report.skipped == []
     assert sorted(engine.get_all_indexed_paths()) == ["app/Player.php", "composer.lock",
-                                                      "static/icons.json"]
+                                                      "static/icons.json", "staticfiles/admin/base.css"]

@@ -1,13 +1,14 @@
 """Python chunks that follow the code's structure (stdlib ``ast``, no tree-sitter).
 
 One chunk per top-level function, class and run of other statements (imports, constants,
-``if __name__`` blocks grouped). A chunk starts at its decorators and the comment lines
-right above it; adjacent small definitions share a chunk (``symbols`` names them all). A
-class too large for one chunk is split per method, each method chunk repeating the class
-statement (and docstring's first line) so it stands alone; a class line with nothing of
-its own opens its first member's chunk. A function too large for one chunk is split by
-whole lines with its signature repeated. Files that do not parse fall back to line
-chunks, saying why in ``parse_error``.
+``if __name__`` blocks grouped); a module-level run of nothing but imports (and comments)
+has ``kind = "imports"``, as the tree-sitter chunkers name theirs. A chunk starts at its
+decorators and the comment lines right above it; adjacent small definitions share a
+chunk (``symbols`` names them all). A class too large for one chunk is split per method,
+each method chunk repeating the class statement (and docstring's first line) so it stands
+alone; a class line with nothing of its own opens its first member's chunk. A function
+too large for one chunk is split by whole lines with its signature repeated. Files that
+do not parse fall back to line chunks, saying why in ``parse_error``.
 """
 
 from __future__ import annotations
@@ -81,14 +82,16 @@ class PythonAstChunker:
                 if prefix and cursor == first and not any(first <= s.lineno < start for s in body):
                     start = first  # only the class line (and comments): it opens the member
                 else:
-                    extra = {"kind": statement_kind, **({"symbol": symbol} if symbol else {})}
+                    kind = _run_kind(body, cursor, start - 1, statement_kind)
+                    extra = {"kind": kind, **({"symbol": symbol} if symbol else {})}
                     units.append((Span(cursor, start - 1, extra), None))
             name = f"{prefix}{node.name}"  # type: ignore[attr-defined]
             kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"
             units.append((Span(start, node.end_lineno or start, {"symbol": name, "kind": kind}), node))
             cursor = (node.end_lineno or start) + 1
         if cursor <= last and not all(source.is_blank(n) for n in range(cursor, last + 1)):
-            extra = {"kind": statement_kind, **({"symbol": symbol} if symbol else {})}
+            kind = _run_kind(body, cursor, last, statement_kind)
+            extra = {"kind": kind, **({"symbol": symbol} if symbol else {})}
             units.append((Span(cursor, last, extra), None))
 
         made = [Unit(span, "statements" if node is None else "definition",
@@ -162,3 +165,12 @@ def _class_header(source: SourceLines, node: ast.ClassDef) -> HeaderLevel:
         indent = indent[: len(indent) - len(indent.lstrip())]
         header += f'{indent}"""{first_line}"""\n'
     return HeaderLevel(header, _line(source, node.lineno))
+
+
+def _run_kind(body: Sequence[ast.stmt], first: int, last: int, kind: str) -> str:
+    """``imports`` for a module-level run of lines ``first..last`` holding only import
+    statements (a migration's ``from django.db import migrations``), else ``kind``."""
+    inside = [node for node in body if first <= node.lineno <= last]
+    if kind == "module" and inside and all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in inside):
+        return "imports"
+    return kind

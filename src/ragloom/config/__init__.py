@@ -32,7 +32,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 #: The rules of ``indexing.noise.NOISE_RULES`` by name (a test keeps the two equal).
 NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "snapshot",
-                        "rendered-docs", "symlink-copy", "long-lines"]
+                        "rendered-docs", "symlink-copy", "long-lines", "translations",
+                        "svg-image", "hashed-copy", "collected-static"]
 
 #: Keys that moved to a table: key -> where it lives now.
 _MOVED_FROM_RAG = {key: "[rag.retrieval]" for key in ("hybrid", "mmr", "mmr_lambda")}

@@ -144,6 +144,10 @@ class RetrievalConfig(StrictModel):
     #: Rank scores of test chunks are multiplied by this unless the query is about tests
     #: (``retrieval.test_prior``); 1 turns the prior off.
     test_weight: float = Field(0.5, gt=0.0, le=1.0)
+    #: Rank scores of import-block chunks (``kind = "imports"``) are multiplied by this
+    #: unless the query is about imports (``retrieval.import_prior``); 0 puts them last,
+    #: 1 turns the prior off.
+    import_weight: float = Field(0.0, ge=0.0, le=1.0)
     #: false: test chunks are never returned (a ``source_type != test`` filter).
     include_tests: bool = True
     #: Contextual compression: each result keeps only the lines that bear on the query

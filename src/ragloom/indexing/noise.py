@@ -1,6 +1,7 @@
 """Files an application's repository holds that nobody asks questions about: lock files,
 minified and compiled assets, snapshots, rendered copies of docs committed beside their
-sources, files reached again through a symlink, and generated one-line blobs.
+sources, files reached again through a symlink, generated one-line blobs, translation
+catalogs, SVG images, hashed copies of assets and collected static folders.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -11,6 +12,7 @@ index report and in ``ragloom status`` with the rule's reason.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +46,15 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
     NoiseRule("symlink-copy", "symlink to a file indexed under its own path (rule symlink-copy)"),
     NoiseRule("long-lines", "generated or minified: most of its text is in lines over 2,000 "
               "characters (rule long-lines)"),
+    NoiseRule("translations", "translation catalog (rule translations)",
+              ("*.po", "*.pot", "*.xlf", "*.xliff", *(f"**/{folder}/**/*.{suffix}"
+               for folder in ("lang", "locale", "locales", "i18n", "l10n", "translations")
+               for suffix in ("json", "yml", "yaml")))),
+    NoiseRule("svg-image", "SVG image (rule svg-image)", ("*.svg",)),
+    NoiseRule("hashed-copy", "copy of an asset beside it under a content-hash name "
+              "(rule hashed-copy)"),
+    NoiseRule("collected-static", "collected static files: a folder holding Django's "
+              "staticfiles.json manifest (rule collected-static)"),
 )
 
 RULE_NAMES = tuple(rule.name for rule in NOISE_RULES)
@@ -86,15 +97,61 @@ def path_noise(relative: str, rules: Collection[str]) -> str | None:
 
 
 def noise_of(relative: str, rules: Collection[str],
-             names_beside: Callable[[], Collection[str]]) -> str | None:
-    """Why a rule in ``rules`` skips the file at ``relative``: a glob rule, or the
-    rendered-docs rule (``names_beside``: the names in its folder, listed only if asked)."""
+             names_beside: Callable[[], Collection[str]],
+             static_roots: StaticRoots | None = None) -> str | None:
+    """Why a rule in ``rules`` skips the file at ``relative``: a glob rule, the
+    rendered-docs or hashed-copy rule (``names_beside``: the names in its folder, listed
+    only if asked), or the collected-static rule (``static_roots``: where the walk is)."""
     found = path_noise(relative, rules)
+    name = relative.rsplit("/", 1)[-1]
     if found is None and "rendered-docs" in rules:
-        name = relative.rsplit("/", 1)[-1]
         if name.endswith(RENDERED_SUFFIXES) and rendered_copy(name, names_beside()):
             found = reason("rendered-docs")
+    if found is None and "hashed-copy" in rules and _HASHED.match(name) \
+            and hashed_copy(name, names_beside()):
+        found = reason("hashed-copy")
+    if found is None and "collected-static" in rules and static_roots is not None \
+            and static_roots.holds(relative):
+        found = reason("collected-static")
     return found
+
+
+#: ``app.7606a4559e55.js``: a name, a dot, a content hash of 8 to 32 hex digits, a suffix.
+_HASHED = re.compile(r"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{8,32})(?P<suffix>(\.[A-Za-z0-9]+)+)$")
+
+
+def hashed_copy(file_name: str, names_beside: Collection[str]) -> bool:
+    """Whether ``file_name`` is an asset under a content-hash name (Django's
+    ``ManifestStaticFilesStorage``, Rails' and bundlers' fingerprints) whose plain name is
+    in the same folder (``names_beside``): ``app.7606a4559e55.js`` beside ``app.js``."""
+    match = _HASHED.match(file_name)
+    if match is None or not any(c.isdigit() for c in match["hash"]):
+        return False
+    return match["stem"] + match["suffix"] in names_beside
+
+
+#: Django's collectstatic writes this manifest at the top of STATIC_ROOT.
+STATIC_MANIFEST = "staticfiles.json"
+
+
+class StaticRoots:
+    """Which folders under ``base_dir`` hold a collectstatic manifest (each asked once):
+    everything below such a folder is a copy of assets collected from the apps and from
+    installed packages (Django admin's jQuery), not the project's source."""
+
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = base_dir
+        self._known: dict[str, bool] = {}
+
+    def holds(self, relative: str) -> bool:
+        """Whether the file at ``relative`` (POSIX, from base_dir) is in such a folder."""
+        parts = relative.split("/")[:-1]
+        return any(self._is_root("/".join(parts[:depth])) for depth in range(1, len(parts) + 1))
+
+    def _is_root(self, folder: str) -> bool:
+        if folder not in self._known:
+            self._known[folder] = (self.base_dir / folder / STATIC_MANIFEST).is_file()
+        return self._known[folder]
 
 
 def rendered_copy(file_name: str, names_beside: Collection[str]) -> bool:

@@ -3,7 +3,8 @@
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
 ``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
 each result's text cut to the lines bearing on the query, ``compression``). Test chunks
-rank below comparable code unless the query is about tests (``test_prior``).
+rank below comparable code unless the query is about tests (``test_prior``), import blocks
+below the rest unless it is about imports (``import_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -32,6 +33,7 @@ from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
+from ragloom.retrieval.import_prior import asks_about_imports, demote_imports
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import mmr_order
 from ragloom.retrieval.relevance_gate import passes_gate
@@ -177,8 +179,11 @@ class Searcher:
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
+            unbiased = results[:GATE_WINDOW]  # the gate judges relevance before the priors
             if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
                 results = demote_tests(results, settings.test_weight)
+            if not asks_about_imports(query):  # import blocks below the rest (import_prior)
+                results = demote_imports(results, settings.import_weight)
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")
@@ -193,8 +198,9 @@ class Searcher:
                 results = collapse_duplicates(results, self._copies_of)
         if settings.merge_parts:
             results = merge_adjacent_parts(results, top_k)
-        best = max((r.score for r in results[:GATE_WINDOW]), default=None)
-        results = self._gate(query, results, candidates)
+        judged = results[:GATE_WINDOW] + [r for r in unbiased if r not in results[:GATE_WINDOW]]
+        best = max((r.score for r in judged), default=None)
+        results = self._gate(query, results, judged, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -281,16 +287,17 @@ class Searcher:
         gate = self.config.relevance_gate
         return self.provider.default_relevance_gate if gate is None else gate
 
-    def _gate(self, query: str, results: list[SearchResult],
+    def _gate(self, query: str, results: list[SearchResult], judged: list[SearchResult],
               candidates: dict[str, int]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine), none defines a name the query uses, and none holds most of its words
-        (``retrieval.relevance_gate``)."""
+        (``retrieval.relevance_gate``). ``judged``: the best GATE_WINDOW results and the
+        best before the test and import priors reordered them (a prior changes the order,
+        not whether the query is related to the corpus)."""
         gate = self.relevance_gate
-        judged = results[:GATE_WINDOW]
         if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer):
             return results
-        candidates["below_relevance_gate"] = len(judged)
+        candidates["below_relevance_gate"] = len(results[:GATE_WINDOW])
         return []
 
     def _fill_missing(self, request: Query, ids: list[str]) -> None:

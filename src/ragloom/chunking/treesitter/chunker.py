@@ -113,15 +113,16 @@ class _FileChunking:
         self.source = source
         self.tree = grammar.parse(source.text.encode("utf-8", "surrogatepass"))
         self.definitions = grammar.definitions(self.tree.root_node)
-        if grammar.row.path_definitions is not None:  # e.g. Laravel's routes in PHP
-            grammar.row.path_definitions(path, self.tree.root_node, self.definitions)
+        adding = grammar.row.path_definitions  # a framework's units (e.g. Laravel's migrations)
+        self.unit = None if adding is None else adding(path, self.tree.root_node, self.definitions)
         self.layout = ScopeLayout(source, grammar.row, self.definitions)
         self.stem = PurePath(path).name.split(".", 1)[0]  # names `export default {...}`
 
     def pieces(self) -> list[Piece]:
-        root = self.tree.root_node
-        return imports_joined(self.source, self.splitter, self._scope(
-            root.named_children, 1, self.source.line_count, _Scope(), [], [], members=False))
+        pieces = imports_joined(self.source, self.splitter, self._scope(
+            self.tree.root_node.named_children, 1, self.source.line_count, _Scope(), [], [], members=False))
+        joining = self.row.path_pieces
+        return pieces if joining is None else joining(self.unit, self.source, self.splitter, pieces)
 
     # -- scopes ---------------------------------------------------------------------------
 

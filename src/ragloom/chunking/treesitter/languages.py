@@ -17,10 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragloom.chunking.treesitter.definition import Definition
-from ragloom.chunking.treesitter.laravel import laravel_definitions
+from ragloom.chunking.treesitter.laravel import laravel_definitions, whole_migration
 
 #: (path, the tree's root node, definitions found by node id): adds or drops definitions.
-PathDefinitions = Callable[[str, Any, dict[int, Definition]], None]
+#: A framework's definitions added by file path; returns the kind of unit the file is
+#: (``"migration"``, ...) or None.
+PathDefinitions = Callable[[str, Any, dict[int, Definition]], "str | None"]
+#: Joins a file's pieces by its unit kind (``(kind, source, splitter, pieces) -> pieces``).
+PathPieces = Callable[[Any, Any, Any, list[Any]], list[Any]]
 
 #: Node types that are containers in most grammars; rows add their own.
 COMMON_CONTAINERS = frozenset({
@@ -73,6 +77,8 @@ class LanguageRow:
     object_members: bool = False
     #: Definitions a framework adds by file path, after the grammar's own.
     path_definitions: PathDefinitions | None = None
+    #: Pieces a framework joins by the unit kind ``path_definitions`` returned.
+    path_pieces: PathPieces | None = None
 
 
 _C_IMPORTS = frozenset({"preproc_include", "preproc_def", "preproc_call"})
@@ -91,9 +97,10 @@ LANGUAGES: dict[str, LanguageRow] = {
     "php": LanguageRow(
         "tree_sitter_php", extensions=(".php",), loader="language_php",
         definitions={"enum_declaration": "class", "trait_declaration": "class"},
-        imports=frozenset({"namespace_use_declaration", "php_tag", "namespace_definition"}),
+        imports=frozenset({"namespace_use_declaration", "php_tag", "namespace_definition",
+                           "declare_statement"}),
         member_separator="::", separator="\\", file_namespace="namespace_definition",
-        path_definitions=laravel_definitions),
+        path_definitions=laravel_definitions, path_pieces=whole_migration),
     "javascript": LanguageRow(
         "tree_sitter_javascript", extensions=(".js", ".jsx", ".mjs", ".cjs"),
         definitions={"method_definition": "method"},  # constructors too

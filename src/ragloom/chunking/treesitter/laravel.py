@@ -4,16 +4,21 @@
   its method and URI (``GET /admin/users``, group prefixes included); a route group
   (``Route::prefix('admin')->group(function () {...})``) is a container of its routes;
 * migrations (``database/migrations/*.php``): each ``Schema::create/table/drop...`` call
-  is a definition named by its table (``up``/``down`` no longer are);
+  is a definition named by its table (``up``/``down`` no longer are); a migration that
+  fits one chunk is one chunk (``whole_migration``), so what ``up()`` does and what
+  ``down()`` undoes (the same table and column names) never compete as two results;
 * config arrays (``config/*.php``): each top-level key of the returned array is a
   definition named as ``config()`` reads it (``app.timezone``).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 from typing import Any
 
+from ragloom.chunking.base import Piece, SourceLines
+from ragloom.chunking.definitions import DefinitionSplitter
 from ragloom.chunking.treesitter.definition import Definition
 
 _VERBS = {"get", "post", "put", "patch", "delete", "options", "any", "match", "view", "redirect",
@@ -41,8 +46,9 @@ def unit_kind(path: str) -> str | None:
     return None
 
 
-def laravel_definitions(path: str, root: Any, found: dict[int, Definition]) -> None:
-    """Add (and, for migrations, drop) definitions of ``path``'s Laravel units in ``found``."""
+def laravel_definitions(path: str, root: Any, found: dict[int, Definition]) -> str | None:
+    """Add (and, for migrations, drop) definitions of ``path``'s Laravel units in ``found``;
+    the file's unit kind (``unit_kind``)."""
     kind = unit_kind(path)
     if kind == "route":
         _routes(root.named_children, "", found)
@@ -61,6 +67,32 @@ def laravel_definitions(path: str, root: Any, found: dict[int, Definition]) -> N
                     if element.type == "array_element_initializer" and key \
                             and len(element.named_children) > 1:
                         found[element.id] = Definition(element, f"{stem}.{key}", "config", False, None)
+    return kind
+
+
+def whole_migration(kind: str | None, source: SourceLines, splitter: DefinitionSplitter,
+                    pieces: list[Piece]) -> list[Piece]:
+    """A migration's pieces as one, named by every table it touches, when the file fits one
+    chunk; else its ``down()`` joined to the piece before it when they fit together. Any
+    other file's pieces as they are."""
+    if kind != "migration" or len(pieces) < 2:
+        return pieces
+    if splitter.fits(source, pieces[0].start_line, pieces[-1].end_line):
+        tables = list(dict.fromkeys(str(p.extra["symbol"]) for p in pieces if p.extra.get("kind") == "table"))
+        extra = {"kind": "table", "symbol": tables[0]} if tables else dict(pieces[-1].extra)
+        if len(tables) > 1:
+            extra["symbols"] = ", ".join(tables)
+        return [source.piece(pieces[0].start_line, pieces[-1].end_line, **extra)]
+    down = next((n for n, line in enumerate(source.line_texts, 1) if _DOWN.search(line)), None)
+    at = next((i for i, p in enumerate(pieces) if down is not None and p.end_line >= down), None)
+    if at is None or at == 0 or not splitter.fits(source, pieces[at - 1].start_line, pieces[-1].end_line):
+        return pieces
+    before = pieces[at - 1]
+    joined = source.piece(before.start_line, pieces[-1].end_line, before.header, **before.extra)
+    return [*pieces[:at - 1], joined]
+
+
+_DOWN = re.compile(r"\bfunction\s+down\s*\(")
 
 
 def _routes(statements: list[Any], prefix: str, found: dict[int, Definition]) -> None:
