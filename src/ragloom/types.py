@@ -128,6 +128,9 @@ class IndexStatus:
     auto_sync: dict[str, Any] | None = None
     #: Files the last indexing run skipped, by reason (``indexing.skip_reasons``).
     skipped: dict[str, int] = field(default_factory=dict)
+    #: Chunks (counted in ``chunks``) BM25 finds but dense search not yet: their vectors are
+    #: being filled in (progressive indexing) or left for the next run by a stopped one.
+    chunks_unembedded: int = 0
 
     @property
     def bytes_per_chunk(self) -> dict[str, float]:

@@ -42,6 +42,7 @@ from ragloom.indexing.noise import noise_rules
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.indexing.source_types import SourceTypes
+from ragloom.indexing.unembedded import unembedded_of
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
@@ -49,8 +50,7 @@ from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import IndexReport, IndexStatus, SearchResult
 
 logger = logging.getLogger("ragloom")
-#: What reading damaged bytes of a mapped array raises: text or JSON that does not decode,
-#: an offset or row number out of range.
+#: What reading damaged bytes of a mapped array raises (bad text or JSON, a row out of range).
 _DAMAGE_SYMPTOMS = (UnicodeDecodeError, json.JSONDecodeError, IndexError)
 
 PathLike = str | os.PathLike[str]
@@ -121,8 +121,9 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             config_files=[relative_posix(file, self.base_dir)
                           for file in (config.source_file,) if file is not None],
             redact=config.redact_secrets, text_of=parts.text_of, noise=noise_rules(config),
-        )
-        return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries)
+            progressive=config.progressive_indexing)
+        return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries,
+                                 unembedded_of(parts.manifest))
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
@@ -245,10 +246,11 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
+        waiting = rows.count() if (rows := unembedded_of(self._manifest)) else 0  # no vector yet
         where = store_figures(self.config, self.store, self.base_dir, self.index_dir, self._owns_state)
         work = self._indexer.pending_under(self._roots()) if count_pending else None
         return IndexStatus(
-            enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
+            enabled=True, files=len(records), chunks=self.count() + waiting, store=self.store.name,
             embedding_provider=self.provider.provider_name,
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
             index_dir=where.index_dir, index_bytes=sum(where.bytes_by_part.values()),
@@ -258,8 +260,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             files_pending=None if work is None else work.files,
             files_skipped=None if work is None else dict(sorted(work.skipped.items())),
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
-            skipped=count_by_reason(load_skipped(self.index_dir)),
-        )
+            skipped=count_by_reason(load_skipped(self.index_dir)), chunks_unembedded=waiting)
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the store."""
@@ -287,8 +288,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         try:
             if first:
                 self.stop_auto_sync()  # before the write lock: a sync in progress holds it
-        finally:
-            # every release runs, even if persisting or one of them fails
+        finally:  # every release runs, even if persisting or one of them fails
             with self._write_lock, self._closing:
                 if first and not self.read_only:
                     self._persist()

@@ -63,7 +63,7 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
     chunks = _bm25_documents(bm25_path)
     if summary is None or chunks is None:
         return None
-    files, last_indexed, signature, roots = summary
+    files, last_indexed, signature, roots, unembedded = summary
     if not _same_model(config, signature):
         return None  # the engine says which model the index was built with
     provider, model, dimension = signature
@@ -77,12 +77,14 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         files_skipped=None if pending is None else dict(sorted(pending.skipped.items())),
         skipped=count_by_reason(load_skipped(index_dir)),
         server=server_name(url) if in_server and url else "",
-        collection=collection if in_server else "", sizes_unknown=["store"] if in_server else [])
+        collection=collection if in_server else "", sizes_unknown=["store"] if in_server else [],
+        chunks_unembedded=unembedded)
 
 
-def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] | None:
-    """(files, last indexing time, embedding signature, indexed roots), or None for a
-    manifest without the tables or the signature (an index never written to)."""
+def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str], int] | None:
+    """(files, last indexing time, embedding signature, indexed roots, chunks waiting for
+    their vectors), or None for a manifest without the tables or the signature (an index
+    never written to)."""
     from ragloom.sqlite_db import connect
 
     database = connect(path, read_only=True)
@@ -90,13 +92,15 @@ def _manifest_summary(path: Path) -> tuple[int, float | None, list, list[str]] |
         files, last = database.execute("SELECT COUNT(*), MAX(indexed_at) FROM files").fetchone()
         settings = dict(database.execute(
             "SELECT key, value FROM settings WHERE key IN ('embedding', 'roots')").fetchall())
+        waiting = database.execute("SELECT name FROM sqlite_master WHERE name = 'unembedded'").fetchone()
+        unembedded = database.execute("SELECT COUNT(*) FROM unembedded").fetchone()[0] if waiting else 0
     finally:
         database.close()
     if "embedding" not in settings:
         return None
     signature = json.loads(settings["embedding"])
     roots = json.loads(settings.get("roots") or "[]")
-    return int(files), last, signature, roots
+    return int(files), last, signature, roots, int(unembedded)
 
 
 def _bm25_documents(folder: Path) -> int | None:

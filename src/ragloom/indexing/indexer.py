@@ -19,6 +19,7 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
+from ragloom.indexing.backfill import Backfill, Rows
 from ragloom.indexing.discovery import Rules, named_by, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, FileRecord, Manifest
@@ -26,6 +27,7 @@ from ragloom.indexing.noise import mostly_long_lines
 from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
+from ragloom.indexing.progress import IndexingStopped as IndexingStopped  # its old home
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
@@ -48,20 +50,6 @@ EMBED_WINDOW_CHUNKS = 4096
 FIRST_WINDOW_CHUNKS = 64
 
 
-class IndexingStopped(Exception):
-    """An indexing run stopped on request at a point where the index is consistent: every
-    window written before is complete, the one in progress was not journaled.
-
-    From ``index_directory``: ``report`` holds what was written (files and chunks) and
-    ``files_pending`` what the next run will index or remove (it resumes there)."""
-
-    def __init__(self, message: str, report: IndexReport | None = None,
-                 files_pending: int = 0) -> None:
-        super().__init__(message)
-        self.report = report
-        self.files_pending = files_pending
-
-
 @dataclass
 class _ToRead:
     path: Path
@@ -74,7 +62,6 @@ class _ToRead:
 @dataclass
 class _Prepared:
     """A file read (and chunked when it changed) on a worker thread."""
-
     content: FileContent
     chunks: list[Chunk] | None  # None: same content as its previous version
     warnings: list[str]
@@ -93,7 +80,7 @@ class Indexer:
                  config_files: Sequence[str] = (), redact: bool = True,
                  text_of: IndexedText = plain_text,
                  source_types: SourceTypes | None = None,
-                 noise: Collection[str] = ()) -> None:
+                 noise: Collection[str] = (), progressive: bool = True) -> None:
         self.base_dir = base_dir
         self.readers = readers
         self.chunker = chunker
@@ -113,6 +100,8 @@ class Indexer:
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
         self.noise = tuple(noise)  # the noise rules that apply (indexing.noise)
+        #: BM25 first, embeddings behind (``indexing.backfill``), where the manifest allows.
+        self.progressive = progressive
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
         #: The names files are indexed under (never an absolute machine path).
         self.names = PathNames(base_dir, manifest)
@@ -210,9 +199,14 @@ class Indexer:
         skipped: dict[str, tuple[int, int, str]] = {}  # remembered: status counts them apart
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
+        sparse_first = self.progressive and self.writer.unembedded is not None  # BM25 first
         # closing(): a stop or an error cancels the files queued ahead at once, not at exit
-        with EmbedAhead(self._embed_window) as line, \
+        with EmbedAhead[Window](lambda window, told: self._embed(window.chunks(), told)) as line, \
+                EmbedAhead[Rows](lambda rows, told: self._embed([c for _, c in rows], told)) as behind, \
                 closing(read_ahead(to_read, self._prepare_or_skip, lambda item: item.size)) as prepared:
+            backfill = None if self.writer.unembedded is None else Backfill(  # vectors behind
+                self.writer, behind, report, tracker, lambda path, why: self._skip(
+                    report, path, why, self.manifest.get(path)), FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
             embedding: Embedding[Window] | None = None  # handed to the line, not written yet
             for item, outcome in zip(to_read, prepared):
                 self._stop_if_asked()
@@ -233,12 +227,15 @@ class Indexer:
                                                 item.previous))
                 tracker.file_read(chunks, item.size)
                 if window.chunk_count >= window_limit:
-                    embedding = self._hand_over(line, window, embedding, report, tracker)
+                    embedding = self._hand_over(line, window, embedding, report, tracker, backfill,
+                                                sparse_first)
                     window = Window()
                     window_limit = min(window_limit * 2, EMBED_WINDOW_CHUNKS)
-            embedding = self._hand_over(line, window, embedding, report, tracker)
+            embedding = self._hand_over(line, window, embedding, report, tracker, backfill, sparse_first)
             if embedding is not None:
                 self._write_embedded(line, embedding, report, tracker)
+            if backfill is not None:
+                backfill.finish()
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
         remember_skipped(self.manifest, self.names, [item.relative for item in to_read], skipped)
@@ -300,9 +297,17 @@ class Indexer:
         return chunks
 
     def _hand_over(self, line: EmbedAhead[Window], window: Window, previous: Embedding[Window] | None,
-                   report: IndexReport, tracker: ProgressTracker) -> Embedding[Window] | None:
+                   report: IndexReport, tracker: ProgressTracker, backfill: Backfill | None,
+                   sparse_first: bool) -> Embedding[Window] | None:
         """Queue ``window`` for embedding, then write ``previous`` (embedded meanwhile) while
-        the model works on it; returns the window now in flight."""
+        the model works on it; returns the window now in flight. Progressively
+        (``sparse_first``): write ``window`` to BM25 now and let ``backfill`` embed it behind."""
+        if sparse_first:
+            assert backfill is not None
+            if window.files:
+                self.writer.write_sparse(window, report)
+            backfill.pump()
+            return None
         current = line.submit(window) if window.files else None
         if previous is not None:
             self._write_embedded(line, previous, report, tracker)
@@ -312,22 +317,22 @@ class Indexer:
                         report: IndexReport, tracker: ProgressTracker) -> None:
         self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
 
-    def _embed_window(self, window: Window, on_batch: Callable[[int], None]) -> EmbeddedTexts:
-        """Vectors of the window's chunks as the embedder reads them; a stop request is honoured
-        between batches (embedded batches are cached; nothing is journaled yet)."""
+    def _embed(self, chunks: list[Chunk], on_batch: Callable[[int], None]) -> EmbeddedTexts:
+        """Vectors of chunks as the embedder reads them; a stop request is honoured between
+        batches (embedded batches are cached; nothing is journaled yet)."""
         def batch_done(count: int) -> None:
             on_batch(count)
             self._stop_if_asked()
 
         self._stop_if_asked()
-        return self.embedder.embed([self.text_of(c.text, c.metadata) for c in window.chunks()], "document",
+        return self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
                                    on_embedded=batch_done)
 
     def _flush(self, window: Window, report: IndexReport) -> None:
         """Embed and write a window, here and now."""
         if window.files:
             tracker = ProgressTracker(None, len(window.files), len(window.files), 0)
-            self._write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
+            self._write(window, self._embed(window.chunks(), tracker.batch_embedded), report, tracker)
 
     def _write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
                tracker: ProgressTracker) -> None:

@@ -36,6 +36,8 @@ class Query:
     store_filters: Filters | None = None
     #: Results already read from the store, by id (with their ``retrievers`` hits).
     loaded: dict[str, SearchResult] = field(default_factory=dict)
+    #: Ids of loaded results with no vector yet (progressive indexing): cosine unknown, 0.
+    unembedded: set[str] = field(default_factory=set)
 
 
 Item = TypeVar("Item")

@@ -17,9 +17,10 @@ own rank and score are in ``retrievers``: ``dense``, ``sparse``, ``name``).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -39,9 +40,16 @@ from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.base import VectorStore, queries_elsewhere, read_snapshot, searches_text
-from ragloom.types import Metadata, RetrieverHit, SearchResult
+from ragloom.types import Chunk, Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
+
+
+class ChunkSource(Protocol):
+    """Where chunks BM25 holds but the store does not yet come from (``indexing.unembedded``)."""
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]: ...
+
 #: The relevance gate judges this many of the best results, whatever ``top_k`` is (the
 #: default ``top_k``): a query is related to the corpus or not, however many results it asks.
 GATE_WINDOW = 5
@@ -109,8 +117,11 @@ class Searcher:
     through ``queries`` (default: a memory-only ``QueryEmbedder`` over ``provider``)."""
 
     def __init__(self, provider: EmbeddingProvider, store: VectorStore, sparse: SparseBackend,
-                 config: RAGConfig, queries: QueryEmbedder | None = None) -> None:
+                 config: RAGConfig, queries: QueryEmbedder | None = None,
+                 unembedded: ChunkSource | None = None) -> None:
         self.provider = provider
+        #: Chunks BM25 holds whose vectors are not stored yet (progressive indexing).
+        self.unembedded = unembedded
         self.queries = queries if queries is not None else QueryEmbedder(provider)
         self.store = store
         self.sparse = sparse
@@ -167,7 +178,7 @@ class Searcher:
                 clock.lap("rerank")
             if mmr and results:
                 results = results[:mmr_pool_size(top_k)]
-                vectors = self.store.get_vectors([r.id for r in results])
+                vectors = self._vectors(request, [r.id for r in results])
                 order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
                                   settings.mmr_lambda)
                 results = [results[i] for i in order]
@@ -177,7 +188,7 @@ class Searcher:
         if settings.merge_parts:
             results = merge_adjacent_parts(results, top_k)
         best = max((r.score for r in results[:GATE_WINDOW]), default=None)
-        results = self._gate(query, results, candidates)
+        results = self._gate(query, results, candidates, request.unembedded)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -262,14 +273,15 @@ class Searcher:
         gate = self.config.relevance_gate
         return self.provider.default_relevance_gate if gate is None else gate
 
-    def _gate(self, query: str, results: list[SearchResult],
-              candidates: dict[str, int]) -> list[SearchResult]:
+    def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],
+              unembedded: set[str]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine), none defines a name the query uses, and none holds most of its words
-        (``retrieval.relevance_gate``)."""
+        (``retrieval.relevance_gate``; for results with no vector yet, the words decide)."""
         gate = self.relevance_gate
         judged = results[:GATE_WINDOW]
-        if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer):
+        unscored = [r for r in judged if r.id in unembedded]
+        if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
             return results
         candidates["below_relevance_gate"] = len(judged)
         return []
@@ -280,6 +292,11 @@ class Searcher:
         if not missing:
             return
         chunks = self.store.get(missing)
+        if self.unembedded is not None and len(chunks) < len(missing):  # BM25 ahead of the store
+            stored = {chunk.id for chunk in chunks}
+            for chunk in self.unembedded.get([doc_id for doc_id in missing if doc_id not in stored]):
+                request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, 0.0, 1.0)
+                request.unembedded.add(chunk.id)
         if not chunks:
             return
         vectors = self.store.get_vectors([c.id for c in chunks])
@@ -288,6 +305,16 @@ class Searcher:
             cosine = float(row @ query)
             request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine,
                                                     1.0 - cosine)
+
+
+    def _vectors(self, request: Query, ids: list[str]) -> np.ndarray:
+        """Stored vectors of ``ids``; zeros for chunks with none yet (progressive indexing)."""
+        if not request.unembedded.intersection(ids):
+            return self.store.get_vectors(ids)
+        stored = [doc_id for doc_id in ids if doc_id not in request.unembedded]
+        rows = dict(zip(stored, self.store.get_vectors(stored))) if stored else {}
+        empty = np.zeros(self.provider.dimension, dtype=np.float32)
+        return np.stack([rows.get(doc_id, empty) for doc_id in ids])
 
 
 def _definitions_first(ranked: list[tuple[str, float]], defining: list[str]) -> list[tuple[str, float]]:
