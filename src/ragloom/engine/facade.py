@@ -263,17 +263,16 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             skipped=count_by_reason(load_skipped(self.index_dir)), chunks_unembedded=waiting)
 
     def get_all_indexed_paths(self) -> list[str]:
-        """Sorted paths (relative to base_dir) that have chunks in the store."""
-        if not self.config.enabled:
-            return []
-        return [str(path) for path in self.sparse.distinct_values("path")]
+        """Sorted paths (relative to base_dir) that have chunks in the index."""
+        return [str(path) for path in self.sparse.distinct_values("path")] if self.config.enabled else []
 
     def count(self) -> int:
-        """Number of chunks stored."""
+        """Number of chunks stored (with their vectors)."""
         return self.store.count() if self.config.enabled else 0
 
-    def is_empty(self) -> bool:
-        return self.count() == 0
+    def is_empty(self) -> bool:  # BM25 also holds chunks waiting for their vectors
+        return self.count() == 0 and (not self.config.enabled or searches_text(self.store)
+                                      or not len(self.sparse))
 
     # -- lifecycle -------------------------------------------------------------------------
 

@@ -130,7 +130,8 @@ class Indexer:
         except IndexingStopped as stopped:
             report.seconds = time.perf_counter() - started
             pending = pending_work(found, root, self.names, self.manifest).files
-            raise IndexingStopped(str(stopped), report, pending) from None
+            waiting = self.writer.unembedded.count() if self.writer.unembedded else 0
+            raise IndexingStopped(str(stopped), report, pending, waiting) from None
         self.writer.remove_files(vanished_files(root, self.names, self.manifest.versions()), report)
         if self.index_dir is not None and self.index_dir.is_dir():  # for ``ragloom status``
             save_skipped(self.index_dir, self.names.name(root), report.skipped)

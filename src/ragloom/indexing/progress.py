@@ -13,14 +13,17 @@ class IndexingStopped(Exception):
     """An indexing run stopped on request at a point where the index is consistent: every
     window written before is complete, the one in progress was not journaled.
 
-    From ``index_directory``: ``report`` holds what was written (files and chunks) and
-    ``files_pending`` what the next run will index or remove (it resumes there)."""
+    From ``index_directory``: ``report`` holds what was written (files and chunks),
+    ``files_pending`` what the next run will index or remove (it resumes there) and
+    ``chunks_unembedded`` the chunks in BM25 still waiting for their vectors (the next run
+    embeds them first)."""
 
     def __init__(self, message: str, report: IndexReport | None = None,
-                 files_pending: int = 0) -> None:
+                 files_pending: int = 0, chunks_unembedded: int = 0) -> None:
         super().__init__(message)
         self.report = report
         self.files_pending = files_pending
+        self.chunks_unembedded = chunks_unembedded
 
 
 @dataclass(frozen=True)
