@@ -67,15 +67,7 @@ class JournaledWriter:
         tracker.window_done(len(chunks))
         report.chunks_embedded += embedded.computed
         crash_point("embedded")
-        stale: list[str] = []
-        touched: dict[str, list[str]] = {}
-        for pending in window.files:
-            current = [chunk.id for chunk in pending.chunks]
-            old = list(pending.previous.chunk_ids) if pending.previous is not None else []
-            stale.extend(cid for cid in old if cid not in set(current))
-            touched[pending.relative] = old + current
-        self.manifest.begin(touched)
-        crash_point("journaled")
+        stale, _ = self._journal(window)
         if self.unembedded is not None:  # rows of an earlier version left by a stopped run
             self.unembedded.replace({pending.relative: () for pending in window.files})
         with self.commit():
@@ -86,23 +78,11 @@ class JournaledWriter:
             if stale:
                 self.store.delete(stale)
                 self.sparse.remove(stale)
-        crash_point("store-written")
-        self.persist()
-        crash_point("store-persisted")
-        self.manifest.write(file_record(p.relative, p.content, tuple(c.id for c in p.chunks))
-                            for p in window.files)
-        crash_point("manifest-written")
-        report.files_indexed += len(window.files)
-        report.chunks_added += len(chunks)
-        report.chunks_removed += len(stale)
+        self._record(window, report, len(chunks), len(stale))
 
-    def write_sparse(self, window: Window, report: IndexReport) -> None:
-        """Progressive indexing, first step: journal the window's files, put their chunks in
-        BM25 and the unembedded table and take their earlier versions out of the store
-        (vectors come later: ``write_vectors``), then record the files. A file version is
-        searchable whole from here on: by BM25 now, by its vectors once they are stored."""
-        assert self.unembedded is not None
-        chunks = window.chunks()
+    def _journal(self, window: Window) -> tuple[list[str], list[str]]:
+        """Journal that the window's files (their old and new chunk ids) are about to
+        change; returns (the old ids the new versions no longer have, every old id)."""
         stale: list[str] = []
         earlier: list[str] = []
         touched: dict[str, list[str]] = {}
@@ -114,6 +94,29 @@ class JournaledWriter:
             touched[pending.relative] = old + current
         self.manifest.begin(touched)
         crash_point("journaled")
+        return stale, earlier
+
+    def _record(self, window: Window, report: IndexReport, chunks: int, stale: int) -> None:
+        """Make store and BM25 durable, then record the window's files (ending their
+        journal entries) and count them."""
+        crash_point("store-written")
+        self.persist()
+        crash_point("store-persisted")
+        self.manifest.write(file_record(p.relative, p.content, tuple(c.id for c in p.chunks))
+                            for p in window.files)
+        crash_point("manifest-written")
+        report.files_indexed += len(window.files)
+        report.chunks_added += chunks
+        report.chunks_removed += stale
+
+    def write_sparse(self, window: Window, report: IndexReport) -> None:
+        """Progressive indexing, first step: journal the window's files, put their chunks in
+        BM25 and the unembedded table and take their earlier versions out of the store
+        (vectors come later: ``write_vectors``), then record the files. A file version is
+        searchable whole from here on: by BM25 now, by its vectors once they are stored."""
+        assert self.unembedded is not None
+        chunks = window.chunks()
+        stale, earlier = self._journal(window)
         self.unembedded.replace({pending.relative: pending.chunks for pending in window.files})
         with self.commit():
             if earlier:
@@ -123,15 +126,7 @@ class JournaledWriter:
                                 [c.metadata for c in chunks])
             if stale:
                 self.sparse.remove(stale)
-        crash_point("store-written")
-        self.persist()
-        crash_point("store-persisted")
-        self.manifest.write(file_record(p.relative, p.content, tuple(c.id for c in p.chunks))
-                            for p in window.files)
-        crash_point("manifest-written")
-        report.files_indexed += len(window.files)
-        report.chunks_added += len(chunks)
-        report.chunks_removed += len(stale)
+        self._record(window, report, len(chunks), len(stale))
 
     def write_vectors(self, rows: Sequence[tuple[int, Chunk]], embedded: EmbeddedTexts,
                       report: IndexReport, tracker: ProgressTracker) -> None:
