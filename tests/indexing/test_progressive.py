@@ -55,8 +55,10 @@ def _index_in_background(engine: RAGEngine) -> tuple[threading.Thread, list[obje
     return thread, outcome
 
 
-@pytest.mark.parametrize("store", ["mock", "turboquant"])
+@pytest.mark.parametrize("store", ["mock", "turboquant", "chroma"])
 def test_a_search_during_a_run_answers_from_bm25_then_hybrid(tmp_path: Path, store: str) -> None:
+    if store == "chroma":
+        pytest.importorskip("chromadb")
     make_tree(tmp_path)
     provider = HeldDocuments()
     config = hash_config(vector_store={"provider": store})
@@ -199,3 +201,27 @@ def test_a_file_changed_while_waiting_replaces_its_waiting_chunks(tmp_path: Path
         texts = {c.text for c in engine.store.get(engine.store.ids())}
     assert any("aileron rigging" in text for text in texts)
     assert not any("glider wing lift" in text for text in texts)
+
+
+def test_postgres_keeps_its_own_state_and_indexes_each_window_embedded(postgres_server, postgres_schema,
+                                                                       tmp_path: Path) -> None:
+    """A store that keeps the manifest itself (Postgres) has no unembedded table: the run
+    falls back to embedding each window before it is written, whatever the setting says."""
+    make_tree(tmp_path)
+    provider = HeldDocuments()
+    config = hash_config(vector_store={"provider": "postgres", "url": postgres_server.url,
+                                       "postgres": {"schema": postgres_schema}})
+    assert config.progressive_indexing
+    with RAGEngine(config, tmp_path, embedding_provider=provider) as engine:
+        assert engine._indexer.writer.unembedded is None
+        thread, outcome = _index_in_background(engine)
+        assert provider.started.wait(60)
+        try:
+            during = engine.search("landing gear retraction", top_k=3)
+        finally:
+            provider.release.set()
+            thread.join(60)
+        assert during == [] and outcome
+        assert engine.search("landing gear retraction", top_k=1)[0].path == "docs/t2.md"
+        status = engine.status(count_pending=False)
+        assert (status.chunks, status.chunks_unembedded) == (6, 0) and engine.verify().ok
