@@ -8,7 +8,12 @@ defaults: the local model with its default backend, the default store):
   --json`` again and again (each a fresh process: start, open the index, embed the query,
   search) until it prints results: **first answer** is the seconds from the index start to
   that answer. Polling goes on every ``--poll`` seconds until a result carries a dense hit
-  (**first hybrid answer**), then stops (each poll costs CPU the indexer could use).
+  (**first hybrid answer**) and every file was read (the progress line's ``files N/N``),
+  then the indexer gets Ctrl-C (SIGINT) and ``ragloom status`` shows what is
+  dense-searchable. **first file in BM25**: when the manifest first records a file (its
+  window durable in BM25), read from the manifest every 0.1 s: the index's own share of the
+  first answer; **one search process**: a ``ragloom search`` alone on the index afterwards
+  (the other share).
 * **full index**: the wall time of the ``ragloom index`` process; chunks embedded from its
   JSON report.
 * **LlamaIndex**: ``SentenceSplitter`` (its defaults) over the files ragloom indexed, the
@@ -31,6 +36,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -69,9 +75,10 @@ def search_once(root: Path, query: str) -> tuple[int, bool]:
     return len(results), any("dense" in (r.get("retrievers") or {}) for r in results)
 
 
-def ragloom_run(root: Path, query: str, poll: float, stop_when_hybrid: bool) -> dict:
-    """Index ``root`` in one process while another searches it; with ``stop_when_hybrid``
-    the indexer gets SIGINT (Ctrl-C) once every file is read and an answer was hybrid."""
+def ragloom_run(root: Path, query: str | None, poll: float, stop_when_hybrid: bool) -> dict:
+    """Index ``root`` in one process while another searches it for ``query`` (None: no
+    search, the full index time alone); with ``stop_when_hybrid`` the indexer gets SIGINT
+    (Ctrl-C) once every file is read and an answer was hybrid."""
     started = time.perf_counter()
     indexer = subprocess.Popen([PYTHON, "-m", "ragloom", "index", "--json"], cwd=root,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -86,9 +93,12 @@ def ragloom_run(root: Path, query: str, poll: float, stop_when_hybrid: bool) -> 
 
     watcher = threading.Thread(target=watch_progress, daemon=True)
     watcher.start()
+    in_bm25: list[float] = []
+    prober = threading.Thread(target=watch_manifest, args=(root, indexer, started, in_bm25), daemon=True)
+    prober.start()
     first = hybrid = None
     polls = 0
-    while indexer.poll() is None and (hybrid is None or (stop_when_hybrid and not all_read)):
+    while query and indexer.poll() is None and (hybrid is None or (stop_when_hybrid and not all_read)):
         count, dense = search_once(root, query)
         polls += 1
         now = time.perf_counter() - started
@@ -102,18 +112,46 @@ def ragloom_run(root: Path, query: str, poll: float, stop_when_hybrid: bool) -> 
     full = time.perf_counter() - started
     watcher.join(5)
     report = json.loads(output) if output.strip().startswith("{") else {}
-    return {"first_answer": first, "first_hybrid": hybrid,
+    return {"first_in_bm25": in_bm25[0] if in_bm25 else None, "first_answer": first, "first_hybrid": hybrid,
             "all_files_read": all_read[0] if all_read else None,
             "stopped_at": full if stopped else None, "full_index": None if stopped else full,
             "exit": indexer.returncode, "chunks_embedded": report.get("chunks_embedded"),
             "files": report.get("files_indexed"), "polls": polls}
 
 
+def watch_manifest(root: Path, indexer: subprocess.Popen, started: float, seen: list[float]) -> None:
+    """When the first file is recorded (its window in BM25 and durable): the index's own
+    share of the first answer, without a search process's start."""
+    manifest = root / ".ragloom" / "manifest_turboquant_ragloom.sqlite"
+    while indexer.poll() is None:
+        try:
+            database = sqlite3.connect(f"file:{manifest}?mode=ro", uri=True)
+            try:
+                files = database.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+            finally:
+                database.close()
+        except sqlite3.Error:
+            files = 0
+        if files:
+            seen.append(time.perf_counter() - started)
+            return
+        time.sleep(0.1)
+
+
+def search_seconds(root: Path, query: str) -> float:
+    """One ``ragloom search`` process on its own (start, open, embed the query, search)."""
+    started = time.perf_counter()
+    search_once(root, query)
+    return time.perf_counter() - started
+
+
 def dense_line(root: Path) -> str:
     """What ``ragloom status`` says of the dense-searchable share (after a stop)."""
     status = subprocess.run([PYTHON, "-m", "ragloom", "status"], cwd=root, capture_output=True,
                             text=True, timeout=600).stdout
-    return next((line for line in status.splitlines() if line.startswith(("dense-searchable", "chunks"))), "")
+    lines = status.splitlines()
+    return next((line.split(" (")[0] for line in lines if line.startswith("dense-searchable")),
+                next((line for line in lines if line.startswith("chunks")), ""))
 
 
 def indexed_chunks(root: Path) -> tuple[list[str], list[str]]:
@@ -167,6 +205,7 @@ def main() -> None:
     parser.add_argument("--subset", nargs="*", default=[], metavar="APP=FOLDER",
                         help="index-time comparison on this folder of the app (default: whole app)")
     parser.add_argument("--skip-full", action="store_true", help="first answers only")
+    parser.add_argument("--skip-first", action="store_true", help="index-time comparison only")
     parser.add_argument("--skip-llama", action="store_true")
     parser.add_argument("--skip-raw", action="store_true")
     args = parser.parse_args()
@@ -174,29 +213,32 @@ def main() -> None:
     answers, timings = [], []
     for app in args.apps:
         root = args.work_dir / app
-        copy_tree(args.root / app, root)
-        load = os.getloadavg()[0]
-        run = ragloom_run(root, QUERIES.get(app, "where is the main entry point"), args.poll,
-                          stop_when_hybrid=True)
-        print(f"{app}: {json.dumps(run)}", flush=True)
-        answers.append((app, run, dense_line(root), load, os.getloadavg()[0]))
+        if not args.skip_first:
+            copy_tree(args.root / app, root)
+            load = os.getloadavg()[0]
+            run = ragloom_run(root, QUERIES.get(app, "where is the main entry point"), args.poll,
+                              stop_when_hybrid=True)
+            print(f"{app}: {json.dumps(run)}", flush=True)
+            run["one_search"] = search_seconds(root, QUERIES.get(app, "main"))
+            answers.append((app, run, dense_line(root), load, os.getloadavg()[0]))
         if args.skip_full:
             continue
         part = args.work_dir / f"{app}-part"
         copy_tree(args.root / app / subsets.get(app, ""), part)
         load = os.getloadavg()[0]
-        full = ragloom_run(part, QUERIES.get(app, "main"), 3600, stop_when_hybrid=False)
+        full = ragloom_run(part, None, 0, stop_when_hybrid=False)
         paths, texts = indexed_chunks(part)
         raw = None if args.skip_raw else raw_seconds(texts)
         llama = None if args.skip_llama else llama_run(part, paths, args.work_dir)
         print(f"{app}: {json.dumps(full)}; raw {raw}; LlamaIndex {llama}", flush=True)
         timings.append((f"{app}/{subsets.get(app, '')}".rstrip("/"), len(paths), full, len(texts), raw,
                         llama, load, os.getloadavg()[0]))
-    print("\n| app (whole repository) | first answer | first hybrid answer | every file read, in BM25 "
-          "| after Ctrl-C | load (1-min avg, start-end) |")
-    print("| --- | ---: | ---: | ---: | --- | --- |")
+    print("\n| app (whole repository) | first file in BM25 | one search process | first answer "
+          "| first hybrid answer | every file read, in BM25 | after Ctrl-C | load (1-min avg, start-end) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     for app, run, dense, load_start, load_end in answers:
-        print(f"| {app} | {_seconds(run['first_answer'])} | {_seconds(run['first_hybrid'])} | "
+        print(f"| {app} | {_seconds(run['first_in_bm25'])} | {_seconds(run['one_search'])} | "
+              f"{_seconds(run['first_answer'])} | {_seconds(run['first_hybrid'])} | "
               f"{_seconds(run['all_files_read'])} | exit {run['exit']}, `{dense}` | "
               f"{load_start:.1f}-{load_end:.1f} |")
     if not timings:
