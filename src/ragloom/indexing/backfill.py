@@ -22,6 +22,9 @@ from ragloom.types import Chunk, IndexReport
 
 #: Windows of waiting chunks embedded (or queued) at once: one embedding, one next.
 IN_FLIGHT = 2
+#: At most this many chunks per window, so vectors land (and hybrid search covers them)
+#: at least this often; a window's write costs little beside embedding it.
+MAX_WINDOW_CHUNKS = 1024
 
 Rows = list[tuple[int, Chunk]]
 #: Told about a file whose chunks the store refused (its path, the reason).
@@ -41,8 +44,8 @@ class Backfill:
         self.report = report
         self.tracker = tracker
         self.on_refused = on_refused
-        self._limit = min(first_window, max_window)
-        self._max = max_window
+        self._max = min(max_window, MAX_WINDOW_CHUNKS)
+        self._limit = min(first_window, self._max)
         self._last = 0  # seq of the last row handed to the line
         self._in_flight: deque[Embedding[Rows]] = deque()
         tracker.waiting(self.unembedded.count())  # left by an earlier run: embedded now too
