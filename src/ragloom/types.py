@@ -135,6 +135,9 @@ class IndexStatus:
     #: Usage against each ``[rag.limits]`` collection limit that is set:
     #: ``{"max_chunks": {"used": 120, "limit": 1000}}`` (empty: no limit set).
     limits: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Chunks (counted in ``chunks``) BM25 finds but dense search not yet: their vectors are
+    #: being filled in (progressive indexing) or left for the next run by a stopped one.
+    chunks_unembedded: int = 0
 
     @property
     def bytes_per_chunk(self) -> dict[str, float]:

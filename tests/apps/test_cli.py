@@ -242,6 +242,10 @@ def test_noise_skipped_summed_by_reason_listed_with_v_and_kept_with_keep_noise(p
     assert indexed.returncode == 0, indexed.stderr
     assert indexed.stdout.splitlines()[1:] == ["  skipped 2: lock file", "  skipped 1: binary file",
                                                "  skipped 1: the ragloom config file"]
+    again = ragloom(project, "index")  # a no-op re-index: the same summary, no line per file
+    assert again.stdout.startswith("0 indexed") and again.stdout.splitlines()[1:] == \
+        indexed.stdout.splitlines()[1:]
+    assert "logo.png" not in again.stdout + again.stderr and "composer.lock" not in again.stderr
     status = ragloom(project, "status").stdout.splitlines()
     assert status[-4:] == ["skipped: 4 files", "  2: lock file", "  1: binary file",
                            "  1: the ragloom config file"]

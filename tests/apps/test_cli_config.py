@@ -92,8 +92,11 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
     assert stopped["interrupted"] is True
     assert 0 < kept < 200 and chunks == kept and kept + pending == FILES
     assert "ragloom: stopping after the current step (Ctrl-C again to stop at once)\n" in err
+    waiting = stopped["chunks_unembedded"]  # in BM25, not embedded yet (progressive indexing)
+    assert 0 <= waiting <= chunks
+    told = f", {waiting} chunks waiting for their vectors (BM25 finds them meanwhile)" if waiting else ""
     assert err.endswith(f"ragloom: interrupted: kept {kept} files ({chunks} chunks) written before "
-                        f"the stop; {pending} files pending; run 'ragloom index' again to resume: "
+                        f"the stop; {pending} files pending{told}; run 'ragloom index' again to resume: "
                         f"files already written are skipped as unchanged and embeddings come "
                         f"from the cache\n")
     assert signal.getsignal(signal.SIGINT) is handler_before  # handler put back

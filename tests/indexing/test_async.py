@@ -66,13 +66,16 @@ def test_the_loop_keeps_ticking_while_indexing(tmp_path: Path) -> None:
     assert ticks == 100
 
 
-def test_cancelling_stops_between_consistent_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("progressive", [False, True])
+def test_cancelling_stops_between_consistent_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    progressive: bool) -> None:
     import ragloom.indexing.indexer as indexer
 
     monkeypatch.setattr(indexer, "EMBED_WINDOW_CHUNKS", 4)  # windows of 4 files
     make_tree(tmp_path, 12)
     embedder = GatedEmbedder(blocked_call=2)  # the second window's embedding waits
-    config = hash_config(vector_store={"provider": "turboquant"}, relevance_gate=0.0)
+    config = hash_config(vector_store={"provider": "turboquant"}, relevance_gate=0.0,
+                         progressive_indexing=progressive)
 
     async def main() -> None:
         with RAGEngine(config, tmp_path, embedding_provider=embedder) as engine:
@@ -90,10 +93,16 @@ def test_cancelling_stops_between_consistent_states(tmp_path: Path, monkeypatch:
             with pytest.raises(asyncio.CancelledError):
                 await task
             assert engine.verify().ok
-            assert len(engine.get_all_indexed_paths()) == 4  # the first window only
+            found = len(engine.get_all_indexed_paths())
+            if progressive:  # BM25 ran ahead (how far, the threads decide); 4 vectors stored
+                assert found >= 8  # the second window was written to BM25 before it was embedded
+                assert (engine.count(), engine.status(False).chunks_unembedded) == (4, found - 4)
+            else:
+                assert found == 4  # the first window only
             rest = await engine.aindex_directory()
-            assert (rest.files_indexed, rest.files_unchanged) == (8, 4)
+            assert (rest.files_indexed, rest.files_unchanged) == (12 - found, found)
             assert rest.chunks_embedded == 4  # the cancelled window's vectors came from the cache
+            assert engine.status(False).chunks_unembedded == 0
             assert engine.verify().ok and len(engine.get_all_indexed_paths()) == 12
 
     asyncio.run(main())

@@ -255,7 +255,8 @@ def _stopped(stopped: IndexingStopped, as_json: bool, out) -> int:  # type: igno
     """What an interrupted ``index`` kept and left pending (stderr; the report as JSON too)."""
     if as_json and stopped.report is not None:
         print(json.dumps({**stopped.report.to_dict(), "interrupted": True,
-                          "files_pending": stopped.files_pending}, indent=2), file=out)
+                          "files_pending": stopped.files_pending,
+                          "chunks_unembedded": stopped.chunks_unembedded}, indent=2), file=out)
     print(f"ragloom: {describe_stop(stopped)}", file=sys.stderr)
     return EXIT_INTERRUPTED
 

@@ -47,4 +47,6 @@ def describe_stop(stopped: IndexingStopped) -> str:
     report = stopped.report
     kept = (f"kept {report.files_indexed} files ({report.chunks_added} chunks) written before "
             f"the stop" if report is not None else "kept what was written before the stop")
-    return f"interrupted: {kept}; {stopped.files_pending} files pending; {RESUME_HINT}"
+    waiting = (f", {stopped.chunks_unembedded} chunks waiting for their vectors (BM25 finds them "
+               f"meanwhile)" if stopped.chunks_unembedded else "")
+    return f"interrupted: {kept}; {stopped.files_pending} files pending{waiting}; {RESUME_HINT}"

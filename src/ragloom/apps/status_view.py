@@ -20,7 +20,7 @@ def print_status(status: IndexStatus, check: VerifyReport | None, as_json: bool,
         payload = status.to_dict() | ({"check": check.to_dict()} if check else {})
         print(json.dumps(payload, indent=2), file=out)
         return
-    print(f"files: {status.files}\nchunks: {status.chunks}\nstore: {status.store}\n"
+    print(f"files: {status.files}\nchunks: {status.chunks}\n{_dense(status)}store: {status.store}\n"
           f"model: {status.embedding_provider}/{status.embedding_model} "
           f"({status.dimension}-d)\n{_where(status)}\nlast indexed: {status.last_indexed_iso or 'never'}\n"
           f"files pending: {_count(status.files_pending)}\n{_skipped(status)}", file=out)
@@ -38,6 +38,14 @@ def _where(status: IndexStatus) -> str:
     if status.index_dir:
         rows.append(f"index: {status.index_dir}")
     return "\n".join(rows)
+
+
+def _dense(status: IndexStatus) -> str:
+    """``dense-searchable: N/M chunks`` while some chunks wait for their vectors, else ""."""
+    if not status.chunks_unembedded:
+        return ""
+    return (f"dense-searchable: {status.chunks - status.chunks_unembedded}/{status.chunks} chunks "
+            f"(the rest by BM25 until embedded: by the run in progress, else the next one)\n")
 
 
 def _count(value: int | None) -> str:

@@ -79,6 +79,9 @@ class RAGConfig(StrictModel):
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
     max_file_bytes: int = Field(10_000_000, ge=1, le=10_000_000_000)
+    #: Index to BM25 first and embed behind, so searches answer from the first seconds
+    #: (indexing.backfill); false: each window is searchable once embedded.
+    progressive_indexing: bool = True
     #: The noise rules (lock files, minified and compiled files, ...) that skip files;
     #: None: every rule, []: none.
     skip_noise: list[NoiseRuleName] | None = None

@@ -30,13 +30,13 @@ from ragloom.errors import CorruptIndexError, RagloomError, ReadOnlyError
 from ragloom.filters import Filters, compile_filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, verify_index
-from ragloom.indexing.discovery import relative_posix
+from ragloom.indexing.discovery import Rules
 from ragloom.indexing.indexer import Indexer
-from ragloom.indexing.noise import noise_rules
 from ragloom.indexing.progress import ProgressCallback
 from ragloom.indexing.quotas import Quota, usage_against_limits
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.indexing.source_types import SourceTypes
+from ragloom.indexing.unembedded import unembedded_of
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.searcher import Searcher, SearchResponse
@@ -44,8 +44,7 @@ from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import IndexReport, IndexStatus, SearchResult
 
 logger = logging.getLogger("ragloom")
-#: What reading damaged bytes of a mapped array raises: text or JSON that does not decode,
-#: an offset or row number out of range.
+#: What reading damaged bytes of a mapped array raises (bad text or JSON, a row out of range).
 _DAMAGE_SYMPTOMS = (UnicodeDecodeError, json.JSONDecodeError, IndexError)
 
 PathLike = str | os.PathLike[str]
@@ -107,17 +106,16 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         """The indexer (write path) and searcher (read path) over the opened parts."""
         config = self.config
         indexer = Indexer(
-            self.base_dir, FileReaders(config), FileChunker(config, parts.sizing),
-            CachedEmbedder(self.provider, parts.cache), parts.store, parts.sparse, parts.manifest,
-            config.max_file_bytes,
-            include=config.include, exclude=config.exclude, index_dir=self.index_dir,
-            respect_gitignore=config.respect_gitignore, commit=self._readers_writer.writing,
-            persist=self._persist, source_types=SourceTypes(config.source_types),
-            config_files=[relative_posix(file, self.base_dir)
-                          for file in (config.source_file,) if file is not None],
-            redact=config.redact_secrets, text_of=parts.text_of, noise=noise_rules(config),
-            quota=Quota(config.limits, config.vector_store.collection_name, parts.manifest))
-        return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries)
+            Rules.from_config(config, self.base_dir), FileReaders(config),
+            FileChunker(config, parts.sizing), CachedEmbedder(self.provider, parts.cache),
+            parts.store, parts.sparse, parts.manifest, config.max_file_bytes,
+            commit=self._readers_writer.writing, persist=self._persist,
+            redact=config.redact_secrets, text_of=parts.text_of,
+            source_types=SourceTypes(config.source_types),
+            quota=Quota(config.limits, config.vector_store.collection_name, parts.manifest),
+            progressive=config.progressive_indexing)
+        return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries,
+                                 unembedded_of(parts.manifest))
 
     @classmethod
     def from_toml(cls, path: PathLike, base_dir: PathLike | None = None,
@@ -164,7 +162,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         secret file, an excluded or gitignored one, a symlink to one), or None."""
         check_path("path", path)
         target = self._resolve(path)
-        rules = self._indexer.rules()
+        rules = self._indexer.rules
         return rules.folder_excluded(target) if target.is_dir() else rules.excluded(target)
 
     def delete_documents_by_path(self, path: PathLike) -> int:
@@ -240,10 +238,11 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         if not self.config.enabled:
             return IndexStatus(enabled=False)
         records = self._manifest.records()
+        waiting = rows.count() if (rows := unembedded_of(self._manifest)) else 0  # no vector yet
         where = store_figures(self.config, self.store, self.base_dir, self.index_dir, self._owns_state)
         work = self._indexer.pending_under(self._roots()) if count_pending else None
         return IndexStatus(
-            enabled=True, files=len(records), chunks=self.count(), store=self.store.name,
+            enabled=True, files=len(records), chunks=self.count() + waiting, store=self.store.name,
             embedding_provider=self.provider.provider_name,
             embedding_model=self.provider.model_name, dimension=self.provider.dimension,
             index_dir=where.index_dir, index_bytes=sum(where.bytes_by_part.values()),
@@ -253,21 +252,20 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             files_pending=None if work is None else work.files,
             files_skipped=None if work is None else dict(sorted(work.skipped.items())),
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
-            skipped=count_by_reason(load_skipped(self.index_dir)),
+            skipped=count_by_reason(load_skipped(self.index_dir)), chunks_unembedded=waiting,
             limits=usage_against_limits(self.config.limits, records))
 
     def get_all_indexed_paths(self) -> list[str]:
-        """Sorted paths (relative to base_dir) that have chunks in the store."""
-        if not self.config.enabled:
-            return []
-        return [str(path) for path in self.sparse.distinct_values("path")]
+        """Sorted paths (relative to base_dir) that have chunks in the index."""
+        return [str(path) for path in self.sparse.distinct_values("path")] if self.config.enabled else []
 
     def count(self) -> int:
-        """Number of chunks stored."""
+        """Number of chunks stored (with their vectors)."""
         return self.store.count() if self.config.enabled else 0
 
-    def is_empty(self) -> bool:
-        return self.count() == 0
+    def is_empty(self) -> bool:  # BM25 also holds chunks waiting for their vectors
+        return self.count() == 0 and (not self.config.enabled or searches_text(self.store)
+                                      or not len(self.sparse))
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -282,8 +280,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         try:
             if first:
                 self.stop_auto_sync()  # before the write lock: a sync in progress holds it
-        finally:
-            # every release runs, even if persisting or one of them fails
+        finally:  # every release runs, even if persisting or one of them fails
             with self._write_lock, self._closing:
                 if first and not self.read_only:
                     self._persist()

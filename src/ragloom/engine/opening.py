@@ -34,6 +34,7 @@ from ragloom.errors import (
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest, ManifestStore
 from ragloom.indexing.other_stores import other_store_note
+from ragloom.indexing.unembedded import unembedded_of, with_unembedded
 from ragloom.layout import IndexLayout
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder, refuse_case_variants
@@ -108,7 +109,7 @@ class IndexOpener:
             self._reconcile_signature(parts)
             recover_interrupted(parts.store, parts.sparse, parts.manifest)
             if not searches_text(parts.store):  # a remote index keeps its own BM25
-                parts.sparse.sync_with(parts.store)
+                parts.sparse.sync_with(with_unembedded(parts.store, unembedded_of(parts.manifest)))
             parts.closing = closing.pop_all()
         return parts
 
@@ -121,7 +122,7 @@ class IndexOpener:
             with ExitStack() as closing:
                 parts = self._open_parts(closing, read_only=True)
                 self._check_signature(parts, reading=True)
-                parts.sparse.sync_with(parts.store)
+                parts.sparse.sync_with(with_unembedded(parts.store, unembedded_of(parts.manifest)))
                 parts.closing = closing.pop_all()
             return parts
         if self._persistent():
@@ -153,7 +154,7 @@ class IndexOpener:
                 probe.release()  # held shared only while no writer may open beside us
             self._check_signature(parts, reading=True)
             if not searches_text(parts.store):  # a remote index keeps its own BM25
-                parts.sparse.sync_with(parts.store)
+                parts.sparse.sync_with(with_unembedded(parts.store, unembedded_of(parts.manifest)))
             parts.closing = closing.pop_all()
         return parts
 
@@ -285,7 +286,8 @@ class IndexOpener:
                                self.config.chunking.model_dump(mode="json"),
                                self.config.redact_secrets, self.config.source_types,
                                CHUNK_METADATA_VERSION], sort_keys=True)
-        if len(manifest) and parts.store.count() == 0:
+        waiting = unembedded_of(manifest)  # chunks in BM25 without vectors yet count as kept
+        if len(manifest) and parts.store.count() == 0 and not (waiting and waiting.count()):
             logger.warning("the store is empty but the manifest lists files: re-indexing them")
             manifest.clear()
         old_chunking = manifest.get_setting("chunking")

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragloom.indexing.manifest import ManifestStore, source_key
+from ragloom.indexing.unembedded import unembedded_of
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
 
@@ -69,6 +70,7 @@ def verify_index(store: VectorStore, sparse: SparseBackend, manifest: ManifestSt
     belonging to a known file version, no orphans or duplicates, manifest ids all stored,
     BM25 index holding exactly the stored ids."""
     records = manifest.records()
+    waiting = set(rows.ids()) if (rows := unembedded_of(manifest)) else set()  # in BM25, no vector yet
     report = VerifyReport(files=len(records))
     report.problems += damaged_file_problems(store, sparse)
     if report.problems:  # the checks below would read the damaged bytes
@@ -97,7 +99,7 @@ def verify_index(store: VectorStore, sparse: SparseBackend, manifest: ManifestSt
                                        f"of the file")
     report.problems += [f"duplicate chunks at {path!r} index {index}"
                         for (path, index), count in positions.items() if count > 1]
-    stored = set(ids)
+    stored = set(ids) | waiting
     report.problems += [f"manifest lists chunk {cid} of {path!r}, which is not stored"
                         for cid, path in expected.items() if cid not in stored]
     pending = manifest.pending()

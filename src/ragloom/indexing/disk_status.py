@@ -75,7 +75,7 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
         skipped=count_by_reason(load_skipped(index_dir)),
         server=server_name(url) if in_server and url else "",
         collection=collection if in_server else "", sizes_unknown=["store"] if in_server else [],
-        limits=_limits(config, manifest_path))
+        chunks_unembedded=summary.unembedded, limits=_limits(config, manifest_path))
 
 
 def _limits(config: RAGConfig, manifest_path: Path) -> dict[str, dict[str, int]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,7 @@ from ragloom.chunking.context import IndexedText, plain_text
 from ragloom.chunking.registry import FileChunker, language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
+from ragloom.indexing.backfill import Backfill, Rows
 from ragloom.indexing.discovery import Rules, named_by, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.manifest import RECHUNK, FileRecord, ManifestStore
@@ -26,6 +27,7 @@ from ragloom.indexing.noise import mostly_long_lines
 from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
+from ragloom.indexing.progress import IndexingStopped as IndexingStopped  # its old home
 from ragloom.indexing.progress import ProgressCallback, ProgressTracker
 from ragloom.indexing.quotas import Quota, plan_files
 from ragloom.indexing.read_ahead import read_ahead
@@ -49,20 +51,6 @@ EMBED_WINDOW_CHUNKS = 4096
 FIRST_WINDOW_CHUNKS = 64
 
 
-class IndexingStopped(Exception):
-    """An indexing run stopped on request at a point where the index is consistent: every
-    window written before is complete, the one in progress was not journaled.
-
-    From ``index_directory``: ``report`` holds what was written (files and chunks) and
-    ``files_pending`` what the next run will index or remove (it resumes there)."""
-
-    def __init__(self, message: str, report: IndexReport | None = None,
-                 files_pending: int = 0) -> None:
-        super().__init__(message)
-        self.report = report
-        self.files_pending = files_pending
-
-
 @dataclass
 class _ToRead:
     path: Path
@@ -75,7 +63,6 @@ class _ToRead:
 @dataclass
 class _Prepared:
     """A file read (and chunked when it changed) on a worker thread."""
-
     content: FileContent
     chunks: list[Chunk] | None  # None: same content as its previous version
     warnings: list[str]
@@ -84,18 +71,16 @@ class _Prepared:
 class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
-    def __init__(self, base_dir: Path, readers: FileReaders, chunker: FileChunker,
+    def __init__(self, rules: Rules, readers: FileReaders, chunker: FileChunker,
                  embedder: CachedEmbedder, store: VectorStore, sparse: SparseBackend,
                  manifest: ManifestStore, max_file_bytes: int,
-                 include: Sequence[str] = (), exclude: Sequence[str] = (),
-                 index_dir: Path | None = None, respect_gitignore: bool = True,
                  commit: Callable[[], AbstractContextManager[object]] = nullcontext,
-                 persist: Callable[[], None] | None = None,
-                 config_files: Sequence[str] = (), redact: bool = True,
-                 text_of: IndexedText = plain_text,
-                 source_types: SourceTypes | None = None,
-                 noise: Collection[str] = (), quota: Quota | None = None) -> None:
-        self.base_dir = base_dir
+                 persist: Callable[[], None] | None = None, redact: bool = True,
+                 text_of: IndexedText = plain_text, source_types: SourceTypes | None = None,
+                 quota: Quota | None = None, progressive: bool = True) -> None:
+        #: Which files are indexed (the walk's rules, ``Rules.from_config``).
+        self.rules = rules
+        self.base_dir = rules.base_dir
         self.readers = readers
         self.chunker = chunker
         self.embedder = embedder
@@ -103,21 +88,16 @@ class Indexer:
         self.sparse = sparse
         self.manifest = manifest
         self.max_file_bytes = max_file_bytes
-        self.include = list(include)
-        self.exclude = list(exclude)
-        self.index_dir = index_dir
-        self.respect_gitignore = respect_gitignore
         self.commit = commit  # held while the store and BM25 change, so readers see whole files
         self.persist = persist or store.persist  # makes store and BM25 durable together
-        self.config_files = frozenset(config_files)
         self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
         self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
         self.source_types = source_types or SourceTypes()
-        self.noise = tuple(noise)  # the noise rules that apply (indexing.noise)
         self.quota = quota or Quota.unlimited(manifest)  # [rag.limits], checked before a call writes
+        self.progressive = progressive  # BM25 first, embeddings behind (``indexing.backfill``)
         self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
         #: The names files are indexed under (never an absolute machine path).
-        self.names = PathNames(base_dir, manifest)
+        self.names = PathNames(self.base_dir, manifest)
         #: Texts added through the API (``ingest_text``, ``add_documents``) by source id.
         self.texts = TextSources(chunker, lambda: embedder.provider.model_name, manifest,
                                  self.writer, self._flush, redact, self.quota)
@@ -133,7 +113,7 @@ class Indexer:
             raise NotADirectoryError(f"not a directory: {root}")
         report = IndexReport()
         self.names.register(root)
-        found = self.rules().discover(root, include, exclude or ())
+        found = self.rules.discover(root, include, exclude or ())
         report.skipped.extend(found.skipped)
         report.files_skipped += len(found.skipped)
         records = self.manifest.records()  # indexed before a rule skipped them: removed
@@ -145,17 +125,18 @@ class Indexer:
         except IndexingStopped as stopped:
             report.seconds = time.perf_counter() - started
             pending = pending_work(found, root, self.names, self.manifest).files
-            raise IndexingStopped(str(stopped), report, pending) from None
+            waiting = self.writer.unembedded.count() if self.writer.unembedded else 0
+            raise IndexingStopped(str(stopped), report, pending, waiting) from None
         self.writer.remove_files(vanished_files(root, self.names, self.manifest.versions()), report)
-        if self.index_dir is not None and self.index_dir.is_dir():  # for ``ragloom status``
-            save_skipped(self.index_dir, self.names.name(root), report.skipped)
+        if self.rules.index_dir is not None and self.rules.index_dir.is_dir():  # for ``ragloom status``
+            save_skipped(self.rules.index_dir, self.names.name(root), report.skipped)
         report.seconds = time.perf_counter() - started
         return report
 
     def pending(self, root: Path) -> PendingWork:
         """Files under ``root`` that the next indexing run would (re)index or remove, and
         those it will skip, by reason."""
-        return pending_work(self.rules().discover(root), root, self.names, self.manifest)
+        return pending_work(self.rules.discover(root), root, self.names, self.manifest)
 
     def pending_under(self, roots: Sequence[Path]) -> PendingWork:
         """``pending`` summed over the indexed folders that exist."""
@@ -170,7 +151,7 @@ class Indexer:
         if not path.is_file():
             raise FileNotFoundError(f"not a file: {path}")
         report = IndexReport()
-        rules = self.rules()
+        rules = self.rules
         reason = rules.excluded(path) if rules.inside(path) else None
         if reason is not None:  # the walk's rules hold for a file named on its own too
             shown = redact_secrets(relative_posix(path, self.base_dir)).text  # a name may hold a key
@@ -183,11 +164,6 @@ class Indexer:
         self._index_files([path], report, None)
         report.seconds = time.perf_counter() - started
         return report
-
-    def rules(self) -> Rules:
-        """The rules that decide which files are indexed (those of the walk)."""
-        return Rules(self.base_dir, self.include, self.exclude, self.index_dir,
-                     self.respect_gitignore, self.config_files, self.redact, self.noise)
 
     def remove_path(self, relative: str) -> int:
         """Delete a file's chunks from store, BM25 index and manifest; returns how many."""
@@ -215,9 +191,14 @@ class Indexer:
         skipped: dict[str, tuple[int, int, str]] = {}  # remembered: status counts them apart
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
+        sparse_first = self.progressive and self.writer.unembedded is not None  # BM25 first
         # closing(): a stop or an error cancels the files queued ahead at once, not at exit
-        with EmbedAhead(self._embed_window) as line, \
+        with EmbedAhead[Window](lambda window, told: self._embed(window.chunks(), told)) as line, \
+                EmbedAhead[Rows](lambda rows, told: self._embed([c for _, c in rows], told)) as behind, \
                 closing(read_ahead(to_read, self._prepare_or_skip, lambda item: item.size)) as prepared:
+            backfill = None if self.writer.unembedded is None else Backfill(  # vectors behind
+                self.writer, behind, report, tracker, lambda path, why: self._skip(
+                    report, path, why, self.manifest.get(path)), FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
             embedding: Embedding[Window] | None = None  # handed to the line, not written yet
             for item, outcome in zip(to_read, prepared):
                 self._stop_if_asked()
@@ -238,12 +219,15 @@ class Indexer:
                                                 item.previous))
                 tracker.file_read(chunks, item.size)
                 if window.chunk_count >= window_limit:
-                    embedding = self._hand_over(line, window, embedding, report, tracker)
+                    embedding = self._hand_over(line, window, embedding, report, tracker, backfill,
+                                                sparse_first)
                     window = Window()
                     window_limit = min(window_limit * 2, EMBED_WINDOW_CHUNKS)
-            embedding = self._hand_over(line, window, embedding, report, tracker)
+            embedding = self._hand_over(line, window, embedding, report, tracker, backfill, sparse_first)
             if embedding is not None:
                 self._write_embedded(line, embedding, report, tracker)
+            if backfill is not None:
+                backfill.finish()
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
         remember_skipped(self.manifest, self.names, [item.relative for item in to_read], skipped)
@@ -271,9 +255,9 @@ class Indexer:
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
-        if "long-lines" in self.noise and not content.spans and mostly_long_lines(
+        if "long-lines" in self.rules.noise and not content.spans and mostly_long_lines(
                 content.text, content.language or language_for_path(item.relative)):
-            if not named_by(item.relative, self.include):
+            if not named_by(item.relative, self.rules.include):
                 raise SkipFile(noise_reason("long-lines"))
         warnings = [f"{item.relative}: {content.warning}"] if content.warning else []
         previous = item.previous
@@ -305,9 +289,17 @@ class Indexer:
         return chunks
 
     def _hand_over(self, line: EmbedAhead[Window], window: Window, previous: Embedding[Window] | None,
-                   report: IndexReport, tracker: ProgressTracker) -> Embedding[Window] | None:
+                   report: IndexReport, tracker: ProgressTracker, backfill: Backfill | None,
+                   sparse_first: bool) -> Embedding[Window] | None:
         """Queue ``window`` for embedding, then write ``previous`` (embedded meanwhile) while
-        the model works on it; returns the window now in flight."""
+        the model works on it; returns the window now in flight. Progressively
+        (``sparse_first``): write ``window`` to BM25 now and let ``backfill`` embed it behind."""
+        if sparse_first:
+            assert backfill is not None
+            if window.files:
+                self.writer.write_sparse(window, report)
+            backfill.pump()
+            return None
         current = line.submit(window) if window.files else None
         if previous is not None:
             self._write_embedded(line, previous, report, tracker)
@@ -317,22 +309,22 @@ class Indexer:
                         report: IndexReport, tracker: ProgressTracker) -> None:
         self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
 
-    def _embed_window(self, window: Window, on_batch: Callable[[int], None]) -> EmbeddedTexts:
-        """Vectors of the window's chunks as the embedder reads them; a stop request is honoured
-        between batches (embedded batches are cached; nothing is journaled yet)."""
+    def _embed(self, chunks: list[Chunk], on_batch: Callable[[int], None]) -> EmbeddedTexts:
+        """Vectors of chunks as the embedder reads them; a stop request is honoured between
+        batches (embedded batches are cached; nothing is journaled yet)."""
         def batch_done(count: int) -> None:
             on_batch(count)
             self._stop_if_asked()
 
         self._stop_if_asked()
-        return self.embedder.embed([self.text_of(c.text, c.metadata) for c in window.chunks()], "document",
+        return self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
                                    on_embedded=batch_done)
 
     def _flush(self, window: Window, report: IndexReport) -> None:
         """Embed and write a window, here and now."""
         if window.files:
             tracker = ProgressTracker(None, len(window.files), len(window.files), 0)
-            self._write(window, self._embed_window(window, tracker.batch_embedded), report, tracker)
+            self._write(window, self._embed(window.chunks(), tracker.batch_embedded), report, tracker)
 
     def _write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
                tracker: ProgressTracker) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +121,11 @@ class Manifest:
         self._db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
         # The journal: files whose chunks are being written; see ``begin``.
         self._db.execute("CREATE TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, chunk_ids TEXT)")
+        # Chunks in BM25 whose vectors are not stored yet (``indexing.unembedded``).
+        self._db.execute("CREATE TABLE IF NOT EXISTS unembedded (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                         "id TEXT UNIQUE NOT NULL, path TEXT NOT NULL, text TEXT NOT NULL, "
+                         "metadata TEXT NOT NULL)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS unembedded_path ON unembedded (path)")
 
     def get(self, path: str) -> FileRecord | None:
         with self._lock:
@@ -164,9 +169,28 @@ class Manifest:
             db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", rows)
             db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
             db.executemany("DELETE FROM pending WHERE path = ?", finished)
+            if removed:
+                db.executemany("DELETE FROM unembedded WHERE path = ?", [(p,) for p in removed])
 
     def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         return transaction(self._db, self._lock)
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction on the manifest's database (for the tables kept beside the
+        file records, such as ``unembedded``)."""
+        return self._transaction()
+
+    def select(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple]:
+        """The rows of one query on the manifest's database."""
+        with self._lock:
+            return self._db.execute(sql, tuple(parameters)).fetchall()
+
+    def has_table(self, name: str) -> bool:
+        """Whether the database holds table ``name`` (a read-only manifest written by an
+        older version may lack a newer table)."""
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                    (name,)).fetchone() is not None
 
     def forget_versions(self) -> None:
         """Mark every file for re-chunking (size -1) while keeping its hash and chunk ids."""
@@ -177,6 +201,7 @@ class Manifest:
         with self._lock:
             self._db.execute("DELETE FROM files")
             self._db.execute("DELETE FROM pending")
+            self._db.execute("DELETE FROM unembedded")
 
     def get_setting(self, key: str) -> str | None:
         with self._lock:
@@ -211,6 +236,8 @@ class ManifestSummary:
     signature: list
     #: The folders indexed, relative to base_dir.
     roots: list[str]
+    #: Chunks waiting for their vectors (progressive indexing, ``indexing.unembedded``).
+    unembedded: int = 0
 
 
 def read_summary(path: Path) -> ManifestSummary | None:
@@ -222,9 +249,11 @@ def read_summary(path: Path) -> ManifestSummary | None:
         files, last = database.execute("SELECT COUNT(*), MAX(indexed_at) FROM files").fetchone()
         settings = dict(database.execute(
             "SELECT key, value FROM settings WHERE key IN ('embedding', 'roots')").fetchall())
+        waiting = database.execute("SELECT name FROM sqlite_master WHERE name = 'unembedded'").fetchone()
+        unembedded = database.execute("SELECT COUNT(*) FROM unembedded").fetchone()[0] if waiting else 0
     finally:
         database.close()
     if "embedding" not in settings:
         return None
     return ManifestSummary(int(files), last, json.loads(settings["embedding"]),
-                           json.loads(settings.get("roots") or "[]"))
+                           json.loads(settings.get("roots") or "[]"), int(unembedded))

@@ -6,6 +6,25 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ragloom.types import IndexReport
+
+
+class IndexingStopped(Exception):
+    """An indexing run stopped on request at a point where the index is consistent: every
+    window written before is complete, the one in progress was not journaled.
+
+    From ``index_directory``: ``report`` holds what was written (files and chunks),
+    ``files_pending`` what the next run will index or remove (it resumes there) and
+    ``chunks_unembedded`` the chunks in BM25 still waiting for their vectors (the next run
+    embeds them first)."""
+
+    def __init__(self, message: str, report: IndexReport | None = None,
+                 files_pending: int = 0, chunks_unembedded: int = 0) -> None:
+        super().__init__(message)
+        self.report = report
+        self.files_pending = files_pending
+        self.chunks_unembedded = chunks_unembedded
+
 
 @dataclass(frozen=True)
 class IndexProgress:
@@ -63,6 +82,12 @@ class ProgressTracker:
         self._bytes_read = 0
         self._chunks_finished = 0  # chunks of windows that are done (cached ones included)
         self._embedded_in_window = 0
+        self._waiting = 0  # chunks an earlier run left waiting for their vectors
+
+    def waiting(self, chunks: int) -> None:
+        """Chunks written to BM25 by an earlier run and waiting for their vectors: this run
+        embeds them too."""
+        self._waiting = chunks
 
     def file_read(self, chunks: int, size: int = 0) -> None:
         """One file read (``size`` bytes on disk, as listed) and chunked into ``chunks``."""
@@ -91,7 +116,7 @@ class ProgressTracker:
             estimate = round(unread * self._chunks_read / self._read)
         embedded = self._chunks_finished + self._embedded_in_window
         return IndexProgress(self.files_done, self.files_total, embedded,
-                             max(embedded, self._chunks_read + estimate), unread > 0,
+                             max(embedded, self._chunks_read + self._waiting + estimate), unread > 0,
                              time.perf_counter() - self._started)
 
     def _tell(self) -> None:

@@ -14,6 +14,7 @@ from ragloom.faults import crash_point
 from ragloom.indexing.manifest import FileRecord, ManifestStore
 from ragloom.indexing.progress import ProgressTracker
 from ragloom.indexing.reading import FileContent
+from ragloom.indexing.unembedded import unembedded_of
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import DataRejectedError, VectorStore
 from ragloom.types import Chunk, IndexReport
@@ -55,6 +56,8 @@ class JournaledWriter:
         self.manifest = manifest
         self.commit = commit  # held while the store and BM25 change, so readers see whole files
         self.persist = persist  # makes store and BM25 durable together
+        #: Chunks in BM25 waiting for their vectors (None: this manifest keeps no such table).
+        self.unembedded = unembedded_of(manifest)
 
     def write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
               tracker: ProgressTracker) -> None:
@@ -64,15 +67,9 @@ class JournaledWriter:
         tracker.window_done(len(chunks))
         report.chunks_embedded += embedded.computed
         crash_point("embedded")
-        stale: list[str] = []
-        touched: dict[str, list[str]] = {}
-        for pending in window.files:
-            current = [chunk.id for chunk in pending.chunks]
-            old = list(pending.previous.chunk_ids) if pending.previous is not None else []
-            stale.extend(cid for cid in old if cid not in set(current))
-            touched[pending.relative] = old + current
-        self.manifest.begin(touched)
-        crash_point("journaled")
+        stale, _ = self._journal(window)
+        if self.unembedded is not None:  # rows of an earlier version left by a stopped run
+            self.unembedded.replace({pending.relative: () for pending in window.files})
         with self.commit():
             if chunks:
                 columns = ([c.id for c in chunks], [c.text for c in chunks], [c.metadata for c in chunks])
@@ -81,6 +78,27 @@ class JournaledWriter:
             if stale:
                 self.store.delete(stale)
                 self.sparse.remove(stale)
+        self._record(window, report, len(chunks), len(stale))
+
+    def _journal(self, window: Window) -> tuple[list[str], list[str]]:
+        """Journal that the window's files (their old and new chunk ids) are about to
+        change; returns (the old ids the new versions no longer have, every old id)."""
+        stale: list[str] = []
+        earlier: list[str] = []
+        touched: dict[str, list[str]] = {}
+        for pending in window.files:
+            current = [chunk.id for chunk in pending.chunks]
+            old = list(pending.previous.chunk_ids) if pending.previous is not None else []
+            stale.extend(cid for cid in old if cid not in set(current))
+            earlier.extend(old)
+            touched[pending.relative] = old + current
+        self.manifest.begin(touched)
+        crash_point("journaled")
+        return stale, earlier
+
+    def _record(self, window: Window, report: IndexReport, chunks: int, stale: int) -> None:
+        """Make store and BM25 durable, then record the window's files (ending their
+        journal entries) and count them."""
         crash_point("store-written")
         self.persist()
         crash_point("store-persisted")
@@ -88,8 +106,51 @@ class JournaledWriter:
                             for p in window.files)
         crash_point("manifest-written")
         report.files_indexed += len(window.files)
-        report.chunks_added += len(chunks)
-        report.chunks_removed += len(stale)
+        report.chunks_added += chunks
+        report.chunks_removed += stale
+
+    def write_sparse(self, window: Window, report: IndexReport) -> None:
+        """Progressive indexing, first step: journal the window's files, put their chunks in
+        BM25 and the unembedded table and take their earlier versions out of the store
+        (vectors come later: ``write_vectors``), then record the files. A file version is
+        searchable whole from here on: by BM25 now, by its vectors once they are stored."""
+        assert self.unembedded is not None
+        chunks = window.chunks()
+        stale, earlier = self._journal(window)
+        self.unembedded.replace({pending.relative: pending.chunks for pending in window.files})
+        with self.commit():
+            if earlier:
+                self.store.delete(earlier)
+            if chunks:
+                self.sparse.add([c.id for c in chunks], [c.text for c in chunks],
+                                [c.metadata for c in chunks])
+            if stale:
+                self.sparse.remove(stale)
+        self._record(window, report, len(chunks), len(stale))
+
+    def write_vectors(self, rows: Sequence[tuple[int, Chunk]], embedded: EmbeddedTexts,
+                      report: IndexReport, tracker: ProgressTracker) -> None:
+        """Progressive indexing, second step: store the vectors of chunks BM25 already holds,
+        make them durable, then take the chunks off the unembedded table. A crash between
+        the two leaves rows whose vectors are stored: the next run stores them again, from
+        the embedding cache (nothing is embedded twice)."""
+        assert self.unembedded is not None
+        tracker.window_done(len(rows))
+        report.chunks_embedded += embedded.computed
+        crash_point("embedded")
+        waiting = self.unembedded.waiting([seq for seq, _ in rows])
+        kept = [i for i, (seq, _) in enumerate(rows) if seq in waiting]  # not a file removed meanwhile
+        chunks = [rows[i][1] for i in kept]
+        if not chunks:
+            return
+        with self.commit():
+            self.store.upsert([c.id for c in chunks], embedded.vectors[kept], [c.text for c in chunks],
+                              [c.metadata for c in chunks])
+        crash_point("store-written")
+        self.persist()
+        crash_point("store-persisted")
+        self.unembedded.done([rows[i][0] for i in kept])
+        crash_point("manifest-written")
 
     def write_or_refuse(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
                         tracker: ProgressTracker) -> list[tuple[PendingFile, str]]:

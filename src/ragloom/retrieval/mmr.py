@@ -29,3 +29,16 @@ def mmr_order(relevance: np.ndarray, vectors: np.ndarray, k: int, lambda_: float
         available[pick] = False
         redundancy = np.maximum(redundancy, similarity[pick])
     return chosen
+
+
+def mmr_pool_size(top_k: int) -> int:
+    """How many of the best candidates MMR may choose from: enough for diversity, few
+    enough that it cannot reach far down the ranking (4x top_k, at least 20)."""
+    return max(20, 4 * top_k)
+
+
+def min_max(scores: list[float]) -> np.ndarray:
+    """Scores rescaled to [0, 1] so MMR weighs relevance on the same scale as similarity."""
+    values = np.asarray(scores, dtype=np.float64)
+    span = values.max() - values.min() if len(values) else 0.0
+    return (values - values.min()) / span if span > 0 else np.ones_like(values)

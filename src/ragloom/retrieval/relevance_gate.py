@@ -38,10 +38,14 @@ def lexical_evidence(query_terms: Sequence[str], results: Sequence[SearchResult]
 
 
 def passes_gate(results: Sequence[SearchResult], gate: float, query_terms: Sequence[str],
-                tokenizer: Callable[[str], list[str]]) -> bool:
+                tokenizer: Callable[[str], list[str]],
+                unscored: Sequence[SearchResult] = ()) -> bool:
     """Whether a query with these results is taken as related to the corpus (see the
-    module docstring)."""
+    module docstring). ``unscored`` are those of them with no vector yet (progressive
+    indexing): their cosine is unknown, so their words alone can pass the query."""
     if not results or any("name" in r.retrievers for r in results):
+        return True
+    if unscored and lexical_evidence(query_terms, unscored, tokenizer) >= LEXICAL_COVERAGE:
         return True
     best = max(r.score for r in results)
     if best >= gate:

@@ -7,7 +7,7 @@ read them again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -18,10 +18,17 @@ from ragloom.filters import MATCHES_NOTHING, Filters, Node
 from ragloom.retrieval.fusion import tie_key
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
-from ragloom.types import RetrieverHit, SearchResult
+from ragloom.types import Chunk, RetrieverHit, SearchResult
 
 #: (id, the retriever's raw score), best first.
 Ranking = list[tuple[str, float]]
+
+
+class ChunkSource(Protocol):
+    """Where chunks BM25 holds but the store does not yet come from (``indexing.unembedded``)."""
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]: ...
+
 
 @dataclass
 class Query:
@@ -36,6 +43,8 @@ class Query:
     store_filters: Filters | None = None
     #: Results already read from the store, by id (with their ``retrievers`` hits).
     loaded: dict[str, SearchResult] = field(default_factory=dict)
+    #: Ids of loaded results with no vector yet (progressive indexing): cosine unknown, 0.
+    unembedded: set[str] = field(default_factory=set)
 
 
 Item = TypeVar("Item")

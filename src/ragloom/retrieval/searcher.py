@@ -35,10 +35,17 @@ from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.import_prior import asks_about_imports, demote_imports
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
-from ragloom.retrieval.mmr import mmr_order
+from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
 from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
-from ragloom.retrieval.retrievers import DenseRetriever, Query, Ranking, Retriever, SparseRetriever
+from ragloom.retrieval.retrievers import (
+    ChunkSource,
+    DenseRetriever,
+    Query,
+    Ranking,
+    Retriever,
+    SparseRetriever,
+)
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
 from ragloom.retrieval.tokenize import Tokenizer
@@ -47,6 +54,8 @@ from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
 
 SEARCH_MODES = ("dense", "sparse", "hybrid")
+
+
 #: The relevance gate judges this many of the best results, whatever ``top_k`` is (the
 #: default ``top_k``): a query is related to the corpus or not, however many results it asks.
 GATE_WINDOW = 5
@@ -96,26 +105,16 @@ def _timed(retriever: Retriever, request: Query, pool: int) -> tuple[Ranking, fl
     return ranking, (time.perf_counter() - started) * 1000
 
 
-def mmr_pool_size(top_k: int) -> int:
-    """How many of the best candidates MMR may choose from: enough for diversity, few
-    enough that it cannot reach far down the ranking (4x top_k, at least 20)."""
-    return max(20, 4 * top_k)
-
-
-def min_max(scores: list[float]) -> np.ndarray:
-    """Scores rescaled to [0, 1] so MMR weighs relevance on the same scale as similarity."""
-    values = np.asarray(scores, dtype=np.float64)
-    span = values.max() - values.min() if len(values) else 0.0
-    return (values - values.min()) / span if span > 0 else np.ones_like(values)
-
-
 class Searcher:
     """Runs one search over a store and (for hybrid) its BM25 index. Query vectors come
     through ``queries`` (default: a memory-only ``QueryEmbedder`` over ``provider``)."""
 
     def __init__(self, provider: EmbeddingProvider, store: VectorStore, sparse: SparseBackend,
-                 config: RAGConfig, queries: QueryEmbedder | None = None) -> None:
+                 config: RAGConfig, queries: QueryEmbedder | None = None,
+                 unembedded: ChunkSource | None = None) -> None:
         self.provider = provider
+        #: Chunks BM25 holds whose vectors are not stored yet (progressive indexing).
+        self.unembedded = unembedded
         self.queries = queries if queries is not None else QueryEmbedder(provider)
         self.store = store
         self.sparse = sparse
@@ -189,7 +188,7 @@ class Searcher:
                 clock.lap("rerank")
             if mmr and results:
                 results = results[:mmr_pool_size(top_k)]
-                vectors = self.store.get_vectors([r.id for r in results])
+                vectors = self._vectors(request, [r.id for r in results])
                 order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
                                   settings.mmr_lambda)
                 results = [results[i] for i in order]
@@ -200,7 +199,7 @@ class Searcher:
             results = merge_adjacent_parts(results, top_k)
         judged = results[:GATE_WINDOW] + [r for r in unbiased if r not in results[:GATE_WINDOW]]
         best = max((r.score for r in judged), default=None)
-        results = self._gate(query, results, judged, candidates)
+        results = self._gate(query, results, judged, candidates, request.unembedded)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -288,16 +287,17 @@ class Searcher:
         return self.provider.default_relevance_gate if gate is None else gate
 
     def _gate(self, query: str, results: list[SearchResult], judged: list[SearchResult],
-              candidates: dict[str, int]) -> list[SearchResult]:
+              candidates: dict[str, int], unembedded: set[str]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine), none defines a name the query uses, and none holds most of its words
-        (``retrieval.relevance_gate``). ``judged``: the best GATE_WINDOW results and the
-        best before the test and import priors reordered them (a prior changes the order,
-        not whether the query is related to the corpus)."""
+        (``retrieval.relevance_gate``; for results with no vector yet, the words decide).
+        ``judged``: the best GATE_WINDOW results and the best before the test and import
+        priors reordered them (a prior changes the order, not whether the query is related)."""
         gate = self.relevance_gate
-        if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer):
+        unscored = [r for r in judged if r.id in unembedded]
+        if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
             return results
-        candidates["below_relevance_gate"] = len(results[:GATE_WINDOW])
+        candidates["below_relevance_gate"] = len(judged)
         return []
 
     def _fill_missing(self, request: Query, ids: list[str]) -> None:
@@ -306,6 +306,11 @@ class Searcher:
         if not missing:
             return
         chunks = self.store.get(missing)
+        if self.unembedded is not None and len(chunks) < len(missing):  # BM25 ahead of the store
+            stored = {chunk.id for chunk in chunks}
+            for chunk in self.unembedded.get([doc_id for doc_id in missing if doc_id not in stored]):
+                request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, 0.0, 1.0)
+                request.unembedded.add(chunk.id)
         if not chunks:
             return
         vectors = self.store.get_vectors([c.id for c in chunks])
@@ -314,6 +319,16 @@ class Searcher:
             cosine = float(row @ query)
             request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine,
                                                     1.0 - cosine)
+
+
+    def _vectors(self, request: Query, ids: list[str]) -> np.ndarray:
+        """Stored vectors of ``ids``; zeros for chunks with none yet (progressive indexing)."""
+        if not request.unembedded.intersection(ids):
+            return self.store.get_vectors(ids)
+        stored = [doc_id for doc_id in ids if doc_id not in request.unembedded]
+        rows = dict(zip(stored, self.store.get_vectors(stored))) if stored else {}
+        empty = np.zeros(self.provider.dimension, dtype=np.float32)
+        return np.stack([rows.get(doc_id, empty) for doc_id in ids])
 
 
 def _definitions_first(ranked: list[tuple[str, float]], defining: list[str]) -> list[tuple[str, float]]:
