@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write
+from helpers import restored, write
 from ragloom import ConfigError, RAGEngine, StoreError, check_config
 from ragloom.config import load_config, parse_config, tomllib
 from ragloom.embeddings.registry import embedding_providers
@@ -41,13 +41,10 @@ def installed_plugin(tmp_path: Path) -> Iterator[Path]:
         lines += [f"[{group}]", *(f"{name} = {target}" for name, target in entries.items()), ""]
     (info / "entry_points.txt").write_text("\n".join(lines))
     sys.path.insert(0, str(site))
-    for registry in REGISTRIES:
-        registry.refresh_plugins()
-    yield site
+    with restored(*REGISTRIES, relist=True):
+        yield site
     sys.path.remove(str(site))
     sys.modules.pop("ragloom_tiny_plugin", None)
-    for registry in REGISTRIES:
-        registry.refresh_plugins()
 
 
 class TestPluginStoreConformance(StoreConformance):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import hash_config, write
+from helpers import hash_config, restored, write
 from ragloom import RAGEngine
 from ragloom.retrieval.rerankers import rerank, rerankers
 from ragloom.types import SearchResult
@@ -26,9 +26,9 @@ class Recording:
 @pytest.fixture
 def recording() -> Iterator[Recording]:
     reranker = Recording()
-    rerankers.register("recording")(lambda config: reranker)
-    yield reranker
-    rerankers.unregister("recording")
+    with restored(rerankers):
+        rerankers.register("recording")(lambda config: reranker)
+        yield reranker
 
 
 def test_the_reranker_reads_rerank_k_candidates_and_orders_by_its_scores(
