@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import restored, write
+from helpers import write
 from ragloom import ConfigError, RAGEngine, StoreError, check_config
 from ragloom.config import load_config, parse_config, tomllib
 from ragloom.embeddings.registry import embedding_providers
@@ -20,6 +20,7 @@ from ragloom.retrieval.rerankers import rerankers
 from ragloom.stores.registry import vector_stores
 from ragloom.testing.embeddings import EmbedderConformance
 from ragloom.testing.stores import StoreConformance
+from registries import restored
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "ragloom-tiny-plugin"
 REGISTRIES = (vector_stores, embedding_providers, readers, rerankers)

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import hash_config, restored, write
+from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.config import RAGConfig
 from ragloom.readers import ReadText, SkipFile, SpanLookup, TextSpan, reader_name_for, readers
 from ragloom.readers.text import TextReader
+from registries import restored
 
 
 @pytest.fixture

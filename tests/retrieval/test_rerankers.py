@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import hash_config, restored, write
+from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.retrieval.rerankers import rerank, rerankers
 from ragloom.types import SearchResult
+from registries import restored
 
 
 class Recording:
