@@ -116,10 +116,8 @@ def run(language: str, chunker: str, folder: Path, code_set, work: Path,  # type
     try:
         engine = RAGEngine(RAGConfig(index_dir=str(index_dir)), folder)
     finally:
-        if original is not None:
-            chunkers.register(key)(original)
-        else:
-            chunkers.unregister(key)
+        # the language's own chunker again (a factory of None: the character chunker)
+        chunkers.register(key)(original or (lambda config, sizing: None))
     with engine:
         engine.index_directory()
         dataset = as_dataset(engine, code_set)

@@ -188,16 +188,12 @@ def test_mcp_keys_with_another_store_are_an_error() -> None:
         parse_config({"vector_store": {"provider": "chroma", "mcp_server": "ragloom mcp"}})
 
 
-def test_a_moved_key_says_where_it_lives_now(tmp_path: Path) -> None:
-    path = write_toml(tmp_path, "[rag]\nhybrid = false\n")
-    with pytest.raises(ConfigError) as info:
-        load_config(path)
-    assert str(info.value) == f"{path} [rag]: 'hybrid' moved from [rag] to [rag.retrieval]; write it there"
-    for key in ("mmr", "mmr_lambda"):
-        with pytest.raises(ConfigError, match=rf"'{key}' moved from \[rag\] to \[rag.retrieval\]"):
-            parse_config({key: 0.5})
-    with pytest.raises(ConfigError, match=r"key 'vector_store': 'bits' moved from \[rag.vector_store\] "
-                                          r"to \[rag.vector_store.turboquant\]; write it there"):
+def test_a_key_of_a_table_written_in_another_is_unknown() -> None:
+    """No key is kept at an old place (0.1.0 is the first release): a table's key written in
+    [rag] or [rag.vector_store] is an unknown key there, named."""
+    with pytest.raises(ConfigError, match=r"^\[rag\]: unknown key 'hybrid'$"):
+        parse_config({"hybrid": False})
+    with pytest.raises(ConfigError, match=r"^\[rag\]: unknown key 'vector_store.bits'$"):
         parse_config({"vector_store": {"provider": "turboquant", "bits": 3}})
 
 

@@ -15,7 +15,7 @@ from ragloom.config.tables import (
     TurboQuantSettings,
     VectorStoreConfig,
 )
-from ragloom.stores.mcp_bridge import McpBridgeSettings
+from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"

@@ -20,6 +20,7 @@ from ragloom.retrieval.rerankers import rerankers
 from ragloom.stores.registry import vector_stores
 from ragloom.testing.embeddings import EmbedderConformance
 from ragloom.testing.stores import StoreConformance
+from registries import restored
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "ragloom-tiny-plugin"
 REGISTRIES = (vector_stores, embedding_providers, readers, rerankers)
@@ -41,13 +42,10 @@ def installed_plugin(tmp_path: Path) -> Iterator[Path]:
         lines += [f"[{group}]", *(f"{name} = {target}" for name, target in entries.items()), ""]
     (info / "entry_points.txt").write_text("\n".join(lines))
     sys.path.insert(0, str(site))
-    for registry in REGISTRIES:
-        registry.refresh_plugins()
-    yield site
+    with restored(*REGISTRIES, relist=True):
+        yield site
     sys.path.remove(str(site))
     sys.modules.pop("ragloom_tiny_plugin", None)
-    for registry in REGISTRIES:
-        registry.refresh_plugins()
 
 
 class TestPluginStoreConformance(StoreConformance):

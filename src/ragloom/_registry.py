@@ -47,12 +47,6 @@ class Registry(Generic[FactoryT]):
 
         return decorator
 
-    def unregister(self, name: str) -> None:
-        """Remove a factory registered in this process (a no-op for unknown names)."""
-        with self._lock:
-            self._factories.pop(name, None)
-            self._builtin.discard(name)
-
     def get(self, name: str) -> FactoryT:
         """The factory for ``name``: a built-in, an installed plugin, or a ``module:attr``
         path; anything else raises ConfigError listing the valid names."""
@@ -100,13 +94,6 @@ class Registry(Generic[FactoryT]):
                          if self.entry_point_group else ())
                 self._plugins = {ep.name: ep for ep in found if ep.name not in self._factories}
             return self._plugins
-
-    def refresh_plugins(self) -> None:
-        """Forget plugins listed and loaded so far; the next lookup lists them again (after
-        installing or removing one in a running process)."""
-        with self._lock:
-            self._plugins = None
-            self._factories = {name: f for name, f in self._factories.items() if name in self._builtin}
 
     def names(self) -> list[str]:
         """Built-in and installed plugin names."""

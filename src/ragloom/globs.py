@@ -179,10 +179,6 @@ def compile_glob(pattern: str) -> Glob:
     return Glob(pattern)
 
 
-def glob_matches(pattern: str, path: str) -> bool:
-    return compile_glob(pattern).matches(path)
-
-
 def _parse(pattern: str) -> tuple[_Step, ...]:
     steps: list[_Step] = []
     index = 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import write
-from ragloom.apps import cli
+from ragloom.apps import cli, cli_commands
 from ragloom.indexing.progress import IndexProgress
 
 pytest.importorskip("chromadb", reason="the CLI tests use the embedded Chroma store")
@@ -84,7 +84,7 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
                 signal.raise_signal(signal.SIGINT)
         return progress
 
-    monkeypatch.setattr(cli, "progress_printer", interrupting_printer)
+    monkeypatch.setattr(cli_commands, "progress_printer", interrupting_printer)
     code, out, err = run_cli(tmp_path, capsys, monkeypatch, "index", "--json")
     assert code == 130 and sent == [200]
     stopped = json.loads(out)
@@ -122,7 +122,7 @@ def test_a_second_ctrl_c_stops_at_once_and_still_exits_130(
                 signal.raise_signal(signal.SIGINT)  # the handler before it: KeyboardInterrupt
         return progress
 
-    monkeypatch.setattr(cli, "progress_printer", interrupting_printer)
+    monkeypatch.setattr(cli_commands, "progress_printer", interrupting_printer)
     code, _, err = run_cli(tmp_path, capsys, monkeypatch, "index")
     assert code == 130
     assert err.endswith("ragloom: interrupted; run 'ragloom index' again to resume: files already "

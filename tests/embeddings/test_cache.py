@@ -83,35 +83,6 @@ def test_a_cache_damaged_while_open_is_set_aside_on_the_next_use(tmp_path: Path)
     cache.close()
 
 
-def test_a_cache_in_the_first_layout_is_migrated_and_shrinks(tmp_path: Path) -> None:
-    """The first layout (namespace text in every row of a WITHOUT ROWID table) is moved into
-    the compact one: every vector is still a hit, and the file takes under 2 KB a vector."""
-    import sqlite3
-
-    from ragloom.digests import content_hash
-
-    path = tmp_path / "embeddings.sqlite"
-    provider = CountingProvider(384)
-    texts = [f"text number {i}" for i in range(2000)]
-    vectors = provider.embed(texts)
-    namespace = CachedEmbedder(provider, None).namespace("document")
-    old = sqlite3.connect(path)
-    old.execute("CREATE TABLE embeddings (namespace TEXT NOT NULL, text_hash TEXT NOT NULL, "
-                "vector BLOB NOT NULL, PRIMARY KEY (namespace, text_hash)) WITHOUT ROWID")
-    old.executemany("INSERT INTO embeddings VALUES (?, ?, ?)",
-                    [(namespace, content_hash(t), v.astype(np.float32).tobytes())
-                     for t, v in zip(texts, vectors)])
-    old.commit()
-    old.close()
-    counting = CountingProvider(384)
-    cache = EmbeddingCache(path)
-    again = CachedEmbedder(counting, cache).embed(texts)
-    assert again.computed == 0 and counting.texts_embedded == 0
-    assert np.array_equal(again.vectors, vectors)
-    cache.close()
-    assert path.stat().st_size / len(texts) < 1800
-
-
 def test_vectors_are_stored_compactly(tmp_path: Path) -> None:
     cache = EmbeddingCache(tmp_path / "c.sqlite")
     CachedEmbedder(CountingProvider(384), cache).embed([f"chunk {i}" for i in range(3000)])

@@ -13,6 +13,7 @@ from ragloom import RAGEngine
 from ragloom.config import RAGConfig
 from ragloom.readers import ReadText, SkipFile, SpanLookup, TextSpan, reader_name_for, readers
 from ragloom.readers.text import TextReader
+from registries import restored
 
 
 @pytest.fixture
@@ -27,11 +28,10 @@ def registered() -> Iterator[None]:
         def read(self, path: str, data: bytes) -> ReadText:
             return ReadText(data.decode().upper())
 
-    readers.register("crash")(lambda config: Crashing())
-    readers.register("text/csv")(lambda config: Upper())
-    yield
-    readers.unregister("crash")
-    readers.unregister("text/csv")
+    with restored(readers):
+        readers.register("crash")(lambda config: Crashing())
+        readers.register("text/csv")(lambda config: Upper())
+        yield
 
 
 def test_reader_lookup_goes_extension_then_media_type_then_text(registered: None) -> None:
@@ -73,13 +73,11 @@ def test_the_text_reader_keeps_todays_rules() -> None:
 
 def test_readers_get_the_engine_config(tmp_path: Path) -> None:
     seen: list[RAGConfig] = []
-    readers.register("seen")(lambda config: seen.append(config) or TextReader())
-    try:
+    with restored(readers):
+        readers.register("seen")(lambda config: seen.append(config) or TextReader())
         write(tmp_path, "a.seen", "hello\n")
         write(tmp_path, "b.seen", "world\n")
         config = hash_config()
         with RAGEngine(config, tmp_path) as engine:
             engine.index_directory()
-        assert seen == [config]  # built once per engine, shared by its reading threads
-    finally:
-        readers.unregister("seen")
+    assert seen == [config]  # built once per engine, shared by its reading threads

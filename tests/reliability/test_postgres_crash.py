@@ -18,10 +18,10 @@ from test_crash import CHILD, TESTS, build_tree, snapshot
 
 from helpers import hash_config, write
 from ragloom import RAGConfig, RAGEngine
-from ragloom.chunking.base import content_hash
 from ragloom.chunking.context import text_to_index
 from ragloom.chunking.measure import CHARACTERS
 from ragloom.chunking.registry import FileChunker
+from ragloom.digests import content_hash
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.hashing import HashEmbeddingProvider
 from ragloom.faults import CRASH_EXIT_STATUS, CRASH_POINTS, ENVIRONMENT_VARIABLE

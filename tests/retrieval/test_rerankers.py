@@ -12,6 +12,7 @@ from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.retrieval.rerankers import rerank, rerankers
 from ragloom.types import SearchResult
+from registries import restored
 
 
 class Recording:
@@ -26,9 +27,9 @@ class Recording:
 @pytest.fixture
 def recording() -> Iterator[Recording]:
     reranker = Recording()
-    rerankers.register("recording")(lambda config: reranker)
-    yield reranker
-    rerankers.unregister("recording")
+    with restored(rerankers):
+        rerankers.register("recording")(lambda config: reranker)
+        yield reranker
 
 
 def test_the_reranker_reads_rerank_k_candidates_and_orders_by_its_scores(

@@ -34,13 +34,6 @@ def test_sub_table_is_validated() -> None:
         store_settings(postgres_config(ef_serch=10))
 
 
-def test_removed_on_model_change_names_the_replacement() -> None:
-    with pytest.raises(ConfigError, match=r"\[rag.vector_store.postgres\]: key 'on_model_change' = "
-                       r"'rebuild': removed \(it was 'rebuild'\).*'ragloom index --rebuild'.*rebuild=True"):
-        store_settings(postgres_config(on_model_change="rebuild"))
-    assert "on_model_change" not in store_settings(postgres_config()).model_dump()
-
-
 def test_url_is_required() -> None:
     with pytest.raises(ConfigError, match="needs vector_store.url"):
         create_vector_store(postgres_config(url=None), Path("."), EmbeddingSpec("m", 4))

@@ -12,44 +12,26 @@ gate or ``--min-score``, or an empty index; stderr says which), 130 interrupted 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TextIO
 
+from ragloom.apps import cli_commands
 from ragloom.apps.cli_collections import DropNotConfirmed, add_collections_command, run_collections
-from ragloom.apps.cli_interrupt import EXIT_INTERRUPTED, RESUME_HINT, describe_stop, stop_on_interrupt
-from ragloom.apps.cli_progress import describe_report, print_skipped, progress_printer
+from ragloom.apps.cli_commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError
+from ragloom.apps.cli_interrupt import EXIT_INTERRUPTED, RESUME_HINT
 from ragloom.apps.eval import MODES
-from ragloom.apps.inspector import add_inspect_command, run_inspect
-from ragloom.apps.query_options import (
-    QueryUsageError,
-    add_query_options,
-    explain,
-    filters_from,
-    print_results,
-    test_settings,
-)
-from ragloom.apps.status_view import print_status
+from ragloom.apps.inspector import add_inspect_command
+from ragloom.apps.query_options import QueryUsageError, add_query_options
 from ragloom.config import RAGConfig, load_config, tomllib
-from ragloom.errors import ConfigError, IndexNotFoundError, RagloomError
-from ragloom.prompt import one_line
+from ragloom.errors import ConfigError, RagloomError
 
-if TYPE_CHECKING:
-    from ragloom.engine import RAGEngine
-    from ragloom.indexing.indexer import IndexingStopped
-
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOTHING_FOUND = 0, 1, 2, 3
 REBUILD_HELP = ("empty the index first and index the source files again: for an index built "
                 "with another embedding model or one that cannot be read (deletes only what "
                 "ragloom wrote; embeddings still come from the cache)")
-
-
-class UsageError(Exception):
-    """A mistake in the command line; exits with code 2."""
 
 
 def find_config(explicit: str | None, cwd: Path) -> tuple[RAGConfig, Path]:
@@ -146,162 +128,27 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def run(args: argparse.Namespace, out=None) -> int:  # type: ignore[no-untyped-def]
+#: (parsed arguments, config, base_dir, output stream) -> exit code.
+CommandFunction = Callable[[argparse.Namespace, RAGConfig, Path, TextIO], int]
+
+#: Every command's function (``cli_commands``): adding a command is adding its parser in
+#: ``build_parser``, one function and one row here.
+COMMANDS: dict[str, CommandFunction] = {
+    "index": cli_commands.index, "reindex": cli_commands.reindex, "ingest": cli_commands.ingest,
+    "search": cli_commands.search, "context": cli_commands.search, "status": cli_commands.status,
+    "mcp": cli_commands.mcp, "inspect": cli_commands.inspect, "eval": cli_commands.evaluate,
+    "collections": run_collections,
+}
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run the parsed command with the config found from the current folder."""
     out = sys.stdout if out is None else out  # the stream of the moment, not of import time
     config, base_dir = find_config(args.config, Path.cwd())
-    if args.command == "collections":
-        return run_collections(args, config, base_dir, out)
-    if args.command == "status" and not args.check:
-        from ragloom.indexing.disk_status import read_status
-
-        quick = read_status(config, base_dir)  # no store opened, no model built
-        if quick is not None:
-            print_status(quick, None, args.json, out)
-            print_skipped(quick, args.json, args.verbose, out)
-            return EXIT_OK
-
-    from ragloom.engine import RAGEngine
-    from ragloom.prompt import format_context
-
-    if args.command == "eval":
-        from ragloom.apps.eval import format_scores, run_eval
-
-        scores = run_eval(config, args.dataset, args.modes or MODES, args.k, args.work_dir)
-        print(json.dumps([s.to_dict() for s in scores], indent=2) if args.json
-              else format_scores(scores, args.k), file=out)
-        return EXIT_OK
-    reading = args.command in ("search", "context", "status", "inspect") or (
-        args.command == "mcp" and not args.allow_writes)
-    querying = args.command in ("search", "context")
-    filters = filters_from(args) if querying else None
-    gate_off = config.relevance_gate
-    if getattr(args, "keep_noise", False):
-        config = config.model_copy(update={"skip_noise": []})
-    if querying and args.no_gate:
-        config = config.model_copy(update={"relevance_gate": -1.0})
-    if querying and test_settings(args):
-        config = config.model_copy(update={"retrieval": config.retrieval.model_copy(
-            update=test_settings(args))})
-    if config.source_file is None and not reading and not (base_dir / config.index_dir).exists():
-        print(f"ragloom: no ragloom.toml (or pyproject.toml [tool.ragloom]) in {base_dir} or "
-              f"above: indexing {base_dir} with the default settings into "
-              f"{base_dir / config.index_dir}", file=sys.stderr)
-    target = from_current_folder(args.path if args.command in ("index", "reindex") else None)
-    if target is not None and not target.exists():  # before the engine creates its folder
-        raise UsageError(f"no such file or folder: {args.path}")
     try:
-        engine = RAGEngine(config, base_dir, read_only=reading,
-                           rebuild=bool(getattr(args, "rebuild", False)))
-    except IndexNotFoundError:
-        from ragloom.indexing.other_stores import other_store_note
-
-        note = other_store_note(config, base_dir / config.index_dir)
-        print(f"ragloom: {note}" if note else f"ragloom: no index in {base_dir / config.index_dir}; "
-              f"run 'ragloom index' in {base_dir} to build one", file=sys.stderr)
+        return COMMANDS[args.command](args, config, base_dir, out)
+    except cli_commands.NoIndex:
         return EXIT_FAILURE
-    with engine:
-        if args.command in ("index", "reindex"):
-            if target is not None and target.is_file() and args.command == "index":
-                report = engine.index_file(target)
-            elif args.command == "index":
-                from ragloom.indexing.indexer import IndexingStopped
-
-                with stop_on_interrupt() as stop:
-                    try:
-                        report = engine.index_directory(target, progress=progress_printer(),
-                                                        stop=stop)
-                    except IndexingStopped as stopped:
-                        return _stopped(stopped, args.json, out)
-            else:
-                report = engine.reindex(target, progress=progress_printer())
-            print(json.dumps(report.to_dict(), indent=2) if args.json
-                  else describe_report(report, args.verbose), file=out)
-        elif args.command == "mcp":
-            from ragloom.apps.mcp_server import serve
-
-            serve(engine, http=args.http, host=args.host, port=args.port,
-                  allow_writes=args.allow_writes)
-        elif args.command == "inspect":
-            run_inspect(engine, args.port, out)
-        elif args.command == "ingest":
-            return _ingest(engine, [Path(name) for name in args.files], out, args.json)
-        elif querying:
-            response = engine.search_detailed(args.query, top_k=args.top_k, filters=filters,
-                                              mode=args.mode, min_score=args.min_score,
-                                              compress=args.compress)
-            if args.no_gate and gate_off is None:
-                gate_off = engine.provider.default_relevance_gate
-            explain(response, args.no_gate, gate_off, engine.is_empty(),
-                    config.min_score if args.min_score is None else args.min_score)
-            if args.command == "search":
-                print_results(response.results, args.json, out, response.mode, args.verbose)
-            else:
-                block = format_context(response.results, args.token_budget)
-                print(json.dumps({"context": block, "results": [r.to_dict() for r in response.results]},
-                                 indent=2) if args.json else block, file=out)
-            if not response.results:
-                return EXIT_NOTHING_FOUND
-        elif args.command == "status":
-            check = engine.verify() if args.check else None
-            status = engine.status()
-            print_status(status, check, args.json, out)
-            print_skipped(status, args.json, args.verbose, out)
-            if check is not None and not check.ok:
-                return EXIT_FAILURE
-    return EXIT_OK
-
-
-def _stopped(stopped: IndexingStopped, as_json: bool, out) -> int:  # type: ignore[no-untyped-def]
-    """What an interrupted ``index`` kept and left pending (stderr; the report as JSON too)."""
-    if as_json and stopped.report is not None:
-        print(json.dumps({**stopped.report.to_dict(), "interrupted": True,
-                          "files_pending": stopped.files_pending,
-                          "chunks_unembedded": stopped.chunks_unembedded}, indent=2), file=out)
-    print(f"ragloom: {describe_stop(stopped)}", file=sys.stderr)
-    return EXIT_INTERRUPTED
-
-
-def from_current_folder(path: str | None) -> Path | None:
-    """A path given on the command line, resolved against the current folder (as every
-    command-line tool does), not the config's folder; ``..`` is folded, symlinks kept."""
-    if not path:
-        return None
-    return Path(os.path.normpath(Path.cwd() / Path(path).expanduser()))
-
-
-def _ingest(engine: RAGEngine, files: list[Path], out, as_json: bool = False) -> int:  # type: ignore[no-untyped-def]
-    """Index each file, printing one line (or JSON record) per file; exit 1 if any could
-    not be indexed."""
-    records: list[dict[str, object]] = []
-    for path in files:
-        if not path.is_file():
-            records.append({"path": str(path), "status": "missing", "reason": "not a file"})
-            continue
-        report = engine.index_file(path.resolve())
-        record: dict[str, object] = {"path": str(path), "warnings": list(report.warnings)}
-        if report.skipped:
-            record |= {"status": "skipped", "reason": report.skipped[0].reason}
-        elif report.files_unchanged:
-            record |= {"status": "unchanged"}
-        else:
-            record |= {"status": "indexed", "chunks_added": report.chunks_added,
-                       "chunks_embedded": report.chunks_embedded, "chunks_removed": report.chunks_removed}
-        records.append(record)
-    if as_json:
-        print(json.dumps(records, indent=2), file=out)
-    for record in [] if as_json else records:
-        status, path = record["status"], one_line(str(record["path"]))
-        if status in ("missing", "skipped"):
-            print(f"{status} {path}: {record['reason']}", file=out)
-        elif status == "unchanged":
-            print(f"unchanged {path}", file=out)
-        else:
-            print(f"indexed {path}: {record['chunks_added']} chunks ({record['chunks_embedded']} "
-                  f"embedded, {record['chunks_removed']} replaced)", file=out)
-        for warning in record.get("warnings") or []:  # type: ignore[attr-defined]
-            print(f"  warning {warning}", file=out)
-    failed = sum(record["status"] in ("missing", "skipped") for record in records)
-    return EXIT_FAILURE if failed else EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

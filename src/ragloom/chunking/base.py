@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
-from ragloom.digests import content_hash  # noqa: F401  (re-exported: ragloom.chunking.content_hash)
 from ragloom.types import Chunk, Metadata
 
 

@@ -17,7 +17,6 @@ from ragloom.config.limits import LimitsConfig
 from ragloom.config.messages import describe_errors
 from ragloom.config.rules import (
     StrictModel,
-    refuse_moved_keys,
     resolve_secret,
     usable_path,
     valid_globs,
@@ -34,10 +33,6 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "snapshot",
                         "rendered-docs", "symlink-copy", "long-lines", "translations",
                         "svg-image", "hashed-copy", "collected-static"]
-
-#: Keys that moved to a table: key -> where it lives now.
-_MOVED_FROM_RAG = {key: "[rag.retrieval]" for key in ("hybrid", "mmr", "mmr_lambda")}
-
 
 class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""
@@ -139,13 +134,6 @@ class RAGConfig(StrictModel):
     @classmethod
     def _index_dir_usable(cls, path: str) -> str:
         return usable_path(path)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _moved_keys(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            refuse_moved_keys(data, _MOVED_FROM_RAG, "[rag]")
-        return data
 
     @model_validator(mode="after")
     def _preloading_needs_a_budget(self) -> RAGConfig:

@@ -1,7 +1,6 @@
 """Rules every config model shares: unknown keys and non-finite floats are errors, types
-are strict (no text or boolean for a number), every number is bounded, moved keys say
-where they went, paths and globs are checked when read, secrets come inline or from a
-named environment variable."""
+are strict (no text or boolean for a number), every number is bounded, paths and globs
+are checked when read, secrets come inline or from a named environment variable."""
 
 from __future__ import annotations
 
@@ -37,13 +36,6 @@ class StrictModel(BaseModel):
                 raise ValueError(f"out of range: a number in the config is at most "
                                  f"{NUMBER_LIMIT:,} in size unless its key says otherwise")
         return value
-
-
-def refuse_moved_keys(data: dict[str, Any], moved: dict[str, str], table: str) -> None:
-    """A key written where it used to live says where it lives now."""
-    for key in data:
-        if key in moved:
-            raise ValueError(f"'{key}' moved from {table} to {moved[key]}; write it there")
 
 
 def usable_path(path: str) -> str:

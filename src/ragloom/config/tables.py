@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from ragloom.config.rules import StrictModel, refuse_moved_keys, resolve_secret, usable_path
+from ragloom.config.rules import StrictModel, resolve_secret, usable_path
 
 
 class TurboQuantSettings(StrictModel):
@@ -56,11 +56,10 @@ class VectorStoreConfig(StrictModel):
     @model_validator(mode="before")
     @classmethod
     def _sub_tables(cls, data: Any) -> Any:
-        """A moved key names its new table; any other sub-table is a plugin store's
-        settings (checked against that store when the engine is built: ``check_config``)."""
+        """A sub-table is a plugin store's settings (checked against that store when the
+        engine is built: ``check_config``)."""
         if not isinstance(data, dict):
             return data
-        refuse_moved_keys(data, _MOVED_FROM_VECTOR_STORE, "[rag.vector_store]")
         known = set(cls.model_fields)
         plugin_tables = {key: value for key, value in data.items()
                          if key not in known and isinstance(value, dict)}
@@ -91,9 +90,6 @@ class VectorStoreConfig(StrictModel):
         return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
 
 
-#: Keys that moved to a table: key -> where it lives now.
-_MOVED_FROM_VECTOR_STORE = {key: "[rag.vector_store.turboquant]"
-                            for key in ("bits", "residual", "refine_bits", "first_pass")}
 _OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env", "mcp_server", "mcp_tool"})
 
 

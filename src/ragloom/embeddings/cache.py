@@ -6,9 +6,8 @@ safe for several threads and processes. The cache is disposable: a damaged file 
 (renamed, never deleted) with a warning and a new one started, so it never blocks a write.
 Layout: the namespace (provider|model|dimension|task) is a small integer, the text hash 32
 raw bytes and the vector a float32 blob, in a rowid table with a unique index on the key
-and 8 KB pages (about 1.7 KB per 384-d vector; the first layout, a WITHOUT ROWID table
-repeating the namespace string in every row, took 4.5 KB: it is moved into a new file of
-this layout when the cache is opened).
+and 8 KB pages (about 1.7 KB per 384-d vector; a WITHOUT ROWID table repeating the
+namespace string in every row took 4.5 KB).
 
 Only the index's writer uses the file, one process at a time, so it keeps a rollback
 journal instead of WAL: the pages a write appends (the vectors) are written once, where
@@ -18,7 +17,6 @@ bytes written; docs/benchmarks.md).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -43,38 +41,9 @@ _SCHEMA = (
 
 
 def _prepare_file(path: Path) -> None:
-    """Create a new cache file with 8 KB pages (five vectors a page, none overflowing), or
-    move a cache in the first layout (table ``embeddings``) into a new file of this one."""
+    """Create a new cache file with 8 KB pages (five vectors a page, none overflowing)."""
     if not path.exists():
         _create(path)
-        return
-    probe = sqlite3.connect(path)
-    try:
-        first_layout = probe.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                     "AND name = 'embeddings'").fetchone() is not None
-    finally:
-        probe.close()
-    if not first_layout:
-        return
-    fresh = path.with_name(path.name + ".migrating")
-    fresh.unlink(missing_ok=True)
-    _create(fresh)
-    db = sqlite3.connect(fresh, isolation_level=None)
-    try:
-        db.create_function("ragloom_unhex", 1, _unhex, deterministic=True)
-        db.execute("ATTACH DATABASE ? AS old", (str(path),))
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT OR IGNORE INTO namespaces (name) SELECT DISTINCT namespace FROM old.embeddings")
-        db.execute("INSERT OR IGNORE INTO vectors (namespace, text_hash, vector) SELECT n.id, "
-                   "ragloom_unhex(e.text_hash), e.vector FROM old.embeddings e JOIN namespaces n "
-                   "ON n.name = e.namespace WHERE ragloom_unhex(e.text_hash) IS NOT NULL")
-        db.execute("COMMIT")
-        db.execute("DETACH DATABASE old")
-    finally:
-        db.close()
-    os.replace(fresh, path)
-    for suffix in ("-wal", "-shm"):
-        path.with_name(path.name + suffix).unlink(missing_ok=True)
 
 
 def _create(path: Path) -> None:
@@ -87,13 +56,6 @@ def _create(path: Path) -> None:
         db.commit()
     finally:
         db.close()
-
-
-def _unhex(text: str) -> bytes | None:
-    try:
-        return bytes.fromhex(text)
-    except (TypeError, ValueError):
-        return None
 
 
 class VectorCache(Protocol):

@@ -1,6 +1,6 @@
 """The embedding cache file read without the right to change it, for read-only engines:
-reading never writes, so nothing is created (no file when there is none yet, no journal),
-migrated or set aside. Any trouble reading (no file, the first layout, a writer's hot
+reading never writes, so nothing is created (no file when there is none yet, no journal)
+or set aside. Any trouble reading (no file, no tables yet, a writer's hot
 journal, a damaged file) is a miss: the cache is disposable."""
 
 from __future__ import annotations

@@ -39,16 +39,6 @@ class SendResult:
                 for r in self.injected]
 
 
-def retrieve_for(rag_engine: RAGEngine | None, user_message: str,
-                 top_k: int | None) -> list[SearchResult]:
-    """Search results to inject, or [] when there is no engine or nothing indexed (the
-    building block ``ragloom.send`` has offered since before strategies; see
-    ``integrations.context.prepare`` for what send() does now)."""
-    if rag_engine is None or rag_engine.is_empty():
-        return []
-    return rag_engine.search(user_message, top_k=top_k)
-
-
 @dataclass(frozen=True)
 class Turn:
     """One message of a conversation: ``role`` is "user" or "assistant"."""

@@ -172,7 +172,6 @@ class SparseIndex:
         """Write to disk if anything changed since the last write."""
         with self._lock:
             if self.path is not None and self._dirty and not self.read_only:
-                self.path.with_suffix(".npz").unlink(missing_ok=True)  # an older version's file
                 save_index(self.index, self.path)
                 self._unreadable = None
                 self._files = self.index.files()

@@ -29,7 +29,6 @@ from ragloom._optional import import_optional
 from ragloom.errors import StoreError
 from ragloom.filters import Filters
 from ragloom.stores.base import StoreDefaults
-from ragloom.stores.mcp_settings import McpBridgeSettings  # noqa: F401  (its settings, re-exported)
 from ragloom.types import Chunk, Metadata, SearchResult
 
 DEFAULT_TOOL = "rag_search"

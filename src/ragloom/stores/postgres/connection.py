@@ -129,10 +129,6 @@ class Database:
 
     # -- a transaction spanning calls -------------------------------------------------------
 
-    @property
-    def in_transaction(self) -> bool:
-        return self._in_transaction
-
     def begin(self, statement: str = "BEGIN") -> list[tuple[Any, ...]]:
         """Start the transaction the next statements join (a no-op when one is open).
         ``statement`` may name an isolation level and go on with more statements (no

@@ -7,12 +7,12 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from ragloom.errors import REBUILD_HINT, ConfigError
+from ragloom.errors import ConfigError
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -36,16 +36,6 @@ class PostgresSettings(BaseModel):
     sparse: Literal["sql", "pg_textsearch"] = "sql"
     #: How long a second writer waits for the first to close before IndexLockedError.
     wait_for_writer_seconds: float = Field(0.0, ge=0, le=86400)
-    #: Removed: another model is refused like every store's, unless rebuilding on purpose.
-    on_model_change: Any = Field(None, exclude=True)
-
-    @field_validator("on_model_change")
-    @classmethod
-    def _removed(cls, value: Any) -> None:
-        if value is not None:
-            raise ValueError(f"removed (it was {value!r}): an index built with another "
-                             f"embedding model is refused like every store's; {REBUILD_HINT}")
-        return None
 
 
 #: A collection name kept as it is in its table's name (``ragloom_<name>``).
