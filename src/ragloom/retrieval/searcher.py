@@ -162,7 +162,6 @@ class Searcher:
                 keep = pool if (mmr or reranking) else wanted
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
-            unbiased = results[:GATE_WINDOW]  # the gate judges relevance before the priors
             if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
                 results = demote_tests(results, settings.test_weight)
             if not asks_about_imports(query):  # import blocks below the rest (import_prior)
@@ -181,9 +180,8 @@ class Searcher:
                 results = collapse_duplicates(results, self._copies_of)
         if settings.merge_parts:
             results = merge_adjacent_parts(results, top_k)
-        judged = results[:GATE_WINDOW] + [r for r in unbiased if r not in results[:GATE_WINDOW]]
-        best = max((r.score for r in judged), default=None)
-        results = self._gate(query, results, judged, candidates)
+        best = max((r.score for r in results[:GATE_WINDOW]), default=None)
+        results = self._gate(query, results, candidates)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -268,17 +266,16 @@ class Searcher:
         gate = self.config.relevance_gate
         return self.provider.default_relevance_gate if gate is None else gate
 
-    def _gate(self, query: str, results: list[SearchResult], judged: list[SearchResult],
+    def _gate(self, query: str, results: list[SearchResult],
               candidates: dict[str, int]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine), none defines a name the query uses, and none holds most of its words
-        (``retrieval.relevance_gate``). ``judged``: the best GATE_WINDOW results and the
-        best before the test and import priors reordered them (a prior changes the order,
-        not whether the query is related to the corpus)."""
+        (``retrieval.relevance_gate``)."""
         gate = self.relevance_gate
+        judged = results[:GATE_WINDOW]
         if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer):
             return results
-        candidates["below_relevance_gate"] = len(results[:GATE_WINDOW])
+        candidates["below_relevance_gate"] = len(judged)
         return []
 
     def _fill_missing(self, request: Query, ids: list[str]) -> None:
