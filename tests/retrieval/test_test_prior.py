@@ -91,18 +91,3 @@ def test_inline_rust_test_module_is_test(make_engine, project: Path) -> None:
              for r in engine.search("add", top_k=10, mode="sparse")}
     assert kinds.get("add") == "code" and kinds.get("tests::it_adds") == "test"
 
-
-def test_the_relevance_gate_judges_the_results_before_a_prior_reorders_them(make_engine,
-                                                                             project: Path) -> None:
-    """Only a test holds the query's words; the prior sends it below five other files, yet
-    the query is related to the corpus and gets results (the test among them)."""
-    write(project, "tests/test_invoice.py", "def test_invoice_rounding_totals():\n"
-          "    assert invoice_rounding(totals) == 3\n")
-    for n in range(8):
-        write(project, f"app/unrelated{n}.py", f"def helper{n}(value):\n    return value + {n}\n")
-    engine = make_engine(relevance_gate=0.65, retrieval={"test_weight": 0.01})
-    engine.index_directory()
-    response = engine.search_detailed("invoice rounding totals", top_k=10)
-    paths = [r.metadata["path"] for r in response.results]
-    assert not response.gated and "tests/test_invoice.py" in paths
-    assert paths.index("tests/test_invoice.py") >= 5  # still demoted

@@ -178,7 +178,6 @@ class Searcher:
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            unbiased = results[:GATE_WINDOW]  # the gate judges relevance before the priors
             if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
                 results = demote_tests(results, settings.test_weight)
             if not asks_about_imports(query):  # import blocks below the rest (import_prior)
@@ -197,9 +196,8 @@ class Searcher:
                 results = collapse_duplicates(results, self._copies_of)
         if settings.merge_parts:
             results = merge_adjacent_parts(results, top_k)
-        judged = results[:GATE_WINDOW] + [r for r in unbiased if r not in results[:GATE_WINDOW]]
-        best = max((r.score for r in judged), default=None)
-        results = self._gate(query, results, judged, candidates, request.unembedded)
+        best = max((r.score for r in results[:GATE_WINDOW]), default=None)
+        results = self._gate(query, results, candidates, request.unembedded)
         threshold = self.config.min_score if min_score is None else min_score
         if threshold is not None:
             results = [r for r in results if r.score >= threshold]
@@ -286,14 +284,13 @@ class Searcher:
         gate = self.config.relevance_gate
         return self.provider.default_relevance_gate if gate is None else gate
 
-    def _gate(self, query: str, results: list[SearchResult], judged: list[SearchResult],
-              candidates: dict[str, int], unembedded: set[str]) -> list[SearchResult]:
+    def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],
+              unembedded: set[str]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine), none defines a name the query uses, and none holds most of its words
-        (``retrieval.relevance_gate``; for results with no vector yet, the words decide).
-        ``judged``: the best GATE_WINDOW results and the best before the test and import
-        priors reordered them (a prior changes the order, not whether the query is related)."""
+        (``retrieval.relevance_gate``; for results with no vector yet, the words decide)."""
         gate = self.relevance_gate
+        judged = results[:GATE_WINDOW]
         unscored = [r for r in judged if r.id in unembedded]
         if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
             return results
