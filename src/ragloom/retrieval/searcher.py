@@ -310,12 +310,22 @@ class Searcher:
                 request.unembedded.add(chunk.id)
         if not chunks:
             return
-        vectors = self.store.get_vectors([c.id for c in chunks])
+        try:
+            vectors = self.store.get_vectors([c.id for c in chunks])
+        except KeyError:  # one was deleted since ``get`` (a server written under its readers)
+            chunks = [c for c in chunks if self._stored(c.id)]
+            vectors = self.store.get_vectors([c.id for c in chunks])
         query = request.vector / (np.linalg.norm(request.vector) or 1.0)
         for chunk, row in zip(chunks, vectors):
             cosine = float(row @ query)
             request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine,
                                                     1.0 - cosine)
+
+    def _stored(self, chunk_id: str) -> bool:
+        try:
+            return len(self.store.get_vectors([chunk_id])) == 1
+        except KeyError:
+            return False
 
 
     def _vectors(self, request: Query, ids: list[str]) -> np.ndarray:
