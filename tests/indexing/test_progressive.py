@@ -21,6 +21,7 @@ from ragloom.embeddings.base import EmbeddingTask
 from ragloom.embeddings.hashing import HashEmbeddingProvider
 from ragloom.indexing.disk_status import read_status
 from ragloom.indexing.indexer import IndexingStopped
+from ragloom.types import Chunk
 
 TOPICS = ["glider wing lift", "propeller pitch control", "landing gear retraction",
           "altimeter calibration", "fuel pump priming", "rudder trim tab"]
@@ -93,6 +94,11 @@ def test_a_reader_beside_the_writer_searches_the_chunks_not_embedded_yet(tmp_pat
             with RAGEngine(config, tmp_path, read_only=True) as reader:
                 found = reader.search("which fuel pump priming steps", top_k=2)
                 assert reader.verify().ok  # BM25 = stored + waiting chunks
+            # the writer's next window: its rows are in, its BM25 segment not yet durable
+            engine._indexer.writer.unembedded.replace({"docs/next.md": [Chunk("next-0", "rudder cables")]})
+            with RAGEngine(config, tmp_path, read_only=True) as reader:
+                assert len(reader.sparse) == 6  # its snapshot as loaded, not rebuilt from store + rows
+            engine._indexer.writer.unembedded.replace({"docs/next.md": []})
             on_disk = read_status(config, tmp_path, count_pending=False)  # ``ragloom status``
         finally:
             provider.release.set()

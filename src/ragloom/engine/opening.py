@@ -153,8 +153,12 @@ class IndexOpener:
             else:
                 probe.release()  # held shared only while no writer may open beside us
             self._check_signature(parts, reading=True)
-            if not searches_text(parts.store):  # a remote index keeps its own BM25
-                parts.sparse.sync_with(with_unembedded(parts.store, unembedded_of(parts.manifest)))
+            waiting = unembedded_of(parts.manifest)
+            # While a run fills in vectors, BM25 runs ahead of the store by chunks written
+            # since this reader loaded its snapshot: no rebuild here (the writer's own open
+            # compares the two and the waiting chunks exactly).
+            if not searches_text(parts.store) and not (waiting and waiting.count()):
+                parts.sparse.sync_with(parts.store)
             parts.closing = closing.pop_all()
         return parts
 

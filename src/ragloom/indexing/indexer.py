@@ -1,9 +1,9 @@
-"""The write path: files -> read -> chunk -> embed (cache first) -> store + manifest.
+"""The write path: files -> read -> chunk -> BM25 -> embed (cache first) -> store + manifest.
 
-The Indexer schedules the work: files are read and chunked ahead (``read_ahead``), grouped
-into windows that are embedded while the window before is written (``embed_ahead``); the
-``writer`` journals each window into store, BM25 index and manifest. Texts added through
-the API go the same way from ``text_sources``."""
+The Indexer schedules the work: files are read and chunked ahead (``read_ahead``) into
+windows; each goes to BM25 at once and ``backfill`` embeds it behind (progressive), else
+windows are embedded while the one before is written (``embed_ahead``); the ``writer``
+journals each step. Texts added through the API are embedded, then written (``text_sources``)."""
 
 from __future__ import annotations
 
