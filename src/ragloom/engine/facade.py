@@ -24,6 +24,7 @@ from ragloom.engine.arguments import (
     check_path,
     check_patterns,
     check_search,
+    tenant_of,
 )
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config, naming_the_config_file
@@ -69,17 +70,17 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
                  embedding_provider: EmbeddingProvider | None = None,
                  vector_store: VectorStore | None = None, read_only: bool = False,
-                 rebuild: bool = False) -> None:
-        """``rebuild=True`` empties the index on purpose first (what ragloom wrote: the
-        store's data, BM25, the file records; a damaged manifest is set aside), for an index
-        built with another embedding model or one that cannot be read; the next
-        ``index_directory`` indexes the source files again (embeddings from the cache)."""
+                 rebuild: bool = False, tenant: str | None = None) -> None:
+        """``rebuild=True`` empties the index on purpose first (what ragloom wrote: store
+        data, BM25, file records; a damaged manifest is set aside), for an index of another
+        embedding model or one that cannot be read. ``tenant`` (else ``[rag] tenant``): the
+        one tenant this engine reads and writes (``ragloom.tenancy``)."""
         check_engine_config(config)
         check_path("base_dir", base_dir)
         self.config = config if config is not None else RAGConfig()
         self.base_dir = Path(base_dir).resolve()
         self.index_dir = self.base_dir / self.config.index_dir
-        self.read_only = read_only
+        self.read_only, self.tenant = read_only, tenant_of(self.config, tenant)
         self._write_lock = threading.RLock()
         self._readers_writer = ReadWriteLock()
         self._closed = False
@@ -94,7 +95,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         if read_only and rebuild:
             raise ValueError("rebuild=True writes: it cannot be combined with read_only=True")
         opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider,
-                             vector_store, rebuild)
+                             vector_store, rebuild, self.tenant)
         parts = (opener.for_reading(self._snapshot_lock) if read_only
                  else opener.for_writing(self._readers_writer))
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
@@ -198,7 +199,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                         filters: Filters | None = None, mode: str | None = None,
                         mmr: bool | None = None, min_score: float | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
-        check_search(query, top_k, filters, mode, mmr, min_score)
+        check_search(query, top_k, filters, mode, mmr, min_score, self.tenant)
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()
@@ -288,7 +289,6 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             if first:
                 self.stop_auto_sync()  # before the write lock: a sync in progress holds it
         finally:
-            # every release runs, even if persisting or one of them fails
             with self._write_lock, self._closing:
                 if first and not self.read_only:
                     self._persist()

@@ -26,6 +26,7 @@ from ragloom.embeddings.cache_reader import EmbeddingCacheReader
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.errors import (
     REBUILD_HINT,
+    ConfigError,
     IndexLockedError,
     IndexMismatchError,
     IndexNotFoundError,
@@ -35,6 +36,7 @@ from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest
 from ragloom.indexing.other_stores import other_store_note
 from ragloom.indexing.state import owned_state
+from ragloom.indexing.tenant_state import tenant_state
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
 from ragloom.ownership import INDEX_MARKER, claim_folder
 from ragloom.retrieval.sparse import SparseIndex
@@ -46,6 +48,7 @@ from ragloom.stores.registry import (
     store_is_persistent,
     store_owns_index_state,
 )
+from ragloom.stores.tenant import TenantStore
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
 #: older version is then re-chunked once on open (embeddings come from the cache).
@@ -79,7 +82,7 @@ class IndexOpener:
 
     def __init__(self, config: RAGConfig, base_dir: Path, index_dir: Path,
                  provider: EmbeddingProvider, vector_store: VectorStore | None,
-                 rebuild: bool = False) -> None:
+                 rebuild: bool = False, tenant: str | None = None) -> None:
         self.config = config
         self.base_dir = base_dir
         self.index_dir = index_dir
@@ -88,6 +91,9 @@ class IndexOpener:
         #: Empty the index on purpose and start afresh: what ragloom wrote is discarded
         #: (an unreadable manifest is set aside), the source files are indexed again.
         self.rebuild = rebuild
+        #: The one tenant the index is opened for: its view of the store, its own
+        #: manifest, BM25 index and cache (``stores.tenant``); None: the whole index.
+        self.tenant = tenant
 
     def for_writing(self, readers_writer: ReadWriteLock) -> IndexParts:
         """Take the index lock, open every part, finish an interrupted write, adopt new
@@ -179,10 +185,14 @@ class IndexOpener:
             EmbeddingSpec(f"{provider.provider_name}/{provider.model_name}", provider.dimension),
             read_only))
         closing.callback(store.close)
+        if self.tenant is not None:
+            store = self._tenant_view(store)
         retrieval = config.retrieval
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
         tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
-        state = owned_state(store, tokenizer, text_of, read_only)
+        state = owned_state(getattr(store, "inner", store), tokenizer, text_of, read_only)
+        if state is not None and self.tenant is not None:
+            state = tenant_state(state, self.tenant)
         if state is not None:  # the store keeps them (e.g. in its database)
             for part in (state.cache, state.lock):
                 if part is not None:
@@ -191,7 +201,7 @@ class IndexOpener:
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
                               state.sparse, sizing, text_of, owns_state=True,
                               queries=self._queries(state.cache if use_cache else None, closing))
-        cache = (EmbeddingCache(self.index_dir / "embeddings.sqlite")
+        cache = (EmbeddingCache(self.index_dir / self._tenant_file("embeddings.sqlite"))
                  if config.embedding_cache and not read_only else None)
         if cache is not None:
             closing.callback(cache.close)
@@ -212,7 +222,7 @@ class IndexOpener:
         if not self.config.embedding_cache:
             return QueryEmbedder(self.provider, None, memory=0)
         if reader:
-            file = EmbeddingCacheReader(self.index_dir / "embeddings.sqlite")
+            file = EmbeddingCacheReader(self.index_dir / self._tenant_file("embeddings.sqlite"))
             closing.callback(file.close)
             return QueryEmbedder(self.provider, file, writes=False)
         queries = QueryEmbedder(self.provider, cache)
@@ -245,8 +255,22 @@ class IndexOpener:
         """``<index_dir>/<kind>_<store>_<collection>.<suffix>`` for a persistent store."""
         if not store.persistent:
             return None
-        return self.index_dir / (f"{kind}_{store.name}_"
-                                 f"{self.config.vector_store.collection_name}.{suffix}")
+        return self.index_dir / self._tenant_file(
+            f"{kind}_{store.name}_{self.config.vector_store.collection_name}.{suffix}")
+
+    def _tenant_file(self, name: str) -> str:
+        """A file of the index's own, or its tenant's (``manifest_..._x@acme.sqlite``)."""
+        if self.tenant is None:
+            return name
+        stem, dot, suffix = name.partition(".")
+        return f"{stem}@{self.tenant}{dot}{suffix}"
+
+    def _tenant_view(self, store: VectorStore) -> VectorStore:
+        """The tenant's view of ``store``; a remote index searched by text has none."""
+        if searches_text(store):
+            raise ConfigError(f"tenant {self.tenant!r}: a {store.name} store searches an index "
+                              f"elsewhere and cannot scope it to a tenant")
+        return TenantStore(store, self.tenant)
 
     def embedding_signature(self) -> str:
         return json.dumps([self.provider.provider_name, self.provider.model_name,

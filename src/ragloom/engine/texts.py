@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from ragloom.indexing.added_texts import checked_batch, checked_source, checked_source_ids
 from ragloom.indexing.indexer import Indexer
+from ragloom.tenancy import refuse_tenant_metadata
 from ragloom.types import IndexReport, Metadata
 
 
@@ -24,6 +25,7 @@ class TextMethods:
         ``language`` picks the chunker ("markdown", "python", ...; default plain text);
         ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
         added = checked_source(source_id, text, metadata, language)
+        refuse_tenant_metadata(self.tenant, [metadata])  # type: ignore[attr-defined]
         with self._writing():  # type: ignore[attr-defined]
             return self._indexer.texts.ingest([added])
 
@@ -33,6 +35,7 @@ class TextMethods:
         plain text), embedded together and written in one step. The whole batch is checked
         first: a bad id, text or metadata raises ValueError naming it and writes nothing."""
         added = checked_batch(ids, texts, metadatas)
+        refuse_tenant_metadata(self.tenant, metadatas or [])  # type: ignore[attr-defined]
         with self._writing():  # type: ignore[attr-defined]
             return self._indexer.texts.ingest(added)
 
