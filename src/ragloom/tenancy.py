@@ -52,3 +52,12 @@ def refuse_tenant_metadata(tenant: str | None, metadatas: Sequence[Metadata | No
         if tenant is not None and metadata and TENANT_KEY in metadata:
             raise ValueError(f"metadata {number}: key {TENANT_KEY!r} is reserved (this engine "
                              f"sets it to {tenant!r})")
+
+
+def tenant_file(name: str, tenant: str | None) -> str:
+    """The name of a file of the index's own, or of its tenant's one
+    (``memory.sqlite`` -> ``memory@acme.sqlite``)."""
+    if tenant is None:
+        return name
+    stem, dot, suffix = name.partition(".")
+    return f"{stem}@{tenant}{dot}{suffix}"

@@ -49,6 +49,7 @@ from ragloom.stores.registry import (
     store_owns_index_state,
 )
 from ragloom.stores.tenant import TenantStore
+from ragloom.tenancy import tenant_file
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
 #: older version is then re-chunked once on open (embeddings come from the cache).
@@ -259,11 +260,7 @@ class IndexOpener:
             f"{kind}_{store.name}_{self.config.vector_store.collection_name}.{suffix}")
 
     def _tenant_file(self, name: str) -> str:
-        """A file of the index's own, or its tenant's (``manifest_..._x@acme.sqlite``)."""
-        if self.tenant is None:
-            return name
-        stem, dot, suffix = name.partition(".")
-        return f"{stem}@{self.tenant}{dot}{suffix}"
+        return tenant_file(name, self.tenant)
 
     def _tenant_view(self, store: VectorStore) -> VectorStore:
         """The tenant's view of ``store``; a remote index searched by text has none."""
