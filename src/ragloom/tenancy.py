@@ -61,3 +61,9 @@ def tenant_file(name: str, tenant: str | None) -> str:
         return name
     stem, dot, suffix = name.partition(".")
     return f"{stem}@{tenant}{dot}{suffix}"
+
+
+def tenant_of_id(chunk_id: str) -> str | None:
+    """The tenant a stored chunk id belongs to (``acme::...`` -> ``acme``), or None."""
+    tenant, separator, _ = chunk_id.partition(SEPARATOR)
+    return tenant if separator and _NAME.fullmatch(tenant) else None

@@ -163,3 +163,31 @@ def test_an_untenanted_engine_keeps_its_files_and_ids(tmp_path: Path) -> None:
         engine.index_directory()
         assert engine.count() == 1
     assert "manifest_turboquant_ragloom@acme.sqlite" in {p.name for p in (tmp_path / ".ragloom").iterdir()}
+
+
+def test_a_service_writes_for_many_tenants(opener: Opener) -> None:
+    with opener(None) as service:
+        for tenant in ("acme", "globex"):
+            report = service.add_documents(["notes", "more"], TEXTS[tenant], tenant=tenant)
+            assert report.chunks_embedded == 2
+        assert service.delete_source("more", tenant="globex") == 1
+        service.ingest_text("notes", "Kiwis now.\n", tenant="globex")
+        with pytest.raises(ValueError, match="tenant argument 'a b' is not a tenant name"):
+            service.ingest_text("x", "text", tenant="a b")
+        with pytest.raises(ValueError, match="metadata 0: key 'tenant' is reserved"):
+            service.ingest_text("x", "text", {"tenant": "acme"}, tenant="globex")
+        assert service.verify().ok, service.verify().problems  # the tenants' chunks are theirs
+    with opener(None) as service:  # a run over the files never takes the tenants' texts away
+        service.index_directory()
+        assert service.verify().ok, service.verify().problems
+    with opener("acme") as engine:
+        assert engine.count() == 2
+        _only_own(engine.search("bananas kiwis apples", top_k=10, mode="dense", min_score=-1.0), "acme")
+        with pytest.raises(ValueError, match="tenant argument 'globex': this engine serves tenant "
+                                             "'acme' only"):
+            engine.ingest_text("x", "text", tenant="globex")
+    with opener("globex") as engine:
+        assert [h.text for h in engine.search("kiwis", top_k=10, mode="dense", min_score=-1.0)] == [
+            "Kiwis now.\n"]
+        if engine.store.persistent:  # the mock's records live in the writing engine only
+            assert engine.verify().ok, engine.verify().problems

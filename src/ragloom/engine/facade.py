@@ -94,8 +94,8 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         self.provider = embedding_provider or create_embedding_provider(self.config)
         if read_only and rebuild:
             raise ValueError("rebuild=True writes: it cannot be combined with read_only=True")
-        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider,
-                             vector_store, rebuild, self.tenant)
+        self._opener = opener = IndexOpener(self.config, self.base_dir, self.index_dir,
+                                            self.provider, vector_store, rebuild, self.tenant)
         parts = (opener.for_reading(self._snapshot_lock) if read_only
                  else opener.for_writing(self._readers_writer))
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,

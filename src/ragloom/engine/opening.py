@@ -164,6 +164,20 @@ class IndexOpener:
             parts.closing = closing.pop_all()
         return parts
 
+    def for_tenant(self, store: VectorStore, tenant: str) -> IndexParts:
+        """The parts for writing as ``tenant`` beside an open writer's (its store, under
+        the lock it holds): the tenant's view of the store, its manifest and BM25 index,
+        an interrupted write of it finished. Closing them leaves the shared store open."""
+        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider,
+                             getattr(store, "inner", store), tenant=tenant)
+        with ExitStack() as closing:
+            parts = opener._open_parts(closing, read_only=False, close_store=False)
+            opener._reconcile_signature(parts)
+            recover_interrupted(parts.store, parts.sparse, parts.manifest)
+            parts.sparse.sync_with(parts.store)
+            parts.closing = closing.pop_all()
+        return parts
+
     def _owns_state(self) -> bool:
         """Whether the store keeps manifest, BM25 index, cache and lock itself (in its
         database), known before it opens."""
@@ -177,22 +191,24 @@ class IndexOpener:
             return self.vector_store.persistent
         return store_is_persistent(self.config)
 
-    def _open_parts(self, closing: ExitStack, read_only: bool) -> IndexParts:
-        """Store, cache, manifest and BM25 index, each closed by ``closing``."""
+    def _open_parts(self, closing: ExitStack, read_only: bool, close_store: bool = True) -> IndexParts:
+        """Store, cache, manifest and BM25 index, each closed by ``closing`` (the store
+        unless ``close_store`` is false)."""
         config, provider = self.config, self.provider
         sizing = resolve_chunk_sizing(config, provider.token_measure())
         store = self.vector_store or self._rebuilding(lambda: create_vector_store(
             config, self.base_dir,
             EmbeddingSpec(f"{provider.provider_name}/{provider.model_name}", provider.dimension),
             read_only))
-        closing.callback(store.close)
+        if close_store:
+            closing.callback(store.close)
         if self.tenant is not None:
             store = self._tenant_view(store)
         retrieval = config.retrieval
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
         tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
         state = owned_state(getattr(store, "inner", store), tokenizer, text_of, read_only)
-        if state is not None and self.tenant is not None:
+        if state is not None:
             state = tenant_state(state, self.tenant)
         if state is not None:  # the store keeps them (e.g. in its database)
             for part in (state.cache, state.lock):

@@ -1,14 +1,17 @@
 """Texts that do not live in files, by source id: ``ingest_text`` and ``delete_source``,
 and their batch forms ``add_documents`` and ``delete_documents`` (the indexer's
-``text_sources`` does the work; arguments are checked before the write lock is taken)."""
+``text_sources`` does the work; arguments are checked before the write lock is taken).
+A service writing for many tenants passes ``tenant=``: the write goes through that
+tenant's view of the store, manifest and BM25 index (opened on first use)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 from ragloom.indexing.added_texts import checked_batch, checked_source, checked_source_ids
 from ragloom.indexing.indexer import Indexer
-from ragloom.tenancy import refuse_tenant_metadata
+from ragloom.tenancy import check_tenant, refuse_tenant_metadata
 from ragloom.types import IndexReport, Metadata
 
 
@@ -18,34 +21,72 @@ class TextMethods:
     _indexer: Indexer
 
     def ingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                    language: str | None = None) -> IndexReport:
+                    language: str | None = None, *, tenant: str | None = None) -> IndexReport:
         """Chunk, embed and store a text that does not live in a file (a database row, a
         fetched page, a ticket) under a stable ``source_id``; ingesting it again with the
         same text does nothing, with changed text re-embeds only the changed chunks.
         ``language`` picks the chunker ("markdown", "python", ...; default plain text);
-        ``metadata`` (scalars) goes on every chunk and may set ``source_type``."""
+        ``metadata`` (scalars) goes on every chunk and may set ``source_type``;
+        ``tenant`` (an engine without a tenant of its own): whose text it is."""
         added = checked_source(source_id, text, metadata, language)
-        refuse_tenant_metadata(self.tenant, [metadata])  # type: ignore[attr-defined]
+        tenant = self._writer_tenant(tenant, [metadata])
         with self._writing():  # type: ignore[attr-defined]
-            return self._indexer.texts.ingest([added])
+            return self._indexer_of(tenant).texts.ingest([added])
 
     def add_documents(self, ids: Sequence[str], texts: Sequence[str],
-                      metadatas: Sequence[Metadata] | None = None) -> IndexReport:
+                      metadatas: Sequence[Metadata] | None = None, *,
+                      tenant: str | None = None) -> IndexReport:
         """``ingest_text`` for a batch: each text under its id as source id (chunked as
         plain text), embedded together and written in one step. The whole batch is checked
         first: a bad id, text or metadata raises ValueError naming it and writes nothing."""
         added = checked_batch(ids, texts, metadatas)
-        refuse_tenant_metadata(self.tenant, metadatas or [])  # type: ignore[attr-defined]
+        tenant = self._writer_tenant(tenant, metadatas or [])
         with self._writing():  # type: ignore[attr-defined]
-            return self._indexer.texts.ingest(added)
+            return self._indexer_of(tenant).texts.ingest(added)
 
-    def delete_source(self, source_id: str) -> int:
+    def delete_source(self, source_id: str, *, tenant: str | None = None) -> int:
         """Remove a text added with ``ingest_text`` or ``add_documents``; returns how many
         chunks were removed (0 for an unknown id)."""
-        return self.delete_documents([source_id])
+        return self.delete_documents([source_id], tenant=tenant)
 
-    def delete_documents(self, ids: Sequence[str]) -> int:
+    def delete_documents(self, ids: Sequence[str], *, tenant: str | None = None) -> int:
         """``delete_source`` for a batch, in one step; returns how many chunks were removed."""
         source_ids = checked_source_ids(ids)
+        tenant = self._writer_tenant(tenant, [])
         with self._writing():  # type: ignore[attr-defined]
-            return self._indexer.texts.delete(source_ids)
+            return self._indexer_of(tenant).texts.delete(source_ids)
+
+    def _writer_tenant(self, tenant: str | None, metadatas: Sequence[Metadata | None]) -> str | None:
+        """The tenant a write is for (``tenant``, else the engine's), checked: an engine of
+        one tenant writes for no other, and no metadata sets the reserved key."""
+        own: str | None = self.tenant  # type: ignore[attr-defined]
+        if tenant is not None:
+            check_tenant(tenant, "tenant argument")
+            if own is not None and tenant != own:
+                raise ValueError(f"tenant argument {tenant!r}: this engine serves tenant {own!r} "
+                                 f"only (open one without a tenant to write for many)")
+        tenant = own if tenant is None else tenant
+        refuse_tenant_metadata(tenant, metadatas)
+        return tenant
+
+    def _indexer_of(self, tenant: str | None) -> Indexer:
+        """The engine's indexer, or one over ``tenant``'s parts (opened once, closed with
+        the engine; its BM25 index made durable with the store after each write)."""
+        if tenant == self.tenant:  # type: ignore[attr-defined]
+            return self._indexer
+        others: dict[str, Indexer] = self.__dict__.setdefault("_tenant_indexers", {})
+        if tenant not in others:
+            parts = self._opener.for_tenant(self.store, tenant)  # type: ignore[attr-defined]
+            self._closing.callback(parts.closing.close)  # type: ignore[attr-defined]
+            indexer = self._wire(parts)[0]  # type: ignore[attr-defined]
+
+            def persist() -> None:  # as the engine's _persist, with the tenant's BM25
+                if not parts.store.persistent:
+                    return
+                with (nullcontext() if parts.owns_state
+                      else self._snapshot_lock.writing()):  # type: ignore[attr-defined]
+                    parts.sparse.persist()
+                    parts.store.persist()
+            indexer.persist = indexer.writer.persist = persist
+            others[tenant] = indexer
+        return others[tenant]

@@ -14,26 +14,34 @@ from typing import Any
 from ragloom.filters import Condition, Node
 from ragloom.indexing.manifest import SOURCE_KEY_PREFIX, FileRecord
 from ragloom.indexing.state import IndexState
-from ragloom.tenancy import SEPARATOR, TENANT_KEY
+from ragloom.tenancy import SEPARATOR, TENANT_KEY, tenant_of_id
 from ragloom.types import Metadata, MetadataValue
 
 
-def tenant_state(state: IndexState, tenant: str) -> IndexState:
-    """``state`` as seen by ``tenant`` (the cache and the writer's lock are shared)."""
+def tenant_state(state: IndexState, tenant: str | None) -> IndexState:
+    """``state`` as seen by ``tenant`` (the cache and the writer's lock are shared); with
+    no tenant, the manifest without the tenants' records (the whole index's chunks and
+    BM25 postings stay visible: an engine without a tenant sees the whole index)."""
+    if tenant is None:
+        return IndexState(TenantManifest(state.manifest, None), state.sparse, state.cache,
+                          state.lock)
     return IndexState(TenantManifest(state.manifest, tenant), TenantSparse(state.sparse, tenant),
                       state.cache, state.lock)
 
 
 class _Namespace:
-    def __init__(self, tenant: str) -> None:
+    """Names of one tenant (``<tenant>::<name>``), or with ``tenant`` None the names of no
+    tenant (those without a tenant's prefix)."""
+
+    def __init__(self, tenant: str | None) -> None:
         self.tenant = tenant
-        self.prefix = tenant + SEPARATOR
+        self.prefix = "" if tenant is None else tenant + SEPARATOR
 
     def own(self, names: Iterable[str]) -> list[str]:
         return [self.prefix + name for name in names]
 
     def mine(self, name: str) -> bool:
-        return name.startswith(self.prefix)
+        return name.startswith(self.prefix) if self.tenant else tenant_of_id(name) is None
 
     def bare(self, name: str) -> str:
         return name[len(self.prefix):]
@@ -43,7 +51,7 @@ class TenantManifest:
     """The interface of ``indexing.manifest.Manifest`` over one tenant's records of a
     shared manifest; settings (embedding model, chunking) are the index's, shared."""
 
-    def __init__(self, inner: Any, tenant: str) -> None:
+    def __init__(self, inner: Any, tenant: str | None) -> None:
         self.inner, self._names = inner, _Namespace(tenant)
         self.path = inner.path
 
