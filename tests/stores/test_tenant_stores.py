@@ -165,3 +165,31 @@ def test_a_tenant_name_check_names_the_value() -> None:
         TenantStore(MockVectorStore(), "a b")
 
 
+
+
+def test_postgres_ranks_a_scope_exactly_when_the_index_walk_stops_short(
+        postgres_server: Any, postgres_schema: str) -> None:
+    """HNSW filters after the graph walk, and pgvector's iterative scan stops after
+    ``hnsw.max_scan_tuples``: a tenant with 3 rows among 1,500 then gets fewer than
+    ``top_k`` from the index; the store ranks such a scope exactly instead."""
+    from ragloom.stores.postgres import Tables
+    from ragloom.stores.postgres.store import PostgresStore
+
+    store = PostgresStore(postgres_server.url, Tables(postgres_schema, "chunks"), SPEC)
+    try:
+        big, small = TenantStore(store, "big"), TenantStore(store, "small")
+        big.upsert(*_rows(1500, seed=1))
+        small.upsert(*_rows(3, seed=2))
+        for name, value in (("hnsw.max_scan_tuples", "1"), ("enable_seqscan", "off"),
+                            ("enable_bitmapscan", "off")):  # the planner takes the HNSW walk
+            store.reader.execute("setup", "SELECT set_config(%s, %s, false)", (name, value))
+        probe = np.random.default_rng(3).normal(size=DIM).astype(np.float32)
+        walked = store.reader.execute(
+            "walk", f"SELECT id FROM {store.tables.chunks} WHERE metadata @> %s::jsonb "
+            "ORDER BY embedding <=> %s::vector LIMIT 10", ('{"tenant": "small"}', probe.tolist()))
+        assert len(walked) < 3  # the index alone leaves the small tenant short
+        hits = small.query(probe, 10)
+        exact = np.argsort(-(_rows(3, seed=2)[1] @ probe))
+        assert [h.id for h in hits] == [f"c{i}" for i in exact]
+    finally:
+        store.close()

@@ -249,6 +249,15 @@ class PostgresStore:
                 self.reader.session["hnsw.ef_search"] = width
             cursor.execute(sql, [query, *params, query, top_k])
             rows = cursor.fetchall()
+            if filters and len(rows) < top_k:
+                # The index walk gave up (hnsw.max_scan_tuples) before finding top_k rows the
+                # filter keeps: they are few (a small tenant, a narrow filter), so rank them
+                # all exactly; the MATERIALIZED scope keeps the planner off the HNSW index.
+                cursor.execute(f"WITH scope AS MATERIALIZED (SELECT id, text, metadata, embedding "
+                               f"FROM {self.tables.chunks} WHERE {where}) SELECT id, text, metadata, "
+                               f"embedding <=> %b FROM scope ORDER BY 4 LIMIT %s",
+                               [*params, query, top_k])
+                rows = cursor.fetchall()
         return [SearchResult(id=cid, text=text, metadata=metadata, score=1.0 - float(distance),
                              distance=float(distance)) for cid, text, metadata, distance in rows]
 
