@@ -82,6 +82,7 @@ def test_tenants_are_isolated_inside_every_store(shared: VectorStore) -> None:
     shared.persist()
     assert (big.count(), small.count(), shared.count()) == (1500, 3, 1503)
     assert sorted(small.ids()) == ["c0", "c1", "c2"]
+    assert small.text_bytes() == len("text 2 0") * 3
     assert [c.text for c in small.get(["c0", "c2", "c7"])] == ["text 2 0", "text 2 2"]
     with pytest.raises(KeyError):
         small.get_vectors(["c7"])  # big's id: not small's to read

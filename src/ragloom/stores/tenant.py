@@ -73,16 +73,22 @@ class TenantStore:
         return self.inner.get_vectors(self._own(ids))
 
     def ids(self) -> list[str]:
-        """The tenant's ids: those in its namespace (no other tenant can write there)."""
-        scoped = getattr(self.inner, "ids_with_prefix", None)
-        if callable(scoped):
-            return [self._bare(chunk_id) for chunk_id in scoped(self._prefix)]
-        return [self._bare(chunk_id) for chunk_id in self.inner.ids()
-                if chunk_id.startswith(self._prefix)]
+        """The tenant's ids: those in its namespace (no other tenant can write there),
+        found by the store when it can select ids by filter (``ids_where``: Postgres)."""
+        scoped = getattr(self.inner, "ids_where", None)
+        found = scoped({TENANT_KEY: self.tenant}) if callable(scoped) else self.inner.ids()
+        return [self._bare(chunk_id) for chunk_id in found if chunk_id.startswith(self._prefix)]
 
     def count(self) -> int:
-        """How many chunks the tenant has (``usage`` adds files and bytes)."""
+        """How many chunks the tenant has."""
         return len(self.ids())
+
+    def text_bytes(self) -> int:
+        """UTF-8 bytes of the tenant's chunk texts (with ``count`` and the manifest's
+        files: what the tenant holds, for limits)."""
+        ids = self.ids()
+        return sum(len(chunk.text.encode("utf-8")) for start in range(0, len(ids), 1000)
+                   for chunk in self.get(ids[start:start + 1000]))
 
     def reset(self) -> None:
         """Remove the tenant's chunks (the other tenants' stay)."""

@@ -281,6 +281,12 @@ class PostgresStore:
     def ids(self) -> list[str]:
         return [row[0] for row in self.reader.execute("ids", f"SELECT id FROM {self.tables.chunks}")]
 
+    def ids_where(self, filters: Filters) -> list[str]:
+        """The ids of the chunks ``filters`` keep (a tenant's: through the metadata index)."""
+        where, params = where_clause(filters)
+        return [row[0] for row in self.reader.execute(
+            "ids", f"SELECT id FROM {self.tables.chunks} WHERE {where}", params)]
+
     def count(self) -> int:
         return int(self.reader.execute("count", f"SELECT count(*) FROM {self.tables.chunks}")[0][0])
 
