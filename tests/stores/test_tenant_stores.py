@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_tenants import chroma_server  # noqa: F401  (the server fixture)
 
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.mock import MockVectorStore
@@ -37,16 +38,6 @@ def _rows(count: int, seed: int, groups: tuple[str, ...] = ("red", "blue")) -> t
     texts = [f"text {seed} {i}" for i in range(count)]
     metadatas = [{"group": groups[i % len(groups)], "n": i} for i in range(count)]
     return ids, vectors, texts, metadatas
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from chroma_server import ChromaServer
-
-    if not ChromaServer.available():
-        pytest.skip("the 'chroma' command is not installed (pip install 'ragloom[chroma]')")
-    with ChromaServer(tmp_path_factory.mktemp("chroma-server")) as server:
-        yield server
 
 
 @pytest.fixture(params=["mock", "turboquant", "chroma", "chroma-server", "postgres"])

@@ -49,23 +49,25 @@ class AsyncMethods:
         return await asyncio.to_thread(self.index_file, path)  # type: ignore[attr-defined]
 
     async def aingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                           language: str | None = None) -> IndexReport:
+                           language: str | None = None, *, tenant: str | None = None) -> IndexReport:
         """``ingest_text`` on a worker thread."""
         return await asyncio.to_thread(self.ingest_text, source_id, text, metadata,  # type: ignore[attr-defined]
-                                       language)
+                                       language, tenant=tenant)
 
     async def aadd_documents(self, ids: Sequence[str], texts: Sequence[str],
-                             metadatas: Sequence[Metadata] | None = None) -> IndexReport:
+                             metadatas: Sequence[Metadata] | None = None, *,
+                             tenant: str | None = None) -> IndexReport:
         """``add_documents`` on a worker thread."""
-        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas,  # type: ignore[attr-defined]
+                                       tenant=tenant)
 
-    async def adelete_source(self, source_id: str) -> int:
+    async def adelete_source(self, source_id: str, *, tenant: str | None = None) -> int:
         """``delete_source`` on a worker thread."""
-        return await asyncio.to_thread(self.delete_source, source_id)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.delete_source, source_id, tenant=tenant)  # type: ignore[attr-defined]
 
-    async def adelete_documents(self, ids: Sequence[str]) -> int:
+    async def adelete_documents(self, ids: Sequence[str], *, tenant: str | None = None) -> int:
         """``delete_documents`` on a worker thread."""
-        return await asyncio.to_thread(self.delete_documents, ids)  # type: ignore[attr-defined]
+        return await asyncio.to_thread(self.delete_documents, ids, tenant=tenant)  # type: ignore[attr-defined]
 
     async def adelete_documents_by_path(self, path: PathLike) -> int:
         """``delete_documents_by_path`` on a worker thread."""

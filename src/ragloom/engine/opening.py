@@ -208,9 +208,8 @@ class IndexOpener:
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
         tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
         state = owned_state(getattr(store, "inner", store), tokenizer, text_of, read_only)
-        if state is not None:
-            state = tenant_state(state, self.tenant)
         if state is not None:  # the store keeps them (e.g. in its database)
+            state = tenant_state(state, self.tenant)
             for part in (state.cache, state.lock):
                 if part is not None:
                     closing.callback(part.close if part is state.cache else part.release)

@@ -13,6 +13,7 @@ caller's filter may narrow that but not widen it: a filter naming ``tenant`` is 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -63,8 +64,7 @@ class TenantStore:
     def query(self, vector: np.ndarray, top_k: int,
               filters: Filters | None = None) -> list[SearchResult]:
         results = self.inner.query(vector, top_k, scoped_filters(self.tenant, filters))
-        return [SearchResult(id=self._bare(r.id), text=r.text, metadata=r.metadata,
-                             score=r.score, distance=r.distance) for r in results]
+        return [replace(result, id=self._bare(result.id)) for result in results]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         return [Chunk(self._bare(c.id), c.text, c.metadata) for c in self.inner.get(self._own(ids))]
