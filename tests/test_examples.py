@@ -110,3 +110,15 @@ def test_postgres_example_indexes_into_the_database_and_reads_it_back(
     again = run("postgres_store.py", str(tmp_path), "rockets", env=env)
     assert again.stdout.startswith("indexed 0 files (2 unchanged), 2 chunks"), again.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fuel.md", "orbit.md"]
+
+
+def test_tenants_service_example_keeps_each_customer_to_itself(tmp_path: Path) -> None:
+    result = run("tenants_service.py", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    acme = [line for line in lines if line.startswith("acme: 2 chunks; best:")]
+    globex = [line for line in lines if line.startswith("globex: 2 chunks; best:")]
+    assert len(acme) == len(globex) == 1
+    assert "rocket" in acme[0] or "Invoices" in acme[0]
+    assert "banana" in globex[0] or "mangoes" in globex[0]
+    assert "acme: refused: filters may not name 'tenant'" in result.stdout
