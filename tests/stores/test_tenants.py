@@ -191,3 +191,22 @@ def test_a_service_writes_for_many_tenants(opener: Opener) -> None:
             "Kiwis now.\n"]
         if engine.store.persistent:  # the mock's records live in the writing engine only
             assert engine.verify().ok, engine.verify().problems
+
+
+def test_a_tenant_rebuild_empties_that_tenant_and_never_discards_the_shared_store(
+        tmp_path: Path) -> None:
+    from ragloom.errors import RebuildNeededError
+
+    config = hash_config(vector_store={"provider": "turboquant"})
+    for tenant in ("acme", "globex"):
+        with RAGEngine(config, tmp_path, tenant=tenant) as engine:
+            engine.add_documents(["notes", "more"], TEXTS[tenant])
+    with RAGEngine(config, tmp_path, tenant="acme", rebuild=True) as engine:
+        assert engine.count() == 0  # acme's chunks and records went
+    other_model = hash_config(vector_store={"provider": "turboquant"}, embedding_dim=48)
+    with pytest.raises(RebuildNeededError, match="tenant 'acme' cannot discard the store every "
+                                                 "tenant shares"):
+        RAGEngine(other_model, tmp_path, tenant="acme", rebuild=True)
+    with RAGEngine(config, tmp_path, tenant="globex") as engine:
+        assert engine.count() == 2
+        assert engine.verify().ok

@@ -199,7 +199,7 @@ class IndexOpener:
         store = self.vector_store or self._rebuilding(lambda: create_vector_store(
             config, self.base_dir,
             EmbeddingSpec(f"{provider.provider_name}/{provider.model_name}", provider.dimension),
-            read_only))
+            read_only), shared=True)
         if close_store:
             closing.callback(store.close)
         if self.tenant is not None:
@@ -246,12 +246,17 @@ class IndexOpener:
             closing.callback(queries.flush)  # before the cache closes (registered after it)
         return queries
 
-    def _rebuilding(self, open_part: Callable[[], Part]) -> Part:
+    def _rebuilding(self, open_part: Callable[[], Part], shared: bool = False) -> Part:
         """``open_part()``; when rebuilding on purpose, a part that says it cannot be used
-        as it is (another model, a damaged file) is discarded and opened afresh."""
+        as it is (another model, a damaged file) is discarded and opened afresh, unless it
+        is ``shared`` by other tenants (a tenant's engine never discards their data)."""
         try:
             return open_part()
         except RebuildNeededError as exc:
+            if self.rebuild and shared and self.tenant is not None:
+                raise RebuildNeededError(f"{exc}; tenant {self.tenant!r} cannot discard the store "
+                                         f"every tenant shares: rebuild it with an engine "
+                                         f"without a tenant") from exc
             if not self.rebuild or exc.discard is None:
                 raise
             logger.warning("rebuilding on purpose: %s", exc)
