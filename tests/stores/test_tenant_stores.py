@@ -159,11 +159,12 @@ def test_a_tenant_name_check_names_the_value() -> None:
 
 
 
-def test_postgres_ranks_a_scope_exactly_when_the_index_walk_stops_short(
+def test_postgres_ranks_small_tenants_and_narrow_filters_exactly(
         postgres_server: Any, postgres_schema: str) -> None:
     """HNSW filters after the graph walk, and pgvector's iterative scan stops after
-    ``hnsw.max_scan_tuples``: a tenant with 3 rows among 1,500 then gets fewer than
-    ``top_k`` from the index; the store ranks such a scope exactly instead."""
+    ``hnsw.max_scan_tuples``: 3 rows among 1,500 then get fewer than ``top_k`` from the
+    index. A small tenant is ranked exactly from the start; any other filter the walk
+    leaves short is ranked exactly after it."""
     from ragloom.stores.postgres import Tables
     from ragloom.stores.postgres.store import PostgresStore
 
@@ -171,17 +172,22 @@ def test_postgres_ranks_a_scope_exactly_when_the_index_walk_stops_short(
     try:
         big, small = TenantStore(store, "big"), TenantStore(store, "small")
         big.upsert(*_rows(1500, seed=1))
-        small.upsert(*_rows(3, seed=2))
+        ids, vectors, texts, _ = _rows(3, seed=2)
+        small.upsert(ids, vectors, texts, [{"group": "rare"}] * 3)
+        big.upsert([f"r{i}" for i in range(3)], vectors, texts, [{"group": "rare"}] * 3)
         for name, value in (("hnsw.max_scan_tuples", "1"), ("enable_seqscan", "off"),
                             ("enable_bitmapscan", "off")):  # the planner takes the HNSW walk
             store.reader.execute("setup", "SELECT set_config(%s, %s, false)", (name, value))
         probe = np.random.default_rng(3).normal(size=DIM).astype(np.float32)
-        walked = store.reader.execute(
-            "walk", f"SELECT id FROM {store.tables.chunks} WHERE metadata @> %s::jsonb "
-            "ORDER BY embedding <=> %s::vector LIMIT 10", ('{"tenant": "small"}', probe.tolist()))
-        assert len(walked) < 3  # the index alone leaves the small tenant short
-        hits = small.query(probe, 10)
-        exact = np.argsort(-(_rows(3, seed=2)[1] @ probe))
-        assert [h.id for h in hits] == [f"c{i}" for i in exact]
+        order = np.argsort(-(vectors @ probe))
+        for scope, rows in (('{"tenant": "small"}', 3), ('{"group": "rare"}', 6)):
+            walked = store.reader.execute(
+                "walk", f"SELECT id FROM {store.tables.chunks} WHERE metadata @> %s::jsonb "
+                "ORDER BY embedding <=> %s::vector LIMIT 10", (scope, probe.tolist()))
+            assert len(walked) < rows, scope  # the index alone leaves the scope short
+        assert [h.id for h in small.query(probe, 10)] == [f"c{i}" for i in order]
+        rare = store.query(probe, 10, {"group": "rare"})  # the same three vectors twice
+        assert sorted(h.id.partition("::")[2] for h in rare) == ["c0", "c1", "c2", "r0", "r1", "r2"]
+        assert [h.id[-1] for h in rare] == [str(i) for i in order for _ in (0, 1)]
     finally:
         store.close()

@@ -47,6 +47,7 @@ from ragloom.stores.postgres.schema import create_statements, dropped_tables, ro
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 from ragloom.stores.postgres.snapshot import SharedSnapshot
 from ragloom.stores.postgres.where import where_clause
+from ragloom.tenancy import TENANT_KEY
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -56,6 +57,9 @@ _STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ragloom_stage (id text, source text, 
 _COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, model"
 _COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
 _INT4 = 2**31
+#: A tenant with at most this many rows is ranked exactly (its rows through the metadata
+#: index, then sorted): recall 1.0 where a shared HNSW walk would keep only its share.
+EXACT_SCOPE_ROWS = 20_000
 _DDL = 1 << 41  #: creating or dropping tables: a key apart from the writer lock
 
 
@@ -243,7 +247,19 @@ class PostgresStore:
         sql = (f"SELECT id, text, metadata, embedding <=> %b AS distance FROM {self.tables.chunks} "
                f"WHERE {where} ORDER BY embedding <=> %b LIMIT %s")
         width = str(max(self.settings.ef_search, min(top_k, 1000)))  # HNSW finds ef_search rows
+        # Ranks every row ``where`` keeps; the MATERIALIZED scope keeps the planner off HNSW.
+        exact = (f"WITH scope AS MATERIALIZED (SELECT id, text, metadata, embedding FROM "
+                 f"{self.tables.chunks} WHERE {where}) SELECT id, text, metadata, embedding <=> %b "
+                 f"FROM scope ORDER BY 4 LIMIT %s")
         with self.reader.cursor("search") as cursor:
+            if filters and TENANT_KEY in filters:
+                # A tenant's walk through a graph of every tenant keeps only its share of the
+                # candidates: a tenant of up to EXACT_SCOPE_ROWS rows is ranked exactly.
+                cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.tables.chunks} WHERE "
+                               f"{where} LIMIT {EXACT_SCOPE_ROWS + 1}) scope", params)
+                if cursor.fetchone()[0] <= EXACT_SCOPE_ROWS:
+                    cursor.execute(exact, [*params, query, top_k])
+                    return _results(cursor.fetchall())
             if self.reader.session.get("hnsw.ef_search") != width:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (width,))
                 self.reader.session["hnsw.ef_search"] = width
@@ -251,15 +267,10 @@ class PostgresStore:
             rows = cursor.fetchall()
             if filters and len(rows) < top_k:
                 # The index walk gave up (hnsw.max_scan_tuples) before finding top_k rows the
-                # filter keeps: they are few (a small tenant, a narrow filter), so rank them
-                # all exactly; the MATERIALIZED scope keeps the planner off the HNSW index.
-                cursor.execute(f"WITH scope AS MATERIALIZED (SELECT id, text, metadata, embedding "
-                               f"FROM {self.tables.chunks} WHERE {where}) SELECT id, text, metadata, "
-                               f"embedding <=> %b FROM scope ORDER BY 4 LIMIT %s",
-                               [*params, query, top_k])
+                # filter keeps: they are few (a narrow filter), so rank them all exactly.
+                cursor.execute(exact, [*params, query, top_k])
                 rows = cursor.fetchall()
-        return [SearchResult(id=cid, text=text, metadata=metadata, score=1.0 - float(distance),
-                             distance=float(distance)) for cid, text, metadata, distance in rows]
+        return _results(rows)
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
@@ -310,6 +321,11 @@ def drop_index(url: str, tables: Tables) -> None:
                              "RESTRICT")
     finally:
         database.close()
+
+
+def _results(rows: list[tuple]) -> list[SearchResult]:
+    return [SearchResult(id=cid, text=text, metadata=metadata, score=1.0 - float(distance),
+                         distance=float(distance)) for cid, text, metadata, distance in rows]
 
 
 def _array(vector: Any) -> np.ndarray:
