@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -82,6 +83,7 @@ class PostgresStore:
         self.tables = tables
         self.read_only = read_only
         self._embedding = embedding
+        self._scope_sizes: dict[tuple[str, ...], tuple[float, int]] = {}
         session = [("hnsw.ef_search", str(self.settings.ef_search)),
                    ("hnsw.iterative_scan", "strict_order")]
         role = "reader" if read_only else "writer"
@@ -252,14 +254,10 @@ class PostgresStore:
                  f"{self.tables.chunks} WHERE {where}) SELECT id, text, metadata, embedding <=> %b "
                  f"FROM scope ORDER BY 4 LIMIT %s")
         with self.reader.cursor("search") as cursor:
-            if filters and TENANT_KEY in filters:
-                # A tenant's walk through a graph of every tenant keeps only its share of the
-                # candidates: a tenant of up to EXACT_SCOPE_ROWS rows is ranked exactly.
-                cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.tables.chunks} WHERE "
-                               f"{where} LIMIT {EXACT_SCOPE_ROWS + 1}) scope", params)
-                if cursor.fetchone()[0] <= EXACT_SCOPE_ROWS:
-                    cursor.execute(exact, [*params, query, top_k])
-                    return _results(cursor.fetchall())
+            if filters and TENANT_KEY in filters and self._scope_rows(cursor, where, params) \
+                    <= EXACT_SCOPE_ROWS:  # a walk through every tenant's rows keeps its share
+                cursor.execute(exact, [*params, query, top_k])
+                return _results(cursor.fetchall())
             if self.reader.session.get("hnsw.ef_search") != width:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (width,))
                 self.reader.session["hnsw.ef_search"] = width
@@ -271,6 +269,17 @@ class PostgresStore:
                 cursor.execute(exact, [*params, query, top_k])
                 rows = cursor.fetchall()
         return _results(rows)
+
+    def _scope_rows(self, cursor: Any, where: str, params: list[Any]) -> int:
+        """How many rows ``where`` keeps, up to EXACT_SCOPE_ROWS + 1, counted through the
+        metadata index at most once a minute per scope (a large tenant's count costs)."""
+        key, now = (where, *map(str, params)), time.monotonic()
+        known = self._scope_sizes.get(key)
+        if known is None or now - known[0] > 60:
+            cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.tables.chunks} WHERE "
+                           f"{where} LIMIT {EXACT_SCOPE_ROWS + 1}) scope", params)
+            known = self._scope_sizes[key] = (now, int(cursor.fetchone()[0]))
+        return known[1]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
