@@ -21,7 +21,8 @@ ARCHITECTURE_DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("errors", "types", "digests", "atomic", "faults", "sqlite_db", "_optional",
                     "_registry", "_lazy", "globs", "filters", "security", "ownership", "layout",
-                    "locking", "prompt", "quant", "arrayfile", "segments", "top_k", "products", "version")),
+                    "locking", "prompt", "quant", "arrayfile", "segments", "top_k", "products", "version",
+                    "tenancy")),
     ("config", ("config",)),
     ("parts", ("chunking", "embeddings", "readers", "stores")),
     ("retrieval", ("retrieval",)),

@@ -123,3 +123,15 @@ def test_service_example_keeps_collections_within_their_limits(tmp_path: Path) -
     assert lines[7:] == ["handbook usage: max_chunks 2/50, max_files 2/3, max_bytes 112/20000",
                          "tickets usage: max_chunks 3/50, max_files 3/3, max_bytes 125/20000",
                          "collection handbook: 2 chunks, 2 files, hash/feature-hash-v1"]
+
+
+def test_tenants_service_example_keeps_each_customer_to_itself(tmp_path: Path) -> None:
+    result = run("tenants_service.py", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    acme = [line for line in lines if line.startswith("acme: 2 chunks; best:")]
+    globex = [line for line in lines if line.startswith("globex: 2 chunks; best:")]
+    assert len(acme) == len(globex) == 1
+    assert "rocket" in acme[0] or "Invoices" in acme[0]
+    assert "banana" in globex[0] or "mangoes" in globex[0]
+    assert "acme: refused: filters may not name 'tenant'" in result.stdout

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragloom.tenancy import tenant_file
+
 _MANIFEST = ("manifest_", ".sqlite")
 _BM25 = ("bm25_", ".segments")
 _EMBEDDING_CACHE = "embeddings.sqlite"
@@ -27,14 +29,18 @@ class IndexLayout:
 
     folder: Path
     collection: str
+    #: A tenant's own manifest, BM25 index and embedding cache are named apart
+    #: (``manifest_x_docs@acme.sqlite``, ``tenancy.tenant_file``); the store is shared.
+    tenant: str | None = None
 
     def manifest(self, store: str) -> Path:
         """The manifest of ``store`` (a store's name) for this collection."""
-        return self.folder / f"{_MANIFEST[0]}{store}_{self.collection}{_MANIFEST[1]}"
+        return self.folder / tenant_file(f"{_MANIFEST[0]}{store}_{self.collection}{_MANIFEST[1]}",
+                                         self.tenant)
 
     def bm25(self, store: str) -> Path:
         """The BM25 index folder of ``store`` for this collection."""
-        return self.folder / f"{_BM25[0]}{store}_{self.collection}{_BM25[1]}"
+        return self.folder / tenant_file(f"{_BM25[0]}{store}_{self.collection}{_BM25[1]}", self.tenant)
 
     def store_folder(self, provider: str) -> Path:
         """The default folder of a store keeping local files: the provider key (a
@@ -48,7 +54,7 @@ class IndexLayout:
 
     @property
     def embedding_cache(self) -> Path:
-        return self.folder / _EMBEDDING_CACHE
+        return self.folder / tenant_file(_EMBEDDING_CACHE, self.tenant)
 
     @property
     def writer_lock(self) -> Path:
@@ -82,4 +88,5 @@ def collections_in(folder: Path, store: str) -> list[str]:
         return []
     return sorted(file.name[len(prefix):-len(suffix)] for file in folder.iterdir()
                   if file.name.startswith(prefix) and file.name.endswith(suffix)
+                  and "@" not in file.name  # a tenant's own manifest of a collection
                   and len(file.name) > len(prefix) + len(suffix))

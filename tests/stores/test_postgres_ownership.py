@@ -16,8 +16,9 @@ from ragloom import RAGEngine
 from ragloom.errors import StoreError
 from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.postgres import PostgresSettings, Tables, table_name
+from ragloom.stores.postgres.collections import drop_index
 from ragloom.stores.postgres.objects import MAX_TABLE, relation_names
-from ragloom.stores.postgres.store import PostgresStore, drop_index
+from ragloom.stores.postgres.store import PostgresStore
 from ragloom.testing.stores import DIM, sample_rows
 
 SPEC = EmbeddingSpec("hash/test", DIM)

@@ -23,6 +23,7 @@ import numpy as np
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.errors import QuotaExceededError
 from ragloom.sqlite_db import connect, transaction
+from ragloom.tenancy import tenant_file
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
@@ -65,10 +66,12 @@ class MemoryStore:
     @classmethod
     def for_engine(cls, engine: RAGEngine, max_turns_per_session: int = 1000) -> MemoryStore:
         """The memory beside an engine's index (in memory for the in-memory store), with
-        the engine's ``[rag.limits] max_memory_turns``."""
+        the engine's ``[rag.limits] max_memory_turns``; a tenant's engine has the tenant's
+        own (``memory@<tenant>.sqlite``)."""
         persistent = engine.store.persistent
-        return cls(engine.index_dir / MEMORY_FILE if persistent else None, engine.provider,
-                   max_turns_per_session, engine.config.limits.max_memory_turns)
+        file = engine.index_dir / tenant_file(MEMORY_FILE, engine.tenant)
+        return cls(file if persistent else None, engine.provider, max_turns_per_session,
+                   engine.config.limits.max_memory_turns)
 
     def add(self, session_id: str, role: str, text: str) -> int:
         """Remember a turn; returns its id. The session's oldest turns beyond the cap go; a

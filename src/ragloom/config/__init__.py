@@ -23,6 +23,7 @@ from ragloom.config.rules import (
 )
 from ragloom.config.tables import ChunkingConfig, RetrievalConfig, VectorStoreConfig
 from ragloom.errors import ConfigError
+from ragloom.tenancy import check_tenant
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -81,6 +82,8 @@ class RAGConfig(StrictModel):
     #: None: every rule, []: none.
     skip_noise: list[NoiseRuleName] | None = None
     index_dir: str = ".ragloom"
+    #: The one tenant this engine reads and writes (``ragloom.tenancy``); None: no tenant.
+    tenant: str | None = None
     auto_sync_interval_seconds: float | None = Field(None, gt=0, le=604_800)
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
@@ -129,6 +132,11 @@ class RAGConfig(StrictModel):
     @classmethod
     def _globs_compile(cls, globs: list[str]) -> list[str]:
         return valid_globs(globs)
+
+    @field_validator("tenant")
+    @classmethod
+    def _tenant_name(cls, tenant: str | None) -> str | None:
+        return None if tenant is None else check_tenant(tenant)
 
     @field_validator("index_dir")
     @classmethod

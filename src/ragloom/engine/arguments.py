@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragloom.config import RAGConfig
+from ragloom.tenancy import check_tenant, scoped_filters
 
 
 def _got(value: Any) -> str:
@@ -64,12 +65,15 @@ def check_flag(name: str, value: Any) -> None:
 
 
 def check_search(query: Any, top_k: Any, filters: Any, mode: Any, mmr: Any,
-                 min_score: Any, compress: Any = None) -> None:
-    """Every argument of ``search``/``search_detailed``."""
+                 min_score: Any, compress: Any = None, tenant: str | None = None) -> None:
+    """Every argument of ``search``/``search_detailed``; an engine's ``tenant`` scopes
+    every search, so a filter naming ``tenant`` is refused."""
     check_text("query", query)
     check_whole("top_k", top_k, 1)
     if filters is not None and not isinstance(filters, Mapping):
         raise TypeError(f"filters must be a mapping of metadata key to condition, got {_got(filters)}")
+    if tenant is not None:
+        scoped_filters(tenant, filters)
     if mode is not None:
         check_text("mode", mode)
     check_flag("mmr", mmr)
@@ -79,3 +83,8 @@ def check_search(query: Any, top_k: Any, filters: Any, mode: Any, mmr: Any,
             raise TypeError(f"min_score must be a number, got {_got(min_score)}")
         if math.isnan(min_score):
             raise ValueError("min_score must be a number, got NaN (no result would pass it)")
+
+
+def tenant_of(config: RAGConfig, tenant: Any) -> str | None:
+    """The engine's tenant: the ``tenant`` argument, else ``[rag] tenant`` (checked)."""
+    return config.tenant if tenant is None else check_tenant(tenant, "tenant argument")

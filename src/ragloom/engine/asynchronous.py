@@ -35,6 +35,25 @@ class _SearchDetailed(Protocol):
                  min_score: float | None = None, compress: bool | None = None) -> SearchResponse: ...
 
 
+class _IngestText(Protocol):
+    def __call__(self, source_id: str, text: str, metadata: Metadata | None = None,
+                 language: str | None = None, *, tenant: str | None = None) -> IndexReport: ...
+
+
+class _AddDocuments(Protocol):
+    def __call__(self, ids: Sequence[str], texts: Sequence[str],
+                 metadatas: Sequence[Metadata] | None = None, *,
+                 tenant: str | None = None) -> IndexReport: ...
+
+
+class _DeleteSource(Protocol):
+    def __call__(self, source_id: str, *, tenant: str | None = None) -> int: ...
+
+
+class _DeleteDocuments(Protocol):
+    def __call__(self, ids: Sequence[str], *, tenant: str | None = None) -> int: ...
+
+
 class AsyncMethods:
     """``a<name>`` for every public method of RAGEngine that reads or writes the index.
 
@@ -44,10 +63,10 @@ class AsyncMethods:
     _index_directory_until: Callable[[threading.Event | None, PathLike | None, Sequence[str] | None,
                                       Sequence[str] | None, ProgressCallback | None], IndexReport]
     index_file: Callable[[PathLike], IndexReport]
-    ingest_text: Callable[[str, str, Metadata | None, str | None], IndexReport]
-    add_documents: Callable[[Sequence[str], Sequence[str], Sequence[Metadata] | None], IndexReport]
-    delete_source: Callable[[str], int]
-    delete_documents: Callable[[Sequence[str]], int]
+    ingest_text: _IngestText
+    add_documents: _AddDocuments
+    delete_source: _DeleteSource
+    delete_documents: _DeleteDocuments
     delete_documents_by_path: Callable[[PathLike], int]
     search: _Search
     search_detailed: _SearchDetailed
@@ -86,23 +105,25 @@ class AsyncMethods:
         return await asyncio.to_thread(self.index_file, path)
 
     async def aingest_text(self, source_id: str, text: str, metadata: Metadata | None = None,
-                           language: str | None = None) -> IndexReport:
+                           language: str | None = None, *, tenant: str | None = None) -> IndexReport:
         """``ingest_text`` on a worker thread."""
         return await asyncio.to_thread(self.ingest_text, source_id, text, metadata,
-                                       language)
+                                       language, tenant=tenant)
 
     async def aadd_documents(self, ids: Sequence[str], texts: Sequence[str],
-                             metadatas: Sequence[Metadata] | None = None) -> IndexReport:
+                             metadatas: Sequence[Metadata] | None = None, *,
+                             tenant: str | None = None) -> IndexReport:
         """``add_documents`` on a worker thread."""
-        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas)
+        return await asyncio.to_thread(self.add_documents, ids, texts, metadatas,
+                                       tenant=tenant)
 
-    async def adelete_source(self, source_id: str) -> int:
+    async def adelete_source(self, source_id: str, *, tenant: str | None = None) -> int:
         """``delete_source`` on a worker thread."""
-        return await asyncio.to_thread(self.delete_source, source_id)
+        return await asyncio.to_thread(self.delete_source, source_id, tenant=tenant)
 
-    async def adelete_documents(self, ids: Sequence[str]) -> int:
+    async def adelete_documents(self, ids: Sequence[str], *, tenant: str | None = None) -> int:
         """``delete_documents`` on a worker thread."""
-        return await asyncio.to_thread(self.delete_documents, ids)
+        return await asyncio.to_thread(self.delete_documents, ids, tenant=tenant)
 
     async def adelete_documents_by_path(self, path: PathLike) -> int:
         """``delete_documents_by_path`` on a worker thread."""

@@ -120,9 +120,8 @@ def _postgres_list(config: RAGConfig, base_dir: Path) -> list[CollectionInfo]:
 
 
 def _postgres_drop(config: RAGConfig, base_dir: Path, name: str) -> DroppedCollection:
-    from ragloom.stores.postgres.collections import index_tables
+    from ragloom.stores.postgres.collections import drop_index, index_tables
     from ragloom.stores.postgres.objects import relation_names
-    from ragloom.stores.postgres.store import drop_index
 
     url, schema = _postgres_place(config)
     tables = index_tables(url, schema, name)

@@ -18,7 +18,14 @@ from ragloom.config import RAGConfig, load_config
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.cache import CachedEmbedder
 from ragloom.embeddings.registry import create_embedding_provider
-from ragloom.engine.arguments import check_engine_config, check_flag, check_path, check_patterns, check_search
+from ragloom.engine.arguments import (
+    check_engine_config,
+    check_flag,
+    check_path,
+    check_patterns,
+    check_search,
+    tenant_of,
+)
 from ragloom.engine.asynchronous import AsyncMethods
 from ragloom.engine.checks import check_config, naming_the_config_file
 from ragloom.engine.opening import IndexOpener, IndexParts
@@ -63,17 +70,17 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     def __init__(self, config: RAGConfig | None = None, base_dir: PathLike = ".", *,
                  embedding_provider: EmbeddingProvider | None = None,
                  vector_store: VectorStore | None = None, read_only: bool = False,
-                 rebuild: bool = False) -> None:
-        """``rebuild=True`` empties the index on purpose first (what ragloom wrote: the
-        store's data, BM25, the file records; a damaged manifest is set aside), for an index
-        built with another embedding model or one that cannot be read; the next
-        ``index_directory`` indexes the source files again (embeddings from the cache)."""
+                 rebuild: bool = False, tenant: str | None = None) -> None:
+        """``rebuild=True`` empties the index on purpose first (what ragloom wrote: store
+        data, BM25, file records; a damaged manifest is set aside), for an index of another
+        embedding model or one that cannot be read. ``tenant`` (else ``[rag] tenant``): the
+        one tenant this engine reads and writes (``ragloom.tenancy``)."""
         check_engine_config(config)
         check_path("base_dir", base_dir)
         self.config = config if config is not None else RAGConfig()
         self.base_dir = Path(base_dir).resolve()
         self.index_dir = self.base_dir / self.config.index_dir
-        self.read_only = read_only
+        self.read_only, self.tenant = read_only, tenant_of(self.config, tenant)
         self._write_lock = threading.RLock()
         self._readers_writer = ReadWriteLock()
         self._closed = False
@@ -87,8 +94,8 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
         self.provider = embedding_provider or create_embedding_provider(self.config)
         if read_only and rebuild:
             raise ValueError("rebuild=True writes: it cannot be combined with read_only=True")
-        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider,
-                             vector_store, rebuild)
+        self._opener = opener = IndexOpener(self.config, self.base_dir, self.index_dir,
+                                            self.provider, vector_store, rebuild, self.tenant)
         parts = (opener.for_reading(self._snapshot_lock) if read_only
                  else opener.for_writing(self._readers_writer))
         self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
@@ -191,7 +198,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                         mmr: bool | None = None, min_score: float | None = None,
                         compress: bool | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
-        check_search(query, top_k, filters, mode, mmr, min_score, compress)
+        check_search(query, top_k, filters, mode, mmr, min_score, compress, self.tenant)
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()

@@ -26,6 +26,7 @@ from ragloom.embeddings.cache_reader import EmbeddingCacheReader
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.errors import (
     REBUILD_HINT,
+    ConfigError,
     IndexLockedError,
     IndexMismatchError,
     IndexNotFoundError,
@@ -34,6 +35,7 @@ from ragloom.errors import (
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest, ManifestStore
 from ragloom.indexing.other_stores import other_store_note
+from ragloom.indexing.tenant_state import tenant_state
 from ragloom.indexing.unembedded import unembedded_of, with_unembedded
 from ragloom.layout import IndexLayout
 from ragloom.locking import ProcessLock, ReadWriteLock, SnapshotLock
@@ -44,6 +46,7 @@ from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.backend import StoreBackend
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import create_vector_store, store_backend, vector_stores
+from ragloom.stores.tenant import TenantStore
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
 #: older version is then re-chunked once on open (embeddings come from the cache).
@@ -77,16 +80,19 @@ class IndexOpener:
 
     def __init__(self, config: RAGConfig, base_dir: Path, index_dir: Path,
                  provider: EmbeddingProvider, vector_store: VectorStore | None,
-                 rebuild: bool = False) -> None:
+                 rebuild: bool = False, tenant: str | None = None) -> None:
         self.config = config
         self.base_dir = base_dir
         self.index_dir = index_dir
         self.provider = provider
         self.vector_store = vector_store
-        self.layout = IndexLayout(index_dir, config.vector_store.collection_name)
+        self.layout = IndexLayout(index_dir, config.vector_store.collection_name, tenant)
         #: Empty the index on purpose and start afresh: what ragloom wrote is discarded
         #: (an unreadable manifest is set aside), the source files are indexed again.
         self.rebuild = rebuild
+        #: The one tenant the index is opened for: its view of the store, its own
+        #: manifest, BM25 index and cache (``stores.tenant``); None: the whole index.
+        self.tenant = tenant
 
     def for_writing(self, readers_writer: ReadWriteLock) -> IndexParts:
         """Take the index lock, open every part, finish an interrupted write, adopt new
@@ -170,6 +176,20 @@ class IndexOpener:
         name = self.vector_store.name
         return vector_stores.get(name) if name in vector_stores else None
 
+    def for_tenant(self, store: VectorStore, tenant: str) -> IndexParts:
+        """The parts for writing as ``tenant`` beside an open writer's (its store, under
+        the lock it holds): the tenant's view of the store, its manifest and BM25 index,
+        an interrupted write of it finished. Closing them leaves the shared store open."""
+        opener = IndexOpener(self.config, self.base_dir, self.index_dir, self.provider,
+                             shared_store(store), tenant=tenant)
+        with ExitStack() as closing:
+            parts = opener._open_parts(closing, read_only=False, close_store=False)
+            opener._reconcile_signature(parts)
+            recover_interrupted(parts.store, parts.sparse, parts.manifest)
+            parts.sparse.sync_with(parts.store)
+            parts.closing = closing.pop_all()
+        return parts
+
     def _owns_state(self) -> bool:
         """Whether the store keeps manifest, BM25 index, cache and lock itself (in its
         database), known before it opens."""
@@ -189,22 +209,27 @@ class IndexOpener:
             return self.vector_store.persistent
         return store_backend(self.config).persistent
 
-    def _open_parts(self, closing: ExitStack, read_only: bool) -> IndexParts:
-        """Store, cache, manifest and BM25 index, each closed by ``closing``."""
+    def _open_parts(self, closing: ExitStack, read_only: bool, close_store: bool = True) -> IndexParts:
+        """Store, cache, manifest and BM25 index, each closed by ``closing`` (the store
+        unless ``close_store`` is false)."""
         config, provider = self.config, self.provider
         sizing = resolve_chunk_sizing(config, provider.token_measure())
         store = self.vector_store or self._rebuilding(lambda: create_vector_store(
             config, self.base_dir,
             EmbeddingSpec(f"{provider.provider_name}/{provider.model_name}", provider.dimension),
-            read_only))
-        closing.callback(store.close)
+            read_only), shared=True)
+        if close_store:
+            closing.callback(store.close)
+        if self.tenant is not None:
+            store = self._tenant_view(store, self.tenant)
         retrieval = config.retrieval
         text_of = text_to_index(config.chunking.embed_header, sizing.measure)
         tokenizer = Tokenizer(retrieval.stemming, retrieval.stopwords, retrieval.split_identifiers)
         backend = self._backend()
-        state = (backend.open_index_state(store, tokenizer, text_of, read_only)
+        state = (backend.open_index_state(shared_store(store), tokenizer, text_of, read_only)
                  if backend is not None and backend.owns_index_state else None)
         if state is not None:  # the store keeps them (e.g. in its database)
+            state = tenant_state(state, self.tenant)
             if state.cache is not None:
                 closing.callback(state.cache.close)
             if state.lock is not None:
@@ -241,12 +266,17 @@ class IndexOpener:
             closing.callback(queries.flush)  # before the cache closes (registered after it)
         return queries
 
-    def _rebuilding(self, open_part: Callable[[], Part]) -> Part:
+    def _rebuilding(self, open_part: Callable[[], Part], shared: bool = False) -> Part:
         """``open_part()``; when rebuilding on purpose, a part that says it cannot be used
-        as it is (another model, a damaged file) is discarded and opened afresh."""
+        as it is (another model, a damaged file) is discarded and opened afresh, unless it
+        is ``shared`` by other tenants (a tenant's engine never discards their data)."""
         try:
             return open_part()
         except RebuildNeededError as exc:
+            if self.rebuild and shared and self.tenant is not None:
+                raise RebuildNeededError(f"{exc}; tenant {self.tenant!r} cannot discard the store "
+                                         f"every tenant shares: rebuild it with an engine "
+                                         f"without a tenant") from exc
             if not self.rebuild or exc.discard is None:
                 raise
             logger.warning("rebuilding on purpose: %s", exc)
@@ -265,6 +295,13 @@ class IndexOpener:
     def beside_store(self, store: VectorStore, part: Callable[[str], Path]) -> Path | None:
         """``part`` of the layout (manifest, BM25 index) for a persistent store, else None."""
         return part(store.name) if store.persistent else None
+
+    def _tenant_view(self, store: VectorStore, tenant: str) -> VectorStore:
+        """The tenant's view of ``store``; a remote index searched by text has none."""
+        if searches_text(store):
+            raise ConfigError(f"tenant {tenant!r}: a {store.name} store searches an index "
+                              f"elsewhere and cannot scope it to a tenant")
+        return TenantStore(store, tenant)
 
     def embedding_signature(self) -> str:
         return json.dumps([self.provider.provider_name, self.provider.model_name,
@@ -300,3 +337,8 @@ class IndexOpener:
             manifest.forget_versions()
         manifest.set_setting("embedding", self.embedding_signature())
         manifest.set_setting("chunking", chunking)
+
+
+def shared_store(store: VectorStore) -> VectorStore:
+    """The store every tenant shares under a tenant's view of it (else ``store`` itself)."""
+    return store.inner if isinstance(store, TenantStore) else store

@@ -100,6 +100,11 @@ class VectorStore(Protocol):
         reading every id), or None when the store keeps none."""
         ...
 
+    def ids_where(self, filters: Filters) -> list[str] | None:
+        """The stored ids whose metadata matches ``filters``, selected by the store (an
+        index lookup), or None when it cannot (the caller then reads ``ids()``)."""
+        ...
+
     def server_figures(self) -> tuple[str, dict[str, int]] | None:
         """For ``status``: the table or collection in the server and the bytes each part of
         the index takes there (``store``, ``bm25``, ``manifest``, ``embedding_cache``,
@@ -122,6 +127,9 @@ class StoreDefaults:
         return []
 
     def id_digest(self) -> int | None:
+        return None
+
+    def ids_where(self, filters: Filters) -> list[str] | None:
         return None
 
     def server_figures(self) -> tuple[str, dict[str, int]] | None:

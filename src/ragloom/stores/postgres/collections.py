@@ -1,6 +1,6 @@
 """The ragloom indexes (collections) in a Postgres schema: found by the marker comment
 every index's chunk table carries (``objects.marker``), described from its ``_info`` table
-and the server's sizes, and dropped whole (its own objects only, see ``store.drop_index``)."""
+and the server's sizes, and dropped whole (its own objects only, ``drop_index``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,17 @@ import os
 import socket
 from dataclasses import dataclass
 
-from ragloom.errors import StoreError
+from ragloom.errors import IndexLockedError, StoreError
 from ragloom.stores.postgres.connection import Database
-from ragloom.stores.postgres.objects import LAYOUT_VERSION, TABLE_SUFFIXES
+from ragloom.stores.postgres.lock import DDL_KEY, lock_key
+from ragloom.stores.postgres.objects import (
+    FUNCTION_SUFFIX,
+    LAYOUT_VERSION,
+    TABLE_SUFFIXES,
+    check_owned,
+    refuse_dependents,
+)
+from ragloom.stores.postgres.schema import dropped_tables
 from ragloom.stores.postgres.settings import Tables, table_name
 
 #: Chunk tables of ragloom indexes: their comment names exactly their own schema and table.
@@ -78,3 +86,26 @@ def index_tables(url: str, schema: str, name: str) -> Tables:
 
 def _connect(url: str, doing: str) -> Database:
     return Database(url, f"ragloom collections {doing} {socket.gethostname()} pid {os.getpid()}")
+
+
+def drop_index(url: str, tables: Tables, with_cache: bool = False) -> None:
+    """For a rebuild on purpose: drop every table of the index (nothing else), unless a
+    writer holds it (IndexLockedError); readers' open searches finish first. The embedding
+    cache table outlives a rebuild; ``with_cache`` drops it too (dropping a collection)."""
+    database = Database(url, f"ragloom rebuild {socket.gethostname()} pid {os.getpid()}")
+    try:
+        with database.transaction("rebuild"):
+            database.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (lock_key(tables) ^ DDL_KEY,))
+            if not database.execute("rebuild", "SELECT pg_try_advisory_xact_lock(%s)",
+                                    (lock_key(tables),))[0][0]:
+                raise IndexLockedError(f"the index at {database.where} table {tables.label} is "
+                                       f"being written by another process: not "
+                                       f"{'dropped' if with_cache else 'rebuilt'}")
+            check_owned(database, tables)  # every object is ragloom's, or nothing is dropped
+            refuse_dependents(database, tables, "drop")
+            for table in dropped_tables(tables) + ([tables.name("_embeddings")] if with_cache else []):
+                database.execute("rebuild", f"DROP TABLE IF EXISTS {table} RESTRICT")
+            database.execute("rebuild", f"DROP FUNCTION IF EXISTS {tables.name(FUNCTION_SUFFIX)}() "
+                             "RESTRICT")
+    finally:
+        database.close()

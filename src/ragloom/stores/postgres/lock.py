@@ -13,6 +13,9 @@ from ragloom.errors import IndexLockedError, StoreError
 from ragloom.stores.postgres.connection import Database
 from ragloom.stores.postgres.settings import Tables
 
+#: Creating or dropping tables: a key apart from the writer lock (xored with ``lock_key``).
+DDL_KEY = 1 << 41
+
 
 def lock_key(tables: Tables) -> int:
     """A stable advisory-lock key for an index (its schema-qualified table name)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from functools import partial
@@ -23,7 +24,6 @@ import numpy as np
 from ragloom.embeddings.base import l2_normalize
 from ragloom.errors import (
     REBUILD_HINT,
-    IndexLockedError,
     IndexMismatchError,
     IndexNotFoundError,
     ReadOnlyError,
@@ -37,18 +37,19 @@ from ragloom.stores.base import (
     check_upsert_arguments,
     require_stored,
 )
+from ragloom.stores.postgres.collections import drop_index
 from ragloom.stores.postgres.connection import Database, psycopg
-from ragloom.stores.postgres.lock import PostgresIndexLock, lock_key
+from ragloom.stores.postgres.lock import DDL_KEY, PostgresIndexLock, lock_key
 from ragloom.stores.postgres.objects import (
-    FUNCTION_SUFFIX,
     LAYOUT_VERSION,
     check_owned,
     refuse_dependents,
 )
-from ragloom.stores.postgres.schema import create_statements, dropped_tables, row_values
+from ragloom.stores.postgres.schema import create_statements, row_values
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 from ragloom.stores.postgres.snapshot import SharedSnapshot
 from ragloom.stores.postgres.where import where_clause
+from ragloom.tenancy import TENANT_KEY
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -58,7 +59,9 @@ _STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ragloom_stage (id text, source text, 
 _COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, model"
 _COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
 _INT4 = 2**31
-_DDL = 1 << 41  #: creating or dropping tables: a key apart from the writer lock
+#: A tenant with at most this many rows is ranked exactly (its rows through the metadata
+#: index, then sorted): recall 1.0 where a shared HNSW walk would keep only its share.
+EXACT_SCOPE_ROWS = 20_000
 #: The index's tables (``Tables`` properties) by the part of the index they hold.
 _PARTS = {"store": ("chunks",), "bm25": ("postings", "lengths", "terms", "stats", "tokens", "symbols"),
           "manifest": ("files", "info"), "embedding_cache": ("cache",)}
@@ -81,6 +84,7 @@ class PostgresStore(StoreDefaults):
         self.tables = tables
         self.read_only = read_only
         self._embedding = embedding
+        self._scope_sizes: dict[tuple[str, ...], tuple[float, int]] = {}
         session = [("hnsw.ef_search", str(self.settings.ef_search)),
                    ("hnsw.iterative_scan", "strict_order")]
         role = "reader" if read_only else "writer"
@@ -111,7 +115,7 @@ class PostgresStore(StoreDefaults):
         with database.transaction("open"):
             if not self.read_only:  # two processes creating one index: the second waits
                 database.execute("open", "SELECT pg_advisory_xact_lock(%s)",
-                                 (lock_key(self.tables) ^ _DDL,))
+                                 (lock_key(self.tables) ^ DDL_KEY,))
             found = check_owned(database, self.tables)  # before anything is created or written
             if self.tables.table not in found:
                 if self.read_only:
@@ -262,14 +266,37 @@ class PostgresStore(StoreDefaults):
         sql = (f"SELECT id, text, metadata, embedding <=> %b AS distance FROM {self.tables.chunks} "
                f"WHERE {where} ORDER BY embedding <=> %b LIMIT %s")
         width = str(max(self.settings.ef_search, min(top_k, 1000)))  # HNSW finds ef_search rows
+        # Ranks every row ``where`` keeps; the MATERIALIZED scope keeps the planner off HNSW.
+        exact = (f"WITH scope AS MATERIALIZED (SELECT id, text, metadata, embedding FROM "
+                 f"{self.tables.chunks} WHERE {where}) SELECT id, text, metadata, embedding <=> %b "
+                 f"FROM scope ORDER BY 4 LIMIT %s")
         with self.reader.cursor("search") as cursor:
+            if filters and TENANT_KEY in filters and self._scope_rows(cursor, where, params) \
+                    <= EXACT_SCOPE_ROWS:  # a walk through every tenant's rows keeps its share
+                cursor.execute(exact, [*params, query, top_k])
+                return _results(cursor.fetchall())
             if self.reader.session.get("hnsw.ef_search") != width:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (width,))
                 self.reader.session["hnsw.ef_search"] = width
             cursor.execute(sql, [query, *params, query, top_k])
             rows = cursor.fetchall()
-        return [SearchResult(id=cid, text=text, metadata=metadata, score=1.0 - float(distance),
-                             distance=float(distance)) for cid, text, metadata, distance in rows]
+            if filters and len(rows) < top_k:
+                # The index walk gave up (hnsw.max_scan_tuples) before finding top_k rows the
+                # filter keeps: they are few (a narrow filter), so rank them all exactly.
+                cursor.execute(exact, [*params, query, top_k])
+                rows = cursor.fetchall()
+        return _results(rows)
+
+    def _scope_rows(self, cursor: Any, where: str, params: list[Any]) -> int:
+        """How many rows ``where`` keeps, up to EXACT_SCOPE_ROWS + 1, counted through the
+        metadata index at most once a minute per scope (a large tenant's count costs)."""
+        key, now = (where, *map(str, params)), time.monotonic()
+        known = self._scope_sizes.get(key)
+        if known is None or now - known[0] > 60:
+            cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.tables.chunks} WHERE "
+                           f"{where} LIMIT {EXACT_SCOPE_ROWS + 1}) scope", params)
+            known = self._scope_sizes[key] = (now, int(cursor.fetchone()[0]))
+        return known[1]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
@@ -291,31 +318,19 @@ class PostgresStore(StoreDefaults):
     def ids(self) -> list[str]:
         return [row[0] for row in self.reader.execute("ids", f"SELECT id FROM {self.tables.chunks}")]
 
+    def ids_where(self, filters: Filters) -> list[str] | None:
+        """The ids of the chunks ``filters`` keep (a tenant's: through the metadata index)."""
+        where, params = where_clause(filters)
+        return [row[0] for row in self.reader.execute(
+            "ids", f"SELECT id FROM {self.tables.chunks} WHERE {where}", params)]
+
     def count(self) -> int:
         return int(self.reader.execute("count", f"SELECT count(*) FROM {self.tables.chunks}")[0][0])
 
 
-def drop_index(url: str, tables: Tables, with_cache: bool = False) -> None:
-    """For a rebuild on purpose: drop every table of the index (nothing else), unless a
-    writer holds it (IndexLockedError); readers' open searches finish first. The embedding
-    cache table outlives a rebuild; ``with_cache`` drops it too (dropping a collection)."""
-    database = Database(url, f"ragloom rebuild {socket.gethostname()} pid {os.getpid()}")
-    try:
-        with database.transaction("rebuild"):
-            database.execute("rebuild", "SELECT pg_advisory_xact_lock(%s)", (lock_key(tables) ^ _DDL,))
-            if not database.execute("rebuild", "SELECT pg_try_advisory_xact_lock(%s)",
-                                    (lock_key(tables),))[0][0]:
-                raise IndexLockedError(f"the index at {database.where} table {tables.label} is "
-                                       f"being written by another process: not "
-                                       f"{'dropped' if with_cache else 'rebuilt'}")
-            check_owned(database, tables)  # every object is ragloom's, or nothing is dropped
-            refuse_dependents(database, tables, "drop")
-            for table in dropped_tables(tables) + ([tables.name("_embeddings")] if with_cache else []):
-                database.execute("rebuild", f"DROP TABLE IF EXISTS {table} RESTRICT")
-            database.execute("rebuild", f"DROP FUNCTION IF EXISTS {tables.name(FUNCTION_SUFFIX)}() "
-                             "RESTRICT")
-    finally:
-        database.close()
+def _results(rows: list[tuple[Any, ...]]) -> list[SearchResult]:
+    return [SearchResult(id=cid, text=text, metadata=metadata, score=1.0 - float(distance),
+                         distance=float(distance)) for cid, text, metadata, distance in rows]
 
 
 def _array(vector: Any) -> np.ndarray:

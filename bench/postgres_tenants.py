@@ -1,0 +1,164 @@
+"""Tenants sharing one Postgres table at scale: does every tenant, however small, get
+``top_k`` results with its recall, and what does the scope cost beside an untenanted search?
+
+N random 384-d unit vectors (``postgres_scale.make_data``: clustered around 2,000 centres;
+**not real embeddings**) are shared by 100 tenants: ``t-1pct`` holds 1% of the rows,
+``t-tiny`` 0.01%, and 98 others the rest in Zipf proportions (the largest about 19%, the
+smallest about 0.2%). Rows are written through ``TenantStore`` (ids ``<tenant>::c<i>``,
+metadata ``tenant``), then the HNSW index is built. Each query is one of the tenant's own
+vectors plus fresh noise; recall@10 is against exact search over that tenant's vectors
+(NumPy), and "rows" counts what the search returned (``top_k`` = 10, or the tenant's
+size if smaller). The untenanted line searches the whole table with the same queries.
+
+    nice -n 10 python bench/postgres_tenants.py [--size 1000000] [--queries 50]
+        [--work-dir DIR] [--url URL] [--ef-search 100]
+
+With ``--work-dir`` the server's data stays there and a table loaded before is searched
+again without reloading.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import postgres_scale as scale  # noqa: E402
+
+from ragloom.stores.postgres import PostgresSettings, Tables  # noqa: E402
+from ragloom.stores.postgres.schema import create_statements  # noqa: E402
+from ragloom.stores.postgres.store import PostgresStore  # noqa: E402
+from ragloom.stores.tenant import TenantStore  # noqa: E402
+
+TENANTS = 100
+K = 10
+
+
+def tenant_of_rows(size: int, seed: int = 7) -> tuple[np.ndarray, list[str]]:
+    """Each row's tenant index and the tenant names: ``t-1pct`` 1%, ``t-tiny`` 0.01% (at
+    least one row), 98 more in Zipf proportions of the rest, rows shuffled among them."""
+    names = ["t-1pct", "t-tiny"] + [f"t{rank:02d}" for rank in range(1, TENANTS - 1)]
+    counts = [size // 100, max(1, size // 10_000)]
+    rest = size - sum(counts)
+    weights = 1.0 / np.arange(1, TENANTS - 1)
+    shares = np.floor(rest * weights / weights.sum()).astype(int)
+    shares[0] += rest - shares.sum()
+    counts += shares.tolist()
+    owner = np.repeat(np.arange(TENANTS), counts)
+    np.random.default_rng(seed).shuffle(owner)
+    return owner, names
+
+
+def load(store: PostgresStore, vectors: np.ndarray, owner: np.ndarray, names: list[str]) -> dict[str, float]:
+    tables = store.tables
+    definition, *comment = [sql for sql in create_statements(tables, scale.DIM, store.settings)
+                            if "_embedding_hnsw" in sql]  # the index and its ragloom marker
+    store.writer.execute("bench", f'DROP INDEX IF EXISTS "{tables.schema}"."{tables.table}_embedding_hnsw"')
+    started = time.perf_counter()
+    for tenant, name in enumerate(names):
+        rows = np.flatnonzero(owner == tenant)
+        view = TenantStore(store, name)
+        for start in range(0, len(rows), scale.BATCH):
+            part = rows[start:start + scale.BATCH]
+            view.upsert([f"c{i}" for i in part], vectors[part], [""] * len(part),
+                        [{"path": f"src/file{i % 5000}.py", "source": "file"} for i in part])
+    inserted = time.perf_counter() - started
+    print(f"#   {len(owner):,} rows in {inserted:.0f} s", flush=True)
+    started = time.perf_counter()
+    with store.writer.cursor("bench") as cursor:
+        cursor.execute(f"SET maintenance_work_mem = '{scale.MAINTENANCE_WORK_MEM}'")
+        cursor.execute("SET max_parallel_maintenance_workers = 1")
+        cursor.execute(definition)
+        for statement in comment:
+            cursor.execute(statement)
+    build = time.perf_counter() - started
+    print(f"#   HNSW built in {build:.0f} s", flush=True)
+    store.writer.execute("bench", f"VACUUM ANALYZE {tables.chunks}")
+    return {"insert rows/s": len(owner) / inserted, "HNSW build s": build}
+
+
+def measure(search: Any, vectors: np.ndarray, rows: np.ndarray, probe: np.ndarray) -> dict[str, float]:
+    """p50/p95 latency, recall@10 and the fewest rows returned over ``probe``."""
+    own = vectors[rows]
+    search(probe[0])  # warm
+    times, recalls, returned = [], [], []
+    for query in probe:
+        ms, results = scale.timed(lambda q=query: search(q))
+        times.append(ms)
+        wanted = min(K, len(rows))
+        truth = {f"c{rows[i]}" for i in np.argsort(-(own @ query), kind="stable")[:wanted]}
+        found = {r.id.rpartition("::")[2] for r in results}
+        recalls.append(len(found & truth) / wanted)
+        returned.append(len(results))
+    times.sort()
+    return {"p50": statistics.median(times), "p95": times[int(0.95 * (len(times) - 1))],
+            "recall": statistics.fmean(recalls), "rows": min(returned), "wanted": min(K, len(rows))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--work-dir", type=Path)
+    parser.add_argument("--url")
+    parser.add_argument("--ef-search", type=int, default=scale.EF_SEARCH)
+    args = parser.parse_args()
+    vectors = scale.make_data(args.size, with_texts=False)[0]
+    owner, names = tenant_of_rows(args.size)
+    table = f"tenants_{args.size}"
+    with scale.server(args.url, args.work_dir) as pg:
+        pg.execute("CREATE SCHEMA IF NOT EXISTS bench")
+        loaded = pg.execute(f"SELECT to_regclass('bench.{table}') IS NOT NULL")[0][0] and pg.execute(
+            f"SELECT count(*) FROM bench.{table}")[0][0] == args.size and pg.execute(
+            f"SELECT count(*) FROM pg_indexes WHERE indexname = '{table}_embedding_hnsw'")[0][0] == 1
+        if not loaded:
+            for name in ("", "_info", "_postings", "_lengths", "_terms", "_stats", "_symbols", "_files"):
+                pg.execute(f"DROP TABLE IF EXISTS bench.{table}{name} CASCADE")
+        settings = PostgresSettings(schema="bench", table=table, ef_search=args.ef_search)
+        store = PostgresStore(pg.url, Tables("bench", table), scale.SPEC, settings)
+        try:
+            figures = {} if loaded else load(store, vectors, owner, names)
+            print(f"\n## {args.size:,} chunks, {TENANTS} tenants, ef_search {args.ef_search}, "
+                  f"{args.queries} queries each (random vectors)\n")
+            print("| tenant | chunks | share | p50 | p95 | recall@10 | fewest rows returned |")
+            print("| --- | --- | --- | --- | --- | --- | --- |")
+            sizes = np.bincount(owner, minlength=TENANTS)
+            picked = [0, 1, 2, TENANTS // 2, TENANTS - 1]  # 1%, 0.01%, largest, middle, smallest
+            rng = np.random.default_rng(3)
+            for tenant in picked:
+                rows = np.flatnonzero(owner == tenant)
+                probe = scale.queries(vectors[rows], args.queries, seed=tenant)
+                view = TenantStore(store, names[tenant])
+                got = measure(lambda q, v=view: v.query(q, K), vectors, rows, probe)
+                print(f"| {names[tenant]} | {sizes[tenant]:,} | {sizes[tenant] / args.size:.2%} | "
+                      f"{got['p50']:.1f} ms | {got['p95']:.1f} ms | {got['recall']:.3f} | "
+                      f"{got['rows']:.0f} of {got['wanted']:.0f} |", flush=True)
+            everything = np.arange(args.size)
+            probe = scale.queries(vectors, args.queries, seed=99)
+            got = measure(lambda q: store.query(q, K), vectors, everything, probe)
+            print(f"| (untenanted: whole table) | {args.size:,} | 100% | {got['p50']:.1f} ms | "
+                  f"{got['p95']:.1f} ms | {got['recall']:.3f} | {got['rows']:.0f} of {K} |")
+            short = []
+            for tenant in range(TENANTS):  # every tenant: top_k rows (or all it has)?
+                rows = np.flatnonzero(owner == tenant)
+                view = TenantStore(store, names[tenant])
+                for query in scale.queries(vectors[rows], 2, seed=int(rng.integers(1 << 30))):
+                    if len(view.query(query, K)) < min(K, len(rows)):
+                        short.append(names[tenant])
+            print(f"\nEvery tenant, 2 queries each: {200 - len(short)} of 200 searches returned "
+                  f"top_k rows (or all the tenant has); short: {sorted(set(short)) or 'none'}")
+            for label, value in figures.items():
+                print(f"{label}: {value:,.0f}")
+        finally:
+            store.close()
+
+
+if __name__ == "__main__":
+    main()
