@@ -121,3 +121,42 @@ def test_a_record_the_server_has_half_written_is_not_a_result(chroma_server: Any
         assert [c.id for c in store.get(["half", "b", "a"])] == ["b", "a"]
     finally:
         store.close()
+
+
+@pytest.mark.slow
+def test_a_read_the_server_fails_beside_a_write_is_tried_once_more(chroma_server: Any) -> None:  # noqa: F811
+    """Under load a Chroma server failed a query run beside a write ("InternalError: Error
+    executing plan: Internal error: Error finding id"); a read is tried once more, a write
+    never, and a second failure is the error."""
+    import numpy as np
+
+    from ragloom.errors import StoreError
+    from ragloom.stores.base import EmbeddingSpec
+    from ragloom.stores.chroma import ChromaVectorStore
+
+    class FailsOnce:
+        def __init__(self, collection: Any, failures: int) -> None:
+            self._collection, self.failures, self.calls = collection, failures, 0
+
+        def __getattr__(self, name: str) -> Any:
+            def call(**kwargs: Any) -> Any:
+                self.calls += 1
+                if self.calls <= self.failures:
+                    raise RuntimeError("Error executing plan: Internal error: Error finding id")
+                return getattr(self._collection, name)(**kwargs)
+            return call
+
+    store = ChromaVectorStore.open_remote(chroma_server.url, "fails-once", EmbeddingSpec("t/m", 4))
+    try:
+        store.upsert(["a"], np.eye(4, dtype=np.float32)[:1], ["alpha"], [{"path": "a.py"}])
+        real = store._collection  # type: ignore[attr-defined]
+        store._collection = FailsOnce(real, 1)  # type: ignore[attr-defined]
+        assert [r.id for r in store.query(np.eye(4, dtype=np.float32)[0], 1)] == ["a"]
+        store._collection = FailsOnce(real, 2)  # type: ignore[attr-defined]
+        with pytest.raises(StoreError, match="Chroma query failed .* Error finding id"):
+            store.query(np.eye(4, dtype=np.float32)[0], 1)
+        store._collection = FailsOnce(real, 1)  # type: ignore[attr-defined]
+        with pytest.raises(StoreError, match="Chroma delete failed"):
+            store.delete(["a"])
+    finally:
+        store.close()

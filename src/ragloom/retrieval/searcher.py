@@ -311,21 +311,23 @@ class Searcher:
         if not chunks:
             return
         try:
-            vectors = self.store.get_vectors([c.id for c in chunks])
+            vectors = list(self.store.get_vectors([c.id for c in chunks]))
         except KeyError:  # one was deleted since ``get`` (a server written under its readers)
-            chunks = [c for c in chunks if self._stored(c.id)]
-            vectors = self.store.get_vectors([c.id for c in chunks])
+            rows = {chunk.id: self._vector(chunk.id) for chunk in chunks}
+            chunks = [chunk for chunk in chunks if rows[chunk.id] is not None]
+            vectors = [rows[chunk.id] for chunk in chunks]
         query = request.vector / (np.linalg.norm(request.vector) or 1.0)
         for chunk, row in zip(chunks, vectors):
             cosine = float(row @ query)
             request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine,
                                                     1.0 - cosine)
 
-    def _stored(self, chunk_id: str) -> bool:
+    def _vector(self, chunk_id: str) -> np.ndarray | None:
+        """The chunk's vector, None when it is not (any more) stored."""
         try:
-            return len(self.store.get_vectors([chunk_id])) == 1
+            return self.store.get_vectors([chunk_id])[0]
         except KeyError:
-            return False
+            return None
 
 
     def _vectors(self, request: Query, ids: list[str]) -> np.ndarray:

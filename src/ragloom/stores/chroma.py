@@ -264,15 +264,12 @@ class ChromaVectorStore(StoreDefaults):
         result = self._call("query", query_embeddings=[np.asarray(vector, dtype=np.float32)],
                             n_results=top_k, where=where,
                             include=["documents", "metadatas", "distances"])
-        results = []
         documents = self._with_texts(result["ids"][0], result["documents"][0])
-        for chunk_id, text, metadata, distance in zip(
-                result["ids"][0], documents, result["metadatas"][0], result["distances"][0]):
-            if text is None and metadata is None:  # on a server: half written or deleted
-                continue
-            results.append(SearchResult(id=chunk_id, text=text or "", metadata=dict(metadata or {}),
-                                        score=float(1.0 - distance), distance=float(distance)))
-        return results
+        return [SearchResult(id=chunk_id, text=text or "", metadata=dict(metadata or {}),
+                             score=float(1.0 - distance), distance=float(distance))
+                for chunk_id, text, metadata, distance in zip(
+                    result["ids"][0], documents, result["metadatas"][0], result["distances"][0])
+                if text is not None or metadata is not None]  # else half written or deleted
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
@@ -332,7 +329,7 @@ class ChromaVectorStore(StoreDefaults):
             if client is not None and hasattr(client, "close"):  # chromadb >= 1.1
                 client.close()
 
-    def _call(self, method: str, **kwargs: Any) -> Any:
+    def _call(self, method: str, retried: bool = False, **kwargs: Any) -> Any:
         if self._collection is None:
             raise StoreError("this Chroma store is closed")
         if self.read_only and method in _WRITES:
@@ -342,6 +339,8 @@ class ChromaVectorStore(StoreDefaults):
         except (ValueError, TypeError):
             raise
         except Exception as exc:
+            if self.concurrent_readers and method not in _WRITES and not retried:
+                return self._call(method, True, **kwargs)  # a server read beside a write: again
             raise StoreError(f"Chroma {method} failed on collection {self._collection_name!r} at "
                              f"{self.location}: {type(exc).__name__}: {exc}") from exc
 
