@@ -325,10 +325,10 @@ class Searcher:
     def _vector(self, chunk_id: str) -> np.ndarray | None:
         """The chunk's vector, None when it is not (any more) stored."""
         try:
-            return self.store.get_vectors([chunk_id])[0]
+            row: np.ndarray = self.store.get_vectors([chunk_id])[0]
         except KeyError:
             return None
-
+        return row
 
     def _vectors(self, request: Query, ids: list[str]) -> np.ndarray:
         """Stored vectors of ``ids``; zeros for chunks with none yet (progressive indexing)."""
