@@ -150,9 +150,11 @@ class RetrievalConfig(StrictModel):
     #: (``retrieval/compression.py``); ``search(compress=...)`` overrides it per call.
     compress: bool = False
     #: Lines kept either side of a line holding the query's terms.
-    compress_window: int = Field(2, ge=0, le=1000)
+    compress_window: int = Field(1, ge=0, le=1000)
     #: A line bears on the query when its term score reaches this share of the best line's.
-    compress_threshold: float = Field(0.2, gt=0.0, le=1.0)
+    compress_threshold: float = Field(0.3, gt=0.0, le=1.0)
     #: A result whose cosine is at least this share of the best result's stays whole
     #: (above 1: none is spared).
-    compress_whole_share: float = Field(0.93, ge=0.0, le=10.0)
+    compress_whole_share: float = Field(0.9, ge=0.0, le=10.0)
+    #: The first this many results stay whole (0: none is spared by rank).
+    compress_whole_top: int = Field(2, ge=0, le=1000)

@@ -7,13 +7,16 @@ search's results; a line scoring at least ``threshold`` of the best line's score
 Kept: every matching line and ``window`` lines either side, the result's first line (a
 definition's signature), the lines that own a kept line (the nearest less-indented line
 above it, up to the outermost; the markdown heading above it), and gaps of one line.
-Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result stays
-whole when its cosine is at least ``whole_share`` of the best result's (it is about the
-query as a whole), when none of its lines matches (words cannot judge a result found by
-meaning) and when it would keep more than ``max_share`` of its lines. The defaults are
-the best worst case on the dev sets (bench/compression.py). Scoring lines with the
-embedding model instead was measured and not chosen (docs/retrieval.md): no setting kept
-95% of the gold lines everywhere, and it costs an embedding call per group of lines.
+Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result none of
+whose lines matches keeps only its first line (and header): the words of the query are
+elsewhere. A result stays whole when it is among the first ``whole_top`` (the search's
+best guesses hold most of the answers), when its cosine is at least ``whole_share`` of the
+best result's (it is about the query as a whole), when it would keep more than
+``max_share`` of its lines, and when no line of any result matches (words cannot judge
+this search). The defaults are the best worst case on the dev sets (bench/compression.py).
+Scoring lines with the embedding model instead was measured and not chosen
+(docs/retrieval.md): no setting kept 95% of the gold lines everywhere, and it costs an
+embedding call per group of lines.
 
 Only the text changes: ids, scores and order are the search's. The result keeps its
 ``start_line``/``end_line`` (the chunk's), its whole text in ``full_text`` and the line
@@ -41,14 +44,16 @@ class CompressionSettings:
     """How much of a result survives (defaults chosen in bench/compression.py)."""
 
     #: Lines kept either side of a matching line.
-    window: int = 2
+    window: int = 1
     #: A line matches when its score reaches this share of the best line's in the search.
-    threshold: float = 0.2
+    threshold: float = 0.3
     #: A result that would keep more than this share of its lines is returned whole.
     max_share: float = 0.8
     #: A result whose cosine is at least this share of the best result's stays whole: it
     #: is about the query as a whole (above 1: none is spared).
-    whole_share: float = 0.93
+    whole_share: float = 0.9
+    #: The first this many results (in the search's order) stay whole.
+    whole_top: int = 2
 
 
 def compress_results(query: str, results: Sequence[SearchResult],
@@ -67,7 +72,8 @@ def compress_results(query: str, results: Sequence[SearchResult],
 def keep_matching(results: Sequence[SearchResult], scores: list[list[float]],
                   settings: CompressionSettings) -> list[SearchResult]:
     """Each result cut to its lines whose score (one per line of its text) reaches
-    ``threshold`` of the best score among all results, with their context."""
+    ``threshold`` of the best score among all results, with their context; to its first
+    line when none does."""
     best = max((score for lines in scores for score in lines), default=0.0)
     if best <= 0:
         return list(results)
@@ -75,13 +81,13 @@ def keep_matching(results: Sequence[SearchResult], scores: list[list[float]],
     top = max(result.score for result in results)  # a cosine; at most 0: none is spared
     spared = settings.whole_share * top if top > 0 else math.inf
     compressed = []
-    for result, line_scores in zip(results, scores):
+    for rank, (result, line_scores) in enumerate(zip(results, scores)):
         span = _line_span(result)
-        if span is None or result.score >= spared:
+        if span is None or rank < settings.whole_top or result.score >= spared:
             compressed.append(result)
             continue
         matching = [i for i, score in enumerate(line_scores) if score > 0 and score >= floor]
-        compressed.append(_compressed(result, *span, matching, settings) if matching else result)
+        compressed.append(_compressed(result, *span, matching, settings))
     return compressed
 
 
