@@ -40,15 +40,17 @@ from code_search import code_search_sets  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.prompt import estimate_tokens, format_context  # noqa: E402
-from ragloom.retrieval.compression import CompressionSettings, compress_results, keep_matching  # noqa: E402
+from ragloom.retrieval.compression import CompressionSettings, keep_matching, line_scores  # noqa: E402
 from ragloom.retrieval.tokenize import tokenize  # noqa: E402
 from ragloom.types import SearchResult  # noqa: E402
 
-#: (whole_top, whole_share, window, threshold) measured (whole_share 1.01: none is spared by
-#: its cosine). The default: of the settings keeping at least 95% of the gold lines on
-#: every set, the one saving the most tokens on its worst set.
-SETTINGS = [(n, s, w, t) for n in (0, 1, 2, 3) for s in (0.85, 0.9, 0.93, 0.97, 1.01)
-            for w in (0, 1, 2, 3) for t in (0.2, 0.3, 0.5, 0.7)]
+#: (whole_top, whole_share, window, threshold, dense_share) measured (whole_share and
+#: dense_share 1.01: none is spared by its cosine, by its dense lines; dense_threshold 0.3).
+#: The default: of the settings keeping at least 95% of the gold lines on every set, the one
+#: saving the most tokens on its worst set.
+SETTINGS = [(n, s, w, t, d) for n in (0, 1, 2, 3) for s in (0.85, 0.9, 0.93, 1.01) for w in (0, 1, 2)
+            for t in (0.3, 0.5, 0.7) for d in (0.2, 0.25, 0.3, 0.35, 0.4, 1.01)]
+DENSE_THRESHOLD = 0.3
 #: The gold-line shares the frontier is printed for: the most tokens saved on the worst set
 #: by a setting keeping at least that share on every set.
 FRONTIER = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
@@ -63,6 +65,7 @@ class Case:
     gold: list[Gold]
     results: list[SearchResult]
     root: Path
+    scores: list[list[float]] | None = None  # line_scores, once
 
 
 def app_cases(names: list[str], apps_dir: Path, work_dir: Path) -> dict[str, list[Case]]:
@@ -100,9 +103,13 @@ def _file_lines(root: Path, path: str, cache: dict[str, list[str]]) -> list[str]
 
 
 def measure(cases: list[Case], settings: CompressionSettings) -> tuple[int, int, int, int]:
-    """(gold lines kept, gold lines returned, tokens compressed, tokens whole)."""
-    return measure_results(cases, [compress_results(case.query, case.results, tokenize, settings)
-                                   for case in cases])
+    """(gold lines kept, gold lines returned, tokens compressed, tokens whole): what
+    ``compress_results`` returns, its line scores computed once per case."""
+    for case in cases:
+        if case.scores is None:
+            case.scores = line_scores(case.query, case.results, tokenize)
+    return measure_results(cases, [keep_matching(case.results, case.scores, settings) if case.results
+                                   else [] for case in cases])
 
 
 def _gold_lines(case: Case, result: SearchResult, files: dict[str, list[str]]) -> list[tuple[str, int]]:
@@ -140,7 +147,8 @@ def oracle(cases: list[Case]) -> tuple[int, int, int, int]:
     """``measure`` for a bound no search can reach: the results holding a gold line stay
     whole, every other is cut to its first line (and header), knowing the gold spans."""
     files: dict[str, list[str]] = {}
-    cut = CompressionSettings(window=0, threshold=1.0, max_share=1.01, whole_share=1.01, whole_top=0)
+    cut = CompressionSettings(window=0, threshold=1.0, max_share=1.01, whole_share=1.01, whole_top=0,
+                              dense_share=1.01)
     return measure_results(cases, [[
         result if _gold_lines(case, result, files)
         else keep_matching([result], [[1.0] + [0.0] * result.text.count("\n")], cut)[0]
@@ -187,23 +195,26 @@ def main() -> None:
     if args.code_queries:
         sets |= code_cases(work / "code", args.code_queries)
     default = CompressionSettings()
-    default_setting = (default.whole_top, default.whole_share, default.window, default.threshold)
+    default_setting = (default.whole_top, default.whole_share, default.window, default.threshold,
+                       default.dense_share)
     print("\ngold lines kept / context tokens saved, per set (top_k 5); the last column: worst case")
-    print(f"{'top':>3} {'spare':>5} {'window':>6} {'thresh':>6}  " + "".join(f"{name:>18}" for name in sets)
-          + f"{'worst':>18}")
-    worst: dict[tuple[int, float, int, float], tuple[float, float]] = {}
+    print(f"{'top':>3} {'spare':>5} {'window':>6} {'thresh':>6} {'dense':>5}  "
+          + "".join(f"{name:>18}" for name in sets) + f"{'worst':>18}")
+    worst: dict[tuple[int, float, int, float, float], tuple[float, float]] = {}
     for setting in SETTINGS:
-        top, spare, window, threshold = setting
+        top, spare, window, threshold, dense = setting
         cells, kept_shares, saved_shares = [], [], []
         for cases in sets.values():
             kept, returned, after, before = measure(
-                cases, CompressionSettings(window, threshold, whole_share=spare, whole_top=top))
+                cases, CompressionSettings(window, threshold, whole_share=spare, whole_top=top,
+                                           dense_share=dense, dense_threshold=DENSE_THRESHOLD))
             kept_shares.append(kept / returned if returned else 1.0)
             saved_shares.append(1 - after / before if before else 0.0)
             cells.append(f"{kept_shares[-1]:>8.1%} / {saved_shares[-1]:>5.1%}")
         worst[setting] = (min(kept_shares), min(saved_shares))
         mark = " <- default" if setting == default_setting else ""
-        print(f"{top:>3} {spare:>5} {window:>6} {threshold:>6}  " + "".join(f"{c:>18}" for c in cells)
+        print(f"{top:>3} {spare:>5} {window:>6} {threshold:>6} {dense:>5}  "
+              + "".join(f"{c:>18}" for c in cells)
               + f"{min(kept_shares):>10.1%} / {min(saved_shares):>5.1%}{mark}", flush=True)
     print("\nfrontier: the most tokens saved on the worst set by a setting keeping at least a share"
           " of the gold lines on every set")
@@ -214,7 +225,8 @@ def main() -> None:
             continue
         setting = max(eligible, key=lambda s: (worst[s][1], worst[s][0]))
         print(f"  >= {target:.0%}: whole_top {setting[0]}, whole_share {setting[1]}, window "
-              f"{setting[2]}, threshold {setting[3]}: {worst[setting][0]:.1%} / {worst[setting][1]:.1%}")
+              f"{setting[2]}, threshold {setting[3]}, dense_share {setting[4]}: "
+              f"{worst[setting][0]:.1%} / {worst[setting][1]:.1%}")
     for name, cases in sets.items():
         _, returned, _, before = measure(cases, default)
         print(f"{name}: {len(cases)} questions, {returned} gold lines returned, {before} context tokens")

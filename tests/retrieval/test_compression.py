@@ -41,8 +41,9 @@ def chunk(text: str, start: int, end: int | None = None, **meta: object) -> Sear
 
 def compressed(query: str, result: SearchResult, window: int = 0, threshold: float = 0.3,
                max_share: float = 0.8) -> SearchResult:
-    """``result`` alone, compressed (whole_share 2, whole_top 0: the best result is not spared)."""
-    settings = CompressionSettings(window, threshold, max_share, whole_share=2.0, whole_top=0)
+    """``result`` alone, compressed (whole_share 2, whole_top 0, dense_share 2: not spared)."""
+    settings = CompressionSettings(window, threshold, max_share, whole_share=2.0, whole_top=0,
+                                   dense_share=2.0)
     return compress_results(query, [result], tokenize, settings)[0]
 
 
@@ -158,9 +159,22 @@ def test_a_result_without_a_matching_line_keeps_only_its_first_line() -> None:
 def test_the_defaults_are_the_measured_ones() -> None:
     """bench/compression.py's best worst case; config and settings agree."""
     settings, config = CompressionSettings(), parse_config({}).retrieval
-    assert (settings.whole_top, settings.whole_share, settings.window, settings.threshold) == (2, 0.9, 1, 0.3)
+    assert (settings.whole_top, settings.whole_share, settings.window, settings.threshold,
+            settings.dense_share, settings.dense_threshold) == (2, 0.9, 1, 0.7, 0.3, 0.3)
     assert (config.compress_whole_top, config.compress_whole_share, config.compress_window,
-            config.compress_threshold) == (2, 0.9, 1, 0.3)
+            config.compress_threshold, config.compress_dense_share,
+            config.compress_dense_threshold) == (2, 0.9, 1, 0.7, 0.3, 0.3)
+
+
+@pytest.mark.parametrize(("dense_share", "whole"), [(0.2, False), (0.16, True)])
+def test_a_result_dense_with_the_query_stays_whole(dense_share: float, whole: bool) -> None:
+    """INVOICE has 18 lines, 3 of them hold "tax", "rate" or "vat" (0.17): whole from 0.17 down."""
+    result = chunk(INVOICE, 10)
+    [kept] = compress_results("vat tax rate", [result], tokenize, CompressionSettings(
+        0, 0.3, whole_share=2.0, whole_top=0, dense_share=dense_share, dense_threshold=0.1))
+    assert (kept is result) == whole
+    if not whole:
+        assert kept.kept_lines == [(10, 10), (16, 18)]
 
 
 def test_a_result_keeping_most_of_its_lines_stays_whole() -> None:
@@ -232,7 +246,8 @@ def test_compress_must_be_a_flag(engine) -> None:
 
 @pytest.mark.parametrize(("key", "value"), [("compress", "often"), ("compress_window", -1),
                                             ("compress_threshold", 0.0), ("compress_threshold", 1.5),
-                                            ("compress_whole_share", -0.1), ("compress_whole_top", -1)])
+                                            ("compress_whole_share", -0.1), ("compress_whole_top", -1),
+                                            ("compress_dense_share", -1), ("compress_dense_threshold", 0)])
 def test_bad_compression_settings_name_the_key(key: str, value: object) -> None:
     with pytest.raises(ConfigError, match=rf"retrieval.{key}"):
         parse_config({"retrieval": {key: value}})

@@ -152,9 +152,13 @@ class RetrievalConfig(StrictModel):
     #: Lines kept either side of a line holding the query's terms.
     compress_window: int = Field(1, ge=0, le=1000)
     #: A line bears on the query when its term score reaches this share of the best line's.
-    compress_threshold: float = Field(0.3, gt=0.0, le=1.0)
+    compress_threshold: float = Field(0.7, gt=0.0, le=1.0)
     #: A result whose cosine is at least this share of the best result's stays whole
     #: (above 1: none is spared).
     compress_whole_share: float = Field(0.9, ge=0.0, le=10.0)
     #: The first this many results stay whole (0: none is spared by rank).
     compress_whole_top: int = Field(2, ge=0, le=1000)
+    #: A result at least this share of whose lines score ``compress_dense_threshold`` of the
+    #: best line's stays whole (above 1: none is spared so).
+    compress_dense_share: float = Field(0.3, ge=0.0, le=10.0)
+    compress_dense_threshold: float = Field(0.3, gt=0.0, le=1.0)
