@@ -18,6 +18,11 @@ function the removed docstring described, so every cut inside the function count
 lost line: a strict test). ``--code-queries`` caps the questions per code set (a subset,
 the first N in id order). Cranfield has no line spans and is not measured.
 
+It then prints the frontier (the most tokens saved on the worst set at each share of gold
+lines kept on every set), a bound no search can reach (knowing the gold: the results
+holding a gold line whole, the others cut to their first line) and how well the cosine,
+the fused score and the rank tell the results holding gold lines from the others.
+
     nice -n 10 python bench/compression.py [--apps solidtime babybuddy miniflux]
         [--code-queries 100] [--work-dir /tmp/ragloom-compression]
 """

@@ -149,9 +149,9 @@ class RetrievalConfig(StrictModel):
     #: Contextual compression: each result keeps only the lines that bear on the query
     #: (``retrieval/compression.py``); ``search(compress=...)`` overrides it per call.
     compress: bool = False
-    #: Lines kept either side of a line holding the query's terms.
+    #: Lines kept either side of a kept line (one scoring ``compress_threshold``).
     compress_window: int = Field(1, ge=0, le=1000)
-    #: A line bears on the query when its term score reaches this share of the best line's.
+    #: A line is kept when its query-term score reaches this share of the best line's.
     compress_threshold: float = Field(0.7, gt=0.0, le=1.0)
     #: A result whose cosine is at least this share of the best result's stays whole
     #: (above 1: none is spared).
@@ -161,4 +161,5 @@ class RetrievalConfig(StrictModel):
     #: A result at least this share of whose lines score ``compress_dense_threshold`` of the
     #: best line's stays whole (above 1: none is spared so).
     compress_dense_share: float = Field(0.3, ge=0.0, le=10.0)
+    #: The share of the best line's score a line needs to count for ``compress_dense_share``.
     compress_dense_threshold: float = Field(0.3, gt=0.0, le=1.0)

@@ -58,6 +58,7 @@ class CompressionSettings:
     #: A result at least ``dense_share`` of whose lines score at least ``dense_threshold``
     #: of the best line's stays whole: it is about the query throughout (above 1: none).
     dense_share: float = 0.3
+    #: The share of the best line's score a line needs to count for ``dense_share``.
     dense_threshold: float = 0.3
 
 
