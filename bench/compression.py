@@ -18,6 +18,11 @@ function the removed docstring described, so every cut inside the function count
 lost line: a strict test). ``--code-queries`` caps the questions per code set (a subset,
 the first N in id order). Cranfield has no line spans and is not measured.
 
+It then prints the frontier (the most tokens saved on the worst set at each share of gold
+lines kept on every set), a bound no search can reach (knowing the gold: the results
+holding a gold line whole, the others cut to their first line) and how well the cosine,
+the fused score and the rank tell the results holding gold lines from the others.
+
     nice -n 10 python bench/compression.py [--apps solidtime babybuddy miniflux]
         [--code-queries 100] [--work-dir /tmp/ragloom-compression]
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,16 +45,20 @@ from code_search import code_search_sets  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
 from ragloom.prompt import estimate_tokens, format_context  # noqa: E402
-from ragloom.retrieval.compression import CompressionSettings, compress_results  # noqa: E402
+from ragloom.retrieval.compression import CompressionSettings, keep_matching, line_scores  # noqa: E402
 from ragloom.retrieval.tokenize import tokenize  # noqa: E402
 from ragloom.types import SearchResult  # noqa: E402
 
-#: (whole_share, window, threshold) measured (whole_share 1.01: no result is spared). The
-#: default: of the settings keeping at least 95% of the gold lines on every set, the one
+#: (whole_top, whole_share, window, threshold, dense_share) measured (whole_share and
+#: dense_share 1.01: none is spared by its cosine, by its dense lines; dense_threshold 0.3).
+#: The default: of the settings keeping at least 95% of the gold lines on every set, the one
 #: saving the most tokens on its worst set.
-SETTINGS = [(s, w, t) for s in (0.85, 0.9, 0.93, 1.01) for w in (0, 1, 2, 3) for t in (0.2, 0.3, 0.5)]
-#: Gold lines a setting must keep on every set to be eligible as the default.
-KEEP_TARGET = 0.95
+SETTINGS = [(n, s, w, t, d) for n in (0, 1, 2, 3) for s in (0.85, 0.9, 0.93, 1.01) for w in (0, 1, 2)
+            for t in (0.3, 0.5, 0.7) for d in (0.2, 0.25, 0.3, 0.35, 0.4, 1.01)]
+DENSE_THRESHOLD = 0.3
+#: The gold-line shares the frontier is printed for: the most tokens saved on the worst set
+#: by a setting keeping at least that share on every set.
+FRONTIER = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
 Gold = tuple[str, int, int]  # path, first line, last line (1-based, inclusive)
 
 
@@ -60,6 +70,7 @@ class Case:
     gold: list[Gold]
     results: list[SearchResult]
     root: Path
+    scores: list[list[float]] | None = None  # line_scores, once
 
 
 def app_cases(names: list[str], apps_dir: Path, work_dir: Path) -> dict[str, list[Case]]:
@@ -97,9 +108,23 @@ def _file_lines(root: Path, path: str, cache: dict[str, list[str]]) -> list[str]
 
 
 def measure(cases: list[Case], settings: CompressionSettings) -> tuple[int, int, int, int]:
-    """(gold lines kept, gold lines returned, tokens compressed, tokens whole)."""
-    return measure_results(cases, [compress_results(case.query, case.results, tokenize, settings)
-                                   for case in cases])
+    """(gold lines kept, gold lines returned, tokens compressed, tokens whole): what
+    ``compress_results`` returns, its line scores computed once per case."""
+    for case in cases:
+        if case.scores is None:
+            case.scores = line_scores(case.query, case.results, tokenize)
+    return measure_results(cases, [keep_matching(case.results, case.scores, settings) if case.results
+                                   else [] for case in cases])
+
+
+def _gold_lines(case: Case, result: SearchResult, files: dict[str, list[str]]) -> list[tuple[str, int]]:
+    """The non-blank gold-span lines ``result`` covers (its chunk's lines, compressed or not)."""
+    path = str(result.metadata.get("path"))
+    first, last = int(result.metadata["start_line"]), int(result.metadata["end_line"])
+    lines = _file_lines(case.root, path, files)
+    return [(path, line) for gold_path, gold_first, gold_last in case.gold if gold_path == path
+            for line in range(max(first, gold_first), min(last, gold_last) + 1)
+            if line - 1 < len(lines) and lines[line - 1].strip()]
 
 
 def measure_results(cases: list[Case], compressed: list[list[SearchResult]]) -> tuple[int, int, int, int]:
@@ -112,22 +137,55 @@ def measure_results(cases: list[Case], compressed: list[list[SearchResult]]) -> 
         covered: set[tuple[str, int]] = set()
         survived: set[tuple[str, int]] = set()
         for result in small:
-            path = str(result.metadata.get("path"))
-            first, last = int(result.metadata["start_line"]), int(result.metadata["end_line"])
-            lines = _file_lines(case.root, path, files)
-            for gold_path, gold_first, gold_last in case.gold:
-                if gold_path != path:
-                    continue
-                for line in range(max(first, gold_first), min(last, gold_last) + 1):
-                    if line - 1 >= len(lines) or not lines[line - 1].strip():
-                        continue
-                    covered.add((path, line))
-                    spans = result.kept_lines if result.kept_lines is not None else [(first, last)]
-                    if any(a <= line <= b for a, b in spans):
-                        survived.add((path, line))
+            start, end = int(result.metadata["start_line"]), int(result.metadata["end_line"])
+            spans = result.kept_lines if result.kept_lines is not None else [(start, end)]
+            for path, line in _gold_lines(case, result, files):
+                covered.add((path, line))
+                if any(a <= line <= b for a, b in spans):
+                    survived.add((path, line))
         kept += len(survived)
         returned += len(covered)
     return kept, returned, after, before
+
+
+def oracle(cases: list[Case]) -> tuple[int, int, int, int]:
+    """``measure`` for a bound no search can reach: the results holding a gold line stay
+    whole, every other is cut to its first line (and header), knowing the gold spans."""
+    files: dict[str, list[str]] = {}
+    cut = CompressionSettings(window=0, threshold=1.0, max_share=1.01, whole_share=1.01, whole_top=0,
+                              dense_share=1.01)
+    return measure_results(cases, [[
+        result if _gold_lines(case, result, files)
+        else keep_matching([result], [[1.0] + [0.0] * result.text.count("\n")], cut)[0]
+        for result in case.results] for case in cases])
+
+
+#: What a search knows about a result (of its question's ``results``), higher meaning more
+#: likely to answer: its cosine and its fused score as shares of the best, its rank.
+SIGNALS: dict[str, Callable[[SearchResult, int, list[SearchResult]], float]] = {
+    "cosine": lambda result, rank, results: result.score / max(max(r.score for r in results), 1e-9),
+    "fused score": lambda result, rank, results: float(result.rank_score or 0.0)
+    / max(max(float(r.rank_score or 0.0) for r in results), 1e-9),
+    "rank": lambda result, rank, results: -rank}
+
+
+def separation(cases: list[Case], signal: str, share: float = 0.8) -> float:
+    """How well ``signal`` tells the results past the first that hold gold lines from those
+    that do not: the share of those results' tokens one must keep whole, taking them best
+    first by the signal (over all questions of the set), to hold ``share`` of their gold
+    lines (their gold-line share of tokens is the ideal, 1 is no help)."""
+    files: dict[str, list[str]] = {}
+    rows = sorted(((SIGNALS[signal](result, rank, case.results), len(_gold_lines(case, result, files)),
+                    estimate_tokens(format_context([result])))
+                   for case in cases for rank, result in enumerate(case.results) if rank > 0),
+                  key=lambda row: -row[0])
+    gold, tokens = sum(row[1] for row in rows), sum(row[2] for row in rows)
+    held = spent = 0
+    for _, lines, size in rows:
+        if held >= share * gold:
+            break
+        held, spent = held + lines, spent + size
+    return spent / tokens if tokens else 0.0
 
 
 def main() -> None:
@@ -142,30 +200,53 @@ def main() -> None:
     if args.code_queries:
         sets |= code_cases(work / "code", args.code_queries)
     default = CompressionSettings()
+    default_setting = (default.whole_top, default.whole_share, default.window, default.threshold,
+                       default.dense_share)
     print("\ngold lines kept / context tokens saved, per set (top_k 5); the last column: worst case")
-    print(f"{'spare':>5} {'window':>6} {'thresh':>6}  " + "".join(f"{name:>18}" for name in sets)
-          + f"{'worst':>18}")
-    best: tuple[float, tuple[float, int, float]] | None = None
-    for spare, window, threshold in SETTINGS:
+    print(f"{'top':>3} {'spare':>5} {'window':>6} {'thresh':>6} {'dense':>5}  "
+          + "".join(f"{name:>18}" for name in sets) + f"{'worst':>18}")
+    worst: dict[tuple[int, float, int, float, float], tuple[float, float]] = {}
+    for setting in SETTINGS:
+        top, spare, window, threshold, dense = setting
         cells, kept_shares, saved_shares = [], [], []
         for cases in sets.values():
             kept, returned, after, before = measure(
-                cases, CompressionSettings(window, threshold, whole_share=spare))
+                cases, CompressionSettings(window, threshold, whole_share=spare, whole_top=top,
+                                           dense_share=dense, dense_threshold=DENSE_THRESHOLD))
             kept_shares.append(kept / returned if returned else 1.0)
             saved_shares.append(1 - after / before if before else 0.0)
             cells.append(f"{kept_shares[-1]:>8.1%} / {saved_shares[-1]:>5.1%}")
-        setting = (spare, window, threshold)
-        if min(kept_shares) >= KEEP_TARGET and (best is None or min(saved_shares) > best[0]):
-            best = (min(saved_shares), setting)
-        mark = " <- default" if setting == (default.whole_share, default.window, default.threshold) else ""
-        print(f"{spare:>5} {window:>6} {threshold:>6}  " + "".join(f"{c:>18}" for c in cells)
+        worst[setting] = (min(kept_shares), min(saved_shares))
+        mark = " <- default" if setting == default_setting else ""
+        print(f"{top:>3} {spare:>5} {window:>6} {threshold:>6} {dense:>5}  "
+              + "".join(f"{c:>18}" for c in cells)
               + f"{min(kept_shares):>10.1%} / {min(saved_shares):>5.1%}{mark}", flush=True)
-    print(f"best worst case keeping >= {KEEP_TARGET:.0%} of the gold lines everywhere: "
-          + (f"whole_share {best[1][0]}, window {best[1][1]}, threshold {best[1][2]} "
-             f"({best[0]:.1%} tokens saved on the worst set)" if best else "none"))
+    print("\nfrontier: the most tokens saved on the worst set by a setting keeping at least a share"
+          " of the gold lines on every set")
+    for target in FRONTIER:
+        eligible = [setting for setting in SETTINGS if worst[setting][0] >= target]
+        if not eligible:
+            print(f"  >= {target:.0%}: none")
+            continue
+        setting = max(eligible, key=lambda s: (worst[s][1], worst[s][0]))
+        print(f"  >= {target:.0%}: whole_top {setting[0]}, whole_share {setting[1]}, window "
+              f"{setting[2]}, threshold {setting[3]}, dense_share {setting[4]}: "
+              f"{worst[setting][0]:.1%} / {worst[setting][1]:.1%}")
     for name, cases in sets.items():
         _, returned, _, before = measure(cases, default)
         print(f"{name}: {len(cases)} questions, {returned} gold lines returned, {before} context tokens")
+    print("\nbound (knowing the gold: results holding a gold line whole, others cut to their first"
+          " line): " + ", ".join(f"{name} {_share(oracle(cases))}" for name, cases in sets.items()))
+    print("telling results apart: of the results past the first, the token share kept whole (best"
+          " first by the signal) to hold 80% of their gold lines")
+    for signal in SIGNALS:
+        print(f"  {signal:>12}: " + ", ".join(f"{name} {separation(cases, signal):.0%}"
+                                              for name, cases in sets.items()))
+
+
+def _share(figures: tuple[int, int, int, int]) -> str:
+    kept, returned, after, before = figures
+    return f"{kept / returned if returned else 1.0:.1%} / {1 - after / before if before else 0.0:.1%}"
 
 
 if __name__ == "__main__":

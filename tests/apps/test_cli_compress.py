@@ -16,6 +16,8 @@ CONFIG = BASE_CONFIG + """
 [rag.retrieval]
 compress = {compress}
 compress_whole_share = 2.0
+compress_whole_top = 0
+compress_window = 2
 """
 LEDGER = "def ledger():\n" + "".join(f"    step_{i}()\n" for i in range(2, 30)) + "    reconcile_vat()\n"
 

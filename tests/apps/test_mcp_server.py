@@ -232,7 +232,8 @@ def test_rag_search_compresses_when_asked(tmp_path: Path) -> None:
         async with Client(build_server(engine)) as client:
             return await client.call_tool("rag_search", {"query": "reconcile vat", "top_k": 1} | arguments)
 
-    config = hash_config(relevance_gate=-1.0, retrieval={"compress_whole_share": 2.0})  # spare none
+    config = hash_config(relevance_gate=-1.0, retrieval={  # spare none
+        "compress_whole_share": 2.0, "compress_whole_top": 0, "compress_window": 2})
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()
         small = asyncio.run(call(engine, compress=True))

@@ -41,8 +41,9 @@ def chunk(text: str, start: int, end: int | None = None, **meta: object) -> Sear
 
 def compressed(query: str, result: SearchResult, window: int = 0, threshold: float = 0.3,
                max_share: float = 0.8) -> SearchResult:
-    """``result`` alone, compressed (whole_share 2: the best result is not spared)."""
-    settings = CompressionSettings(window, threshold, max_share, whole_share=2.0)
+    """``result`` alone, compressed (whole_share 2, whole_top 0, dense_share 2: not spared)."""
+    settings = CompressionSettings(window, threshold, max_share, whole_share=2.0, whole_top=0,
+                                   dense_share=2.0)
     return compress_results(query, [result], tokenize, settings)[0]
 
 
@@ -121,13 +122,59 @@ def test_a_result_that_cannot_be_judged_stays_whole(query: str, result: SearchRe
     assert kept is result and kept.full_text is None and kept.kept_lines is None
 
 
+def invoices(*scores: float) -> list[SearchResult]:
+    """One result per score, each the whole INVOICE at file lines 10-27, in this order."""
+    return [SearchResult(f"c{i}", INVOICE, {"path": f"{i}.py", "start_line": 10, "end_line": 27},
+                         score, 1 - score) for i, score in enumerate(scores)]
+
+
 def test_results_close_to_the_best_cosine_stay_whole() -> None:
-    best, close, far = (SearchResult(f"c{i}", INVOICE, {"path": f"{i}.py", "start_line": 10, "end_line": 27},
-                                     score, 1 - score) for i, score in enumerate((0.8, 0.75, 0.7)))
+    best, close, far = invoices(0.8, 0.75, 0.7)
     kept = compress_results("vat tax rate", [best, close, far], tokenize,
-                            CompressionSettings(0, 0.3, whole_share=0.93))
+                            CompressionSettings(0, 0.3, whole_share=0.93, whole_top=0))
     assert kept[0] is best and kept[1] is close  # 0.75 >= 0.93 * 0.8
     assert kept[2].kept_lines == [(10, 10), (16, 18)] and [r.id for r in kept] == ["c0", "c1", "c2"]
+
+
+def test_the_first_whole_top_results_stay_whole_whatever_their_cosine() -> None:
+    results = invoices(0.3, 0.9, 0.2, 0.1)  # cosines need not fall with the rank (hybrid)
+    kept = compress_results("vat tax rate", results, tokenize,
+                            CompressionSettings(0, 0.3, whole_share=2.0, whole_top=2))
+    assert kept[0] is results[0] and kept[1] is results[1]
+    assert [r.kept_lines for r in kept[2:]] == [[(10, 10), (16, 18)], [(10, 10), (16, 18)]]
+
+
+def test_a_result_without_a_matching_line_keeps_only_its_first_line() -> None:
+    """Another result holds the query's words, this one none: its first line says what it is."""
+    matching, other = chunk(INVOICE, 10), chunk("def send(mail):\n    queue.put(mail)\n    log(mail)\n"
+                                                "    flush()\n    return True", 40)
+    kept = compress_results("vat tax rate", [matching, other], tokenize,
+                            CompressionSettings(0, 0.3, whole_share=2.0, whole_top=0))
+    assert kept[0].kept_lines == [(10, 10), (16, 18)]
+    assert kept[1].kept_lines == [(40, 40)]
+    assert kept[1].text == "def send(mail):\n... (lines 41-44 omitted)"
+    assert kept[1].full_text == other.text
+
+
+def test_the_defaults_are_the_measured_ones() -> None:
+    """bench/compression.py's best worst case; config and settings agree."""
+    settings, config = CompressionSettings(), parse_config({}).retrieval
+    assert (settings.whole_top, settings.whole_share, settings.window, settings.threshold,
+            settings.dense_share, settings.dense_threshold) == (2, 0.9, 1, 0.7, 0.3, 0.3)
+    assert (config.compress_whole_top, config.compress_whole_share, config.compress_window,
+            config.compress_threshold, config.compress_dense_share,
+            config.compress_dense_threshold) == (2, 0.9, 1, 0.7, 0.3, 0.3)
+
+
+@pytest.mark.parametrize(("dense_share", "whole"), [(0.2, False), (0.16, True)])
+def test_a_result_dense_with_the_query_stays_whole(dense_share: float, whole: bool) -> None:
+    """INVOICE has 18 lines, 3 of them hold "tax", "rate" or "vat" (0.17): whole from 0.17 down."""
+    result = chunk(INVOICE, 10)
+    [kept] = compress_results("vat tax rate", [result], tokenize, CompressionSettings(
+        0, 0.3, whole_share=2.0, whole_top=0, dense_share=dense_share, dense_threshold=0.1))
+    assert (kept is result) == whole
+    if not whole:
+        assert kept.kept_lines == [(10, 10), (16, 18)]
 
 
 def test_a_result_keeping_most_of_its_lines_stays_whole() -> None:
@@ -151,7 +198,7 @@ def engine(make_engine, project: Path):
     write(project, "ledger.py", LEDGER)
     write(project, "notes.md", "# Notes\n" + "".join(f"line {i} about nothing\n" for i in range(30))
           + "vat is reconciled monthly\n")
-    engine = make_engine(retrieval={"compress_whole_share": 2.0})  # the best result not spared
+    engine = make_engine(retrieval={"compress_whole_share": 2.0, "compress_whole_top": 0})  # none spared
     engine.index_directory()
     return engine
 
@@ -165,8 +212,8 @@ def test_compression_changes_only_the_text(engine, mode: str) -> None:
         (r.score, r.rank_score, r.metadata) for r in plain]
     assert [r.full_text for r in small] == [r.text for r in plain]
     ledger = next(r for r in small if r.metadata["path"] == "ledger.py")
-    assert ledger.kept_lines == [(1, 1), (29, 31)]
-    assert ledger.text.startswith("def ledger(entries):\n... (lines 2-28 omitted)\n")
+    assert ledger.kept_lines == [(1, 1), (30, 31)]  # the default window: 1
+    assert ledger.text.startswith("def ledger(entries):\n... (lines 2-29 omitted)\n")
 
 
 def test_the_async_twins_take_compress(engine) -> None:
@@ -182,7 +229,8 @@ def test_the_async_twins_take_compress(engine) -> None:
 
 def test_the_config_key_turns_it_on_and_the_argument_overrides_it(make_engine, project: Path) -> None:
     write(project, "ledger.py", LEDGER)
-    engine = make_engine(retrieval={"compress": True, "compress_window": 0, "compress_whole_share": 2.0})
+    engine = make_engine(retrieval={"compress": True, "compress_window": 0, "compress_whole_share": 2.0,
+                                    "compress_whole_top": 0})
     engine.index_directory()
     [on] = engine.search("reconcile vat", top_k=1)
     assert on.kept_lines == [(1, 1), (31, 31)]
@@ -198,7 +246,8 @@ def test_compress_must_be_a_flag(engine) -> None:
 
 @pytest.mark.parametrize(("key", "value"), [("compress", "often"), ("compress_window", -1),
                                             ("compress_threshold", 0.0), ("compress_threshold", 1.5),
-                                            ("compress_whole_share", -0.1)])
+                                            ("compress_whole_share", -0.1), ("compress_whole_top", -1),
+                                            ("compress_dense_share", -1), ("compress_dense_threshold", 0)])
 def test_bad_compression_settings_name_the_key(key: str, value: object) -> None:
     with pytest.raises(ConfigError, match=rf"retrieval.{key}"):
         parse_config({"retrieval": {key: value}})

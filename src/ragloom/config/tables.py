@@ -149,10 +149,17 @@ class RetrievalConfig(StrictModel):
     #: Contextual compression: each result keeps only the lines that bear on the query
     #: (``retrieval/compression.py``); ``search(compress=...)`` overrides it per call.
     compress: bool = False
-    #: Lines kept either side of a line holding the query's terms.
-    compress_window: int = Field(2, ge=0, le=1000)
-    #: A line bears on the query when its term score reaches this share of the best line's.
-    compress_threshold: float = Field(0.2, gt=0.0, le=1.0)
+    #: Lines kept either side of a kept line (one scoring ``compress_threshold``).
+    compress_window: int = Field(1, ge=0, le=1000)
+    #: A line is kept when its query-term score reaches this share of the best line's.
+    compress_threshold: float = Field(0.7, gt=0.0, le=1.0)
     #: A result whose cosine is at least this share of the best result's stays whole
     #: (above 1: none is spared).
-    compress_whole_share: float = Field(0.93, ge=0.0, le=10.0)
+    compress_whole_share: float = Field(0.9, ge=0.0, le=10.0)
+    #: The first this many results stay whole (0: none is spared by rank).
+    compress_whole_top: int = Field(2, ge=0, le=1000)
+    #: A result at least this share of whose lines score ``compress_dense_threshold`` of the
+    #: best line's stays whole (above 1: none is spared so).
+    compress_dense_share: float = Field(0.3, ge=0.0, le=10.0)
+    #: The share of the best line's score a line needs to count for ``compress_dense_share``.
+    compress_dense_threshold: float = Field(0.3, gt=0.0, le=1.0)

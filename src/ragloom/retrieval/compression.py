@@ -7,13 +7,17 @@ search's results; a line scoring at least ``threshold`` of the best line's score
 Kept: every matching line and ``window`` lines either side, the result's first line (a
 definition's signature), the lines that own a kept line (the nearest less-indented line
 above it, up to the outermost; the markdown heading above it), and gaps of one line.
-Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result stays
-whole when its cosine is at least ``whole_share`` of the best result's (it is about the
-query as a whole), when none of its lines matches (words cannot judge a result found by
-meaning) and when it would keep more than ``max_share`` of its lines. The defaults are
-the best worst case on the dev sets (bench/compression.py). Scoring lines with the
-embedding model instead was measured and not chosen (docs/retrieval.md): no setting kept
-95% of the gold lines everywhere, and it costs an embedding call per group of lines.
+Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result none of
+whose lines matches keeps only its first line (and header): the words of the query are
+elsewhere. A result stays whole when it is among the first ``whole_top`` (the search's
+best guesses hold most of the answers), when its cosine is at least ``whole_share`` of the
+best result's or ``dense_share`` of its lines score at least ``dense_threshold`` of the
+best line's (it is about the query as a whole), when it would keep more than
+``max_share`` of its lines, and when no line of any result matches (words cannot judge
+this search). The defaults are the best worst case on the dev sets (bench/compression.py).
+Scoring lines with the embedding model instead was measured and not chosen
+(docs/retrieval.md): no setting kept 95% of the gold lines everywhere, and it costs an
+embedding call per group of lines.
 
 Only the text changes: ids, scores and order are the search's. The result keeps its
 ``start_line``/``end_line`` (the chunk's), its whole text in ``full_text`` and the line
@@ -41,14 +45,21 @@ class CompressionSettings:
     """How much of a result survives (defaults chosen in bench/compression.py)."""
 
     #: Lines kept either side of a matching line.
-    window: int = 2
+    window: int = 1
     #: A line matches when its score reaches this share of the best line's in the search.
-    threshold: float = 0.2
+    threshold: float = 0.7
     #: A result that would keep more than this share of its lines is returned whole.
     max_share: float = 0.8
     #: A result whose cosine is at least this share of the best result's stays whole: it
     #: is about the query as a whole (above 1: none is spared).
-    whole_share: float = 0.93
+    whole_share: float = 0.9
+    #: The first this many results (in the search's order) stay whole.
+    whole_top: int = 2
+    #: A result at least ``dense_share`` of whose lines score at least ``dense_threshold``
+    #: of the best line's stays whole: it is about the query throughout (above 1: none).
+    dense_share: float = 0.3
+    #: The share of the best line's score a line needs to count for ``dense_share``.
+    dense_threshold: float = 0.3
 
 
 def compress_results(query: str, results: Sequence[SearchResult],
@@ -56,32 +67,41 @@ def compress_results(query: str, results: Sequence[SearchResult],
                      settings: CompressionSettings = CompressionSettings()) -> list[SearchResult]:
     """``results`` in the same order with the same ids, each holding only the lines that
     bear on ``query`` (see the module docstring)."""
+    return keep_matching(results, line_scores(query, results, tokenize), settings)
+
+
+def line_scores(query: str, results: Sequence[SearchResult],
+                tokenize: Callable[[str], list[str]]) -> list[list[float]]:
+    """Per result, per line of its text: the rarity-weighted query terms the line holds
+    (no lines for a result that cannot be compressed)."""
     terms = set(tokenize(query))
     line_terms = [[terms.intersection(tokenize(line)) for line in _lines(result.text)]
                   if _line_span(result) is not None else [] for result in results]
     weights = _rarity(terms, line_terms)
-    scores = [[sum(weights[t] for t in found) for found in lines] for lines in line_terms]
-    return keep_matching(results, scores, settings)
+    return [[sum(weights[t] for t in found) for found in lines] for lines in line_terms]
 
 
 def keep_matching(results: Sequence[SearchResult], scores: list[list[float]],
                   settings: CompressionSettings) -> list[SearchResult]:
     """Each result cut to its lines whose score (one per line of its text) reaches
-    ``threshold`` of the best score among all results, with their context."""
+    ``threshold`` of the best score among all results, with their context; to its first
+    line when none does."""
     best = max((score for lines in scores for score in lines), default=0.0)
     if best <= 0:
         return list(results)
-    floor = settings.threshold * best
+    floor, dense = settings.threshold * best, settings.dense_threshold * best
     top = max(result.score for result in results)  # a cosine; at most 0: none is spared
     spared = settings.whole_share * top if top > 0 else math.inf
     compressed = []
-    for result, line_scores in zip(results, scores):
+    for rank, (result, own) in enumerate(zip(results, scores)):
         span = _line_span(result)
-        if span is None or result.score >= spared:
+        bearing = sum(score > 0 and score >= dense for score in own)
+        if span is None or rank < settings.whole_top or result.score >= spared \
+                or bearing >= settings.dense_share * len(own):
             compressed.append(result)
             continue
-        matching = [i for i, score in enumerate(line_scores) if score > 0 and score >= floor]
-        compressed.append(_compressed(result, *span, matching, settings) if matching else result)
+        matching = [i for i, score in enumerate(own) if score > 0 and score >= floor]
+        compressed.append(_compressed(result, *span, matching, settings))
     return compressed
 
 

@@ -138,7 +138,8 @@ class Searcher:
             started = time.perf_counter()
             response.results = compress_results(query, response.results, self.tokenizer, CompressionSettings(
                 settings.compress_window, settings.compress_threshold,
-                whole_share=settings.compress_whole_share))
+                whole_share=settings.compress_whole_share, whole_top=settings.compress_whole_top,
+                dense_share=settings.compress_dense_share, dense_threshold=settings.compress_dense_threshold))
             response.timings_ms["compress"] = round((time.perf_counter() - started) * 1000, 3)
         return response
 
