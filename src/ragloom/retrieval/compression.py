@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ragloom.config.tables import RetrievalConfig
 from ragloom.types import SearchResult
 
 #: The line that stands for a run of dropped lines.
@@ -60,6 +61,14 @@ class CompressionSettings:
     dense_share: float = 0.3
     #: The share of the best line's score a line needs to count for ``dense_share``.
     dense_threshold: float = 0.3
+
+    @classmethod
+    def of(cls, retrieval: RetrievalConfig) -> CompressionSettings:
+        """The settings ``[rag.retrieval]``'s ``compress_*`` keys choose."""
+        return cls(retrieval.compress_window, retrieval.compress_threshold,
+                   whole_share=retrieval.compress_whole_share, whole_top=retrieval.compress_whole_top,
+                   dense_share=retrieval.compress_dense_share,
+                   dense_threshold=retrieval.compress_dense_threshold)
 
 
 def compress_results(query: str, results: Sequence[SearchResult],

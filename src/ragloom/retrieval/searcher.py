@@ -136,10 +136,8 @@ class Searcher:
         settings = self.config.retrieval
         if (settings.compress if compress is None else compress) and response.results:
             started = time.perf_counter()
-            response.results = compress_results(query, response.results, self.tokenizer, CompressionSettings(
-                settings.compress_window, settings.compress_threshold,
-                whole_share=settings.compress_whole_share, whole_top=settings.compress_whole_top,
-                dense_share=settings.compress_dense_share, dense_threshold=settings.compress_dense_threshold))
+            response.results = compress_results(query, response.results, self.tokenizer,
+                                                CompressionSettings.of(settings))
             response.timings_ms["compress"] = round((time.perf_counter() - started) * 1000, 3)
         return response
 
