@@ -23,20 +23,6 @@ TEXT = "word {:05}"
 PER_TEXT = {"files": 1, "chunks": 1, "bytes": 10}
 
 
-@pytest.fixture
-def store_config(request: pytest.FixtureRequest):
-    """Builds a hash-embedder config for ``store`` with ``limits``."""
-    def build(store: str, **limits: int) -> Any:
-        if store == "postgres":
-            server = request.getfixturevalue("postgres_server")
-            schema = request.getfixturevalue("postgres_schema")
-            vector_store = {"provider": "postgres", "url": server.url, "postgres": {"schema": schema}}
-        else:
-            vector_store = {"provider": store}
-        return hash_config(vector_store=vector_store, limits=limits)
-    return build
-
-
 def texts(tenant: str, first: int, count: int) -> tuple[list[str], list[str]]:
     """``count`` ids and texts of ``tenant``, numbered from ``first``."""
     numbers = range(first, first + count)

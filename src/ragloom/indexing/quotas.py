@@ -105,7 +105,7 @@ class Quota:
         self.collection = collection
         self.manifest = manifest
         self.tenant = tenant
-        self.whole = whole or manifest
+        self.whole = whole if whole is not None else manifest
         #: What the last check read and chunked, by name, for the run to take (``take``).
         self.planned: dict[str, Prepared | SkipFile] = {}
 
