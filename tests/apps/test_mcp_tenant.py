@@ -1,5 +1,6 @@
 """``ragloom mcp`` serves one tenant per server: the tenant of its config. Its searches,
-status (usage against its limits too) and resources are that tenant's, and a filter naming another tenant is refused."""
+status (usage against its limits too) and resources are that tenant's, and a filter
+naming another tenant is refused."""
 
 from __future__ import annotations
 
