@@ -78,8 +78,10 @@ class QuotaExceededError(RagloomError):
         where, by = scope, ""
         if tenant is not None and limit.endswith("_per_tenant"):
             where = f"tenant {tenant!r} in {scope}"
-        elif tenant is not None:  # the whole collection's figure, on a write of one tenant
+        elif tenant is not None and scope.startswith("collection "):  # every tenant's data
             where, by = f"{scope} (all tenants together)", f" by a write of tenant {tenant!r}"
+        elif tenant is not None:  # a session of the tenant's own memory
+            where = f"{scope} of tenant {tenant!r}"
         super().__init__(f"{limit} of {where} would be exceeded{by}: {current:,} now + {adding:,} "
                          f"from this call = {current + adding:,} > limit {maximum:,}; nothing "
                          f"of this call was written ([rag.limits] {limit})")

@@ -181,3 +181,22 @@ def test_ragloom_status_json_of_a_tenant_config_shows_its_share(tmp_path: Path) 
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["limits"] == {
         "max_bytes": {"used": 60, "limit": 1000}, "max_bytes_per_tenant": {"used": 20, "limit": 100}}
+
+
+def test_a_tenant_memory_turn_past_its_limit_names_the_tenant(store_config: Any,
+                                                              tmp_path: Path) -> None:
+    from ragloom.apps.memory import MemoryStore
+
+    config = store_config("turboquant", max_memory_turns=1)
+    with RAGEngine(config, tmp_path, tenant="acme") as acme:
+        memory = MemoryStore.for_engine(acme)
+        try:
+            memory.add("u1", "user", "hello")
+            with pytest.raises(QuotaExceededError) as caught:
+                memory.add("u1", "assistant", "hi")
+        finally:
+            memory.close()
+    assert caught.value.tenant == "acme"
+    assert str(caught.value) == (
+        "max_memory_turns of session 'u1' of tenant 'acme' would be exceeded: 1 now + 1 from "
+        "this call = 2 > limit 1; nothing of this call was written ([rag.limits] max_memory_turns)")
