@@ -135,3 +135,7 @@ def test_tenants_service_example_keeps_each_customer_to_itself(tmp_path: Path) -
     assert "rocket" in acme[0] or "Invoices" in acme[0]
     assert "banana" in globex[0] or "mangoes" in globex[0]
     assert "acme: refused: filters may not name 'tenant'" in result.stdout
+    assert ("acme: refused: max_files_per_tenant of tenant 'acme' in collection 'ragloom' would "
+            "be exceeded: 2 now + 1 from this call = 3 > limit 2; nothing of this call was "
+            "written ([rag.limits] max_files_per_tenant)") in lines
+    assert "acme: 2 of 2 tickets" in lines and "globex: 2 of 2 tickets" in lines

@@ -66,16 +66,23 @@ class CorruptIndexError(RebuildNeededError):
 class QuotaExceededError(RagloomError):
     """A write would take a collection (or a conversation session) past a ``[rag.limits]``
     limit; nothing of that call was written. The figures are attributes: ``limit`` (the
-    key, ``max_chunks``), ``scope`` ("collection 'docs'", "session 'u1'"), ``tenant`` (None
-    until tenants exist), ``current``, ``adding`` (net: what the call adds minus what it
-    replaces) and ``maximum``."""
+    key, ``max_chunks``), ``scope`` ("collection 'docs'", "session 'u1'"), ``tenant``
+    (whose write it was; None: no tenant's), ``current`` (the tenant's share for a
+    ``*_per_tenant`` limit, else the whole collection's), ``adding`` (net: what the call
+    adds minus what it replaces) and ``maximum``."""
 
     def __init__(self, limit: str, scope: str, current: int, adding: int, maximum: int,
                  tenant: str | None = None) -> None:
         self.limit, self.scope, self.tenant = limit, scope, tenant
         self.current, self.adding, self.maximum = current, adding, maximum
-        where = scope if tenant is None else f"{scope} of tenant {tenant!r}"
-        super().__init__(f"{limit} of {where} would be exceeded: {current:,} now + {adding:,} "
+        where, by = scope, ""
+        if tenant is not None and limit.endswith("_per_tenant"):
+            where = f"tenant {tenant!r} in {scope}"
+        elif tenant is not None and scope.startswith("collection "):  # every tenant's data
+            where, by = f"{scope} (all tenants together)", f" by a write of tenant {tenant!r}"
+        elif tenant is not None:  # a session of the tenant's own memory
+            where = f"{scope} of tenant {tenant!r}"
+        super().__init__(f"{limit} of {where} would be exceeded{by}: {current:,} now + {adding:,} "
                          f"from this call = {current + adding:,} > limit {maximum:,}; nothing "
                          f"of this call was written ([rag.limits] {limit})")
 

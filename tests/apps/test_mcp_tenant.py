@@ -1,5 +1,6 @@
 """``ragloom mcp`` serves one tenant per server: the tenant of its config. Its searches,
-status and resources are that tenant's, and a filter naming another tenant is refused."""
+status (usage against its limits too) and resources are that tenant's, and a filter
+naming another tenant is refused."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ tenant = "acme"
 
 [rag.vector_store]
 provider = "turboquant"
+
+[rag.limits]
+max_chunks = 10
+max_chunks_per_tenant = 5
 """
 
 
@@ -52,5 +57,7 @@ def test_the_server_answers_for_its_configured_tenant_only(tmp_path: Path) -> No
             status = await client.call_tool("rag_status", {})
             record = status.structured_content or json.loads(status.content[0].text)
             assert (record["chunks"], record["files"]) == (1, 1)
+            assert record["limits"] == {"max_chunks": {"used": 3, "limit": 10},  # every tenant's
+                                        "max_chunks_per_tenant": {"used": 1, "limit": 5}}
 
     asyncio.run(main())

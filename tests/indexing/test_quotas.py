@@ -17,20 +17,6 @@ from ragloom.errors import ConfigError
 STORES = ["turboquant", "postgres"]
 
 
-@pytest.fixture
-def store_config(request: pytest.FixtureRequest, tmp_path: Path):
-    """Builds a hash-embedder config for the store of the test's ``store`` parameter."""
-    def build(store: str, **limits: int) -> Any:
-        if store == "postgres":
-            server = request.getfixturevalue("postgres_server")
-            schema = request.getfixturevalue("postgres_schema")
-            vector_store = {"provider": "postgres", "url": server.url, "postgres": {"schema": schema}}
-        else:
-            vector_store = {"provider": store}
-        return hash_config(vector_store=vector_store, chunk_size=80, chunk_overlap=0, limits=limits)
-    return build
-
-
 def snapshot(engine: RAGEngine) -> tuple:
     """Everything a refused call must leave as it was: records, chunks, BM25 paths and, for a
     store in files, every byte of the index folder but its lock files."""

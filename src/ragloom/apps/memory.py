@@ -48,13 +48,16 @@ class MemoryStore:
     """See the module docstring."""
 
     def __init__(self, path: Path | None, embedder: EmbeddingProvider,
-                 max_turns_per_session: int = 1000, turn_limit: int | None = None) -> None:
+                 max_turns_per_session: int = 1000, turn_limit: int | None = None,
+                 tenant: str | None = None) -> None:
+        """``tenant``: whose memory this is, named when ``turn_limit`` refuses a turn."""
         if max_turns_per_session < 1:
             raise ValueError(f"max_turns_per_session must be at least 1, got {max_turns_per_session}")
         self.path = path
         self.embedder = embedder
         self.max_turns_per_session = max_turns_per_session
         self.turn_limit = turn_limit  # turns a session may hold; one more is refused
+        self.tenant = tenant
         self._db = connect(path)
         self._lock = threading.Lock()
         with transaction(self._db, self._lock) as db:
@@ -71,7 +74,7 @@ class MemoryStore:
         persistent = engine.store.persistent
         file = engine.index_dir / tenant_file(MEMORY_FILE, engine.tenant)
         return cls(file if persistent else None, engine.provider, max_turns_per_session,
-                   engine.config.limits.max_memory_turns)
+                   engine.config.limits.max_memory_turns, engine.tenant)
 
     def add(self, session_id: str, role: str, text: str) -> int:
         """Remember a turn; returns its id. The session's oldest turns beyond the cap go; a
@@ -101,7 +104,7 @@ class MemoryStore:
         held = int(db.execute("SELECT COUNT(*) FROM turns WHERE session = ?", (session_id,)).fetchone()[0])
         if held + adding > self.turn_limit:
             raise QuotaExceededError("max_memory_turns", f"session {session_id!r}", held, adding,
-                                     self.turn_limit)
+                                     self.turn_limit, self.tenant)
 
     def recent(self, session_id: str, limit: int = 20) -> list[MemoryTurn]:
         """The session's last ``limit`` turns, oldest first."""

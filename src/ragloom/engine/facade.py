@@ -40,7 +40,7 @@ from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, ve
 from ragloom.indexing.discovery import Rules
 from ragloom.indexing.indexer import Indexer
 from ragloom.indexing.progress import ProgressCallback
-from ragloom.indexing.quotas import Quota, usage_against_limits
+from ragloom.indexing.quotas import quota_for
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
 from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.unembedded import unembedded_of
@@ -119,7 +119,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             commit=self._readers_writer.writing, persist=self._persist,
             redact=config.redact_secrets, text_of=parts.text_of,
             source_types=SourceTypes(config.source_types),
-            quota=Quota(config.limits, config.vector_store.collection_name, parts.manifest),
+            quota=quota_for(config, parts.manifest, parts.tenant),  # [rag.limits]
             progressive=config.progressive_indexing)
         return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries,
                                  unembedded_of(parts.manifest))
@@ -260,7 +260,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
             files_skipped=None if work is None else dict(sorted(work.skipped.items())),
             auto_sync=asdict(self._auto_sync.state) if self._auto_sync is not None else None,
             skipped=count_by_reason(load_skipped(self.index_dir)), chunks_unembedded=waiting,
-            limits=usage_against_limits(self.config.limits, records))
+            limits=self._indexer.quota.usage())
 
     def get_all_indexed_paths(self) -> list[str]:
         """Sorted paths (relative to base_dir) that have chunks in the index."""

@@ -73,6 +73,8 @@ class IndexParts:
     owns_state: bool = False
     #: Query vectors through memory and the embedding cache (None: memory only).
     queries: QueryEmbedder | None = None
+    #: The tenant whose share of the index these parts are (None: the untenanted one).
+    tenant: str | None = None
 
 
 class IndexOpener:
@@ -237,7 +239,8 @@ class IndexOpener:
             use_cache = config.embedding_cache and not read_only
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
                               state.sparse, sizing, text_of, owns_state=True,
-                              queries=self._queries(state.cache if use_cache else None, closing))
+                              queries=self._queries(state.cache if use_cache else None, closing),
+                              tenant=self.tenant)
         cache = (EmbeddingCache(self.layout.embedding_cache)
                  if config.embedding_cache and not read_only else None)
         if cache is not None:
@@ -248,7 +251,8 @@ class IndexOpener:
         closing.callback(manifest.close)
         sparse = SparseIndex(self.beside_store(store, self.layout.bm25), tokenizer, read_only,
                              text_of)
-        return IndexParts(store, cache, manifest, sparse, sizing, text_of, queries=queries)
+        return IndexParts(store, cache, manifest, sparse, sizing, text_of, queries=queries,
+                          tenant=self.tenant)
 
     def _queries(self, cache: VectorCache | None, closing: ExitStack,
                  reader: bool = False) -> QueryEmbedder:

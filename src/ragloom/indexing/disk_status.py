@@ -40,6 +40,8 @@ def read_status(config: RAGConfig, base_dir: Path, count_pending: bool = True) -
 
     if not config.enabled:
         return IndexStatus(enabled=False)
+    if config.tenant is not None:
+        return None  # a tenant's share: the engine opens its view
     base_dir = base_dir.resolve()
     index_dir = base_dir / config.index_dir
     url = config.vector_store.url
@@ -82,12 +84,14 @@ def _limits(config: RAGConfig, manifest_path: Path) -> dict[str, dict[str, int]]
     """Usage against the ``[rag.limits]`` that are set (the manifest is read only if any is)."""
     if not config.limits.active():
         return {}
+    from ragloom.indexing.collection_records import whole_collection
     from ragloom.indexing.manifest import Manifest
     from ragloom.indexing.quotas import usage_against_limits
 
     manifest = Manifest(manifest_path, read_only=True)
-    try:
-        return usage_against_limits(config.limits, manifest.records())
+    try:  # the collection's limits count every tenant's records
+        return usage_against_limits(config.limits, manifest.records(),
+                                    whole_collection(manifest, None).records())
     finally:
         manifest.close()
 

@@ -1,5 +1,7 @@
-"""Limits per collection (``[rag.limits]``): a write that would take the collection past
-``max_chunks``, ``max_files`` or ``max_bytes`` is refused with ``QuotaExceededError``
+"""Limits per collection and per tenant (``[rag.limits]``): a write that would take the
+collection past ``max_chunks``, ``max_files`` or ``max_bytes`` (every tenant's data
+together), or a tenant's share past ``max_chunks_per_tenant``, ``max_files_per_tenant`` or
+``max_bytes_per_tenant`` (that tenant's data only), is refused with ``QuotaExceededError``
 before anything of it is written, so the index stays as it was.
 
 The would-be totals are computed from the manifest and what the call changes: each file or
@@ -19,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ragloom.config import RAGConfig
 from ragloom.config.limits import LimitsConfig
 from ragloom.errors import QuotaExceededError
+from ragloom.indexing.collection_records import whole_collection
 from ragloom.indexing.manifest import FileRecord
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import vanished_files
@@ -31,6 +35,8 @@ from ragloom.indexing.reading import SkipFile
 KEEP_BYTES = 256 * 1024 * 1024
 #: The figures a collection limit bounds, by limit key.
 FIGURES = {"max_chunks": "chunks", "max_files": "files", "max_bytes": "bytes"}
+#: The limit of each tenant's share of a figure, by the collection limit's key.
+PER_TENANT = {key: f"{key}_per_tenant" for key in FIGURES}
 
 
 class Records(Protocol):
@@ -68,24 +74,38 @@ def _total(figures: Mapping[str, tuple[int, int]]) -> Usage:
                  sum(size for size, _ in figures.values()))
 
 
-def usage_against_limits(limits: LimitsConfig, records: Mapping[str, FileRecord]) -> dict[str, dict]:
-    """For ``status``: each collection limit that is set, with what is used of it."""
-    usage = usage_of(records)
-    return {key: {"used": getattr(usage, FIGURES[key]), "limit": limit}
-            for key, limit in limits.active().items() if key in FIGURES}
+def usage_against_limits(limits: LimitsConfig, records: Mapping[str, FileRecord],
+                         whole: Mapping[str, FileRecord] | None = None,
+                         tenant: str | None = None) -> dict[str, dict[str, int]]:
+    """For ``status``: each limit that is set, with what is used of it: the collection's
+    against the ``whole`` collection's records (default ``records``), with a ``tenant``
+    each ``*_per_tenant`` one against that tenant's ``records``."""
+    usage, active = usage_of(records), limits.active()
+    total = usage if whole is None else usage_of(whole)
+    shown = {key: {"used": getattr(total, FIGURES[key]), "limit": active[key]}
+             for key in FIGURES if key in active}
+    if tenant is not None:
+        shown |= {PER_TENANT[key]: {"used": getattr(usage, FIGURES[key]), "limit": active[name]}
+                  for key, name in PER_TENANT.items() if name in active}
+    return shown
 
 
 class Quota:
-    """The collection limits of one index, checked against its manifest.
-
-    ``tenant`` names the tenant in errors when the manifest is one tenant's share."""
+    """The limits of one index, checked against its manifest: the collection's against the
+    ``whole`` collection's records (every tenant's; default: the manifest's), and with a
+    ``tenant`` (the manifest is that tenant's share) each ``*_per_tenant`` one."""
 
     def __init__(self, limits: LimitsConfig, collection: str, manifest: Records,
-                 tenant: str | None = None) -> None:
-        self.limits = {key: value for key, value in limits.active().items() if key in FIGURES}
+                 tenant: str | None = None, whole: Records | None = None) -> None:
+        active = limits.active()
+        self.limits = {key: value for key, value in active.items() if key in FIGURES}
+        self.tenant_limits = {} if tenant is None else {
+            key: active[name] for key, name in PER_TENANT.items() if name in active}
+        self.config = limits
         self.collection = collection
         self.manifest = manifest
         self.tenant = tenant
+        self.whole = whole if whole is not None else manifest
         #: What the last check read and chunked, by name, for the run to take (``take``).
         self.planned: dict[str, Prepared | SkipFile] = {}
 
@@ -99,7 +119,14 @@ class Quota:
 
     @property
     def limited(self) -> bool:
-        return bool(self.limits)
+        return bool(self.limits or self.tenant_limits)
+
+    def usage(self) -> dict[str, dict[str, int]]:
+        """For ``status``: usage against each limit that is set (``usage_against_limits``)."""
+        if not self.config.active():
+            return {}
+        whole = self.whole.records() if self.limits and self.whole is not self.manifest else None
+        return usage_against_limits(self.config, self.manifest.records(), whole, self.tenant)
 
     def check(self, changes: Iterable[Change], removed: Iterable[str] = ()) -> None:
         """Raise QuotaExceededError when writing ``changes`` and removing ``removed`` would
@@ -117,11 +144,27 @@ class Quota:
                 len(previous.chunk_ids) if previous is not None else 0)
             after[change.key] = (change.size, chunks)
         would_be = _total(after)
-        for key, limit in self.limits.items():
+        scope = f"collection {self.collection!r}"
+        for key, limit in self.tenant_limits.items():  # the tenant's share
             now, then = getattr(current, FIGURES[key]), getattr(would_be, FIGURES[key])
             if then > limit and then > now:
-                raise QuotaExceededError(key, f"collection {self.collection!r}", now, then - now,
-                                         limit, self.tenant)
+                raise QuotaExceededError(PER_TENANT[key], scope, now, then - now, limit, self.tenant)
+        if not self.limits:
+            return
+        # The whole collection changes by what the writer's share changes.
+        whole = current if self.whole is self.manifest else usage_of(self.whole.records())
+        for key, limit in self.limits.items():
+            now = getattr(whole, FIGURES[key])
+            adding = getattr(would_be, FIGURES[key]) - getattr(current, FIGURES[key])
+            if now + adding > limit and adding > 0:
+                raise QuotaExceededError(key, scope, now, adding, limit, self.tenant)
+
+
+def quota_for(config: RAGConfig, manifest: Records, tenant: str | None) -> Quota:
+    """The quota of an index of ``config`` whose manifest is ``manifest`` (``tenant``'s
+    share, or the untenanted one): the collection's limits count every tenant's records."""
+    whole = whole_collection(manifest, tenant) if config.limits.active() else manifest
+    return Quota(config.limits, config.vector_store.collection_name, manifest, tenant, whole)
 
 
 class Prepared(Protocol):
