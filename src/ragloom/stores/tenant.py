@@ -109,3 +109,8 @@ class TenantStore:
 
     def close(self) -> None:
         self.inner.close()
+
+
+def shared_store(store: VectorStore) -> VectorStore:
+    """The store every tenant shares under a tenant's view of it (else ``store`` itself)."""
+    return store.inner if isinstance(store, TenantStore) else store
