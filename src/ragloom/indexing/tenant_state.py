@@ -14,8 +14,7 @@ from typing import Any
 from ragloom.filters import Condition, Node
 from ragloom.indexing.manifest import SOURCE_KEY_PREFIX, FileRecord, ManifestStore
 from ragloom.indexing.state import IndexState
-from ragloom.retrieval.sparse_base import SparseBackend
-from ragloom.stores.base import VectorStore
+from ragloom.retrieval.sparse_base import SparseBackend, StoredChunks
 from ragloom.stores.tenant import shared_store
 from ragloom.tenancy import SEPARATOR, TENANT_KEY, tenant_of_id
 from ragloom.types import Metadata, MetadataValue
@@ -162,7 +161,7 @@ class TenantSparse:
                   if key in m}
         return sorted(values.values(), key=lambda value: (type(value).__name__, value))
 
-    def sync_with(self, store: VectorStore) -> bool:
+    def sync_with(self, store: StoredChunks) -> bool:
         return self.inner.sync_with(shared_store(store))
 
     def persist(self) -> None:
