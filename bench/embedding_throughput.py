@@ -4,7 +4,7 @@ For the Cranfield abstracts and 5,000 standard-library pieces it prints, per run
 medians: raw ``SentenceTransformer.encode`` (torch fp32, its default arguments) docs/s;
 each backend's own encode docs/s through ragloom (torch, ONNX Runtime fp32, ONNX Runtime
 int8, default batch size); ragloom end to end (one file per document on disk -> read ->
-chunk with the default token-sized chunking -> embed -> mock store, fresh cache) with the
+chunk with the default token-sized chunking -> embed -> in-memory store, fresh cache) with the
 default backend, and the share of that wall time spent outside the model;
 and the ratios to the raw torch encode. Then the quality of each backend against torch
 fp32: cosine between the two vectors of each Cranfield abstract, and nDCG@10 on
@@ -66,7 +66,7 @@ def index_seconds(texts: list[str], backend: str) -> tuple[float, float]:
     """(wall seconds, seconds inside the model) of ragloom indexing ``texts`` as one file
     each with the default chunking."""
     config = RAGConfig(embedding_provider="local", embedding_backend=backend,
-                       vector_store={"provider": "mock"})
+                       vector_store={"provider": "memory"})
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         for index, text in enumerate(texts):
@@ -132,7 +132,7 @@ def main() -> None:
         cosines = np.sum(reference * provider.embed(texts), axis=1)
         with tempfile.TemporaryDirectory() as folder:
             config = RAGConfig(embedding_provider="local", embedding_backend=backend,
-                               vector_store={"provider": "mock"})
+                               vector_store={"provider": "memory"})
             with RAGEngine(config, folder) as engine:
                 index_dataset(engine, dataset)
                 scores = {s.mode: s.ndcg for s in evaluate(engine, dataset, ("dense", "hybrid"))}

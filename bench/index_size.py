@@ -5,7 +5,7 @@ with default settings except the embedder: the hash embedder (384-d like the def
 model; sizes do not depend on the vectors' values, and the model would take minutes).
 Each store gets a fresh copy of the folder so nothing is shared.
 
-    python bench/index_size.py [--source DIR] [--stores chroma turboquant mock]
+    python bench/index_size.py [--source DIR] [--stores chroma turboquant memory]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def measure(source: Path, store: str, work: Path) -> tuple[int, dict[str, int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=None)
-    parser.add_argument("--stores", nargs="+", default=["chroma", "turboquant", "mock"])
+    parser.add_argument("--stores", nargs="+", default=["chroma", "turboquant", "memory"])
     args = parser.parse_args()
     source = args.source or default_source()
     text = sum(f.stat().st_size for f in source.rglob("*") if f.is_file() and "__pycache__" not in f.parts)

@@ -30,7 +30,7 @@ from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.searcher import Searcher
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import tokenize
-from ragloom.stores.mock import MockVectorStore
+from ragloom.stores.memory import MemoryVectorStore
 
 DIM = 384
 
@@ -83,7 +83,7 @@ def main() -> None:
 
     rng = np.random.default_rng(5)
     vectors = rng.normal(size=(len(texts), DIM)).astype(np.float32)
-    store = MockVectorStore()
+    store = MemoryVectorStore()
     for start in range(0, len(texts), 10_000):
         stop = start + 10_000
         store.upsert(ids[start:stop], vectors[start:stop], texts[start:stop], metadatas[start:stop])

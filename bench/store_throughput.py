@@ -1,10 +1,10 @@
 """Vector store write and query speed: upsert chunks/s and query p50 ms.
 
 Random unit 384-d vectors with realistic metadata, upserted in batches of 1,000 (as the
-indexer writes), then 200 single queries (top 10). Stores: mock, chroma embedded, and
+indexer writes), then 200 single queries (top 10). Stores: memory (in-memory), chroma embedded, and
 chroma remote (a ``chroma run`` server this script starts on 127.0.0.1 and stops).
 
-    python bench/store_throughput.py [--sizes 10000 100000] [--stores mock chroma chroma-remote]
+    python bench/store_throughput.py [--sizes 10000 100000] [--stores memory chroma chroma-remote]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "store
 from chroma_server import ChromaServer  # noqa: E402
 
 from ragloom.stores.base import EmbeddingSpec, VectorStore  # noqa: E402
-from ragloom.stores.mock import MockVectorStore  # noqa: E402
+from ragloom.stores.memory import MemoryVectorStore  # noqa: E402
 
 DIM = 384
 BATCH = 1000
@@ -35,8 +35,8 @@ SPEC = EmbeddingSpec("bench/random", DIM)
 
 @contextmanager
 def open_store(kind: str, folder: Path) -> Iterator[VectorStore]:
-    if kind == "mock":
-        yield MockVectorStore()
+    if kind == "memory":
+        yield MemoryVectorStore()
         return
     from ragloom.stores.chroma import ChromaVectorStore
 
@@ -74,7 +74,7 @@ def measure(kind: str, size: int, rng: np.random.Generator) -> tuple[float, floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--stores", nargs="+", default=["mock", "chroma", "chroma-remote"])
+    parser.add_argument("--stores", nargs="+", default=["memory", "chroma", "chroma-remote"])
     args = parser.parse_args()
     rng = np.random.default_rng(7)
     print(f"{'store':<15}{'chunks':>9}{'upsert chunks/s':>17}{'query p50 ms':>14}")

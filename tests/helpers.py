@@ -10,8 +10,8 @@ from ragloom import RAGConfig
 
 
 def hash_config(**overrides: Any) -> RAGConfig:
-    """A config using the hash embedder and the mock store, with ``overrides`` applied."""
-    data: dict[str, Any] = {"embedding_provider": "hash", "vector_store": {"provider": "mock"}}
+    """A config using the hash embedder and the in-memory store, with ``overrides`` applied."""
+    data: dict[str, Any] = {"embedding_provider": "hash", "vector_store": {"provider": "memory"}}
     data.update(overrides)
     return RAGConfig.model_validate(data)
 

@@ -44,7 +44,7 @@ top_k = 3
 hybrid = false
 
 [rag.vector_store]
-provider = "mock"
+provider = "memory"
 collection_name = "docs"
 
 [rag.vector_store.turboquant]
@@ -79,7 +79,7 @@ def test_unknown_key_is_named(tmp_path: Path) -> None:
 
 
 def test_unknown_nested_key_is_named(tmp_path: Path) -> None:
-    path = write_toml(tmp_path, "[rag.vector_store]\nprovidr = 'mock'\n")
+    path = write_toml(tmp_path, "[rag.vector_store]\nprovidr = 'memory'\n")
     with pytest.raises(ConfigError, match=r"unknown key 'vector_store\.providr'"):
         load_config(path)
 
@@ -103,7 +103,7 @@ def test_unknown_provider_lists_valid_ones(tmp_path: Path) -> None:
         check_config(config)
     message = str(info.value)
     assert "key 'vector_store.provider' = 'faiss'" in message
-    assert "'chroma'" in message and "'turboquant'" in message and "'mock'" in message
+    assert "'chroma'" in message and "'turboquant'" in message and "'memory'" in message
     with pytest.raises(ConfigError, match=r"key 'embedding_provider' = 'openai'"):
         check_config(parse_config({"embedding_provider": "openai"}))
     with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'faiss'"):
@@ -144,7 +144,7 @@ def test_config_accepts_exactly_the_registered_names() -> None:
         check_config(parse_config({"embedding_provider": name}))
     with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store "
                                           r"\(did you mean 'chroma'\?\); "
-                                          r"valid: 'chroma', 'mcp', 'mock', 'postgres', 'turboquant'"):
+                                          r"valid: 'chroma', 'mcp', 'memory', 'postgres', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "Chroma"}}))
 
 

@@ -84,7 +84,7 @@ def test_a_plugin_reader_claims_a_binary_format_and_tags_pages(installed_plugin:
     (project / "paper.tpages").write_bytes(b"TPAGES\x00" + "\f".join(pages).encode())
     (project / "fake.tpages").write_bytes(b"\x00\x01not this format")
     (project / "blob.bin").write_bytes(b"TPAGES\x00but no reader for .bin")
-    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "mock"},
+    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "memory"},
                            "chunk_size": 40, "chunk_overlap": 0})
     with RAGEngine(config, project) as engine:
         report = engine.index_directory()
@@ -97,7 +97,7 @@ def test_a_plugin_reader_claims_a_binary_format_and_tags_pages(installed_plugin:
         ("# Intro\nand drag\n", 4, 4, 2, None, "markdown"),  # the heading repeated over page 2
         ("# Wings\nswept wings\n", 5, 6, 3, None, "markdown"),
     ]
-    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "mock"},
+    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "memory"},
                            "chunk_size": 1000, "chunking": {"markdown_chunking": False}})
     with RAGEngine(config, project) as engine:
         engine.index_directory()
@@ -110,7 +110,7 @@ def test_a_plugin_reranker_reorders_the_fused_candidates(installed_plugin: Path,
     write(tmp_path, "a.txt", "wing lift\n")
     write(tmp_path, "b.txt", "wing lift drag speed " + "the other stuff here " * 30 + "\n")
     write(tmp_path, "c.txt", "wing wing wing wing wing lift lift lift\n")
-    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "mock"},
+    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "memory"},
                            "retrieval": {"reranker": "overlap", "merge_parts": False},
                            "relevance_gate": 0.0})
     query = "wing lift drag speed"
@@ -151,18 +151,18 @@ def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_
                                           r"\(did you mean 'max_rows'\?\)"):
         RAGEngine(parse_config({"embedding_provider": "hash",
                                 "vector_store": {"provider": "tiny", "tiny": {"max_row": 5}}}), tmp_path)
-    with pytest.raises(ConfigError, match=r"\[rag.vector_store.mock\]: the 'mock' store takes no "
+    with pytest.raises(ConfigError, match=r"\[rag.vector_store.memory\]: the 'memory' store takes no "
                                           r"settings"):
-        check_config(parse_config({"vector_store": {"provider": "mock", "mock": {"size": 5}}}))
+        check_config(parse_config({"vector_store": {"provider": "memory", "memory": {"size": 5}}}))
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.qdrant\]: no vector store is named "
-                                          r"'qdrant'; valid: 'chroma', 'mcp', 'mock', 'postgres', "
+                                          r"'qdrant'; valid: 'chroma', 'mcp', 'memory', 'postgres', "
                                           r"'tiny', 'turboquant'"):
-        check_config(parse_config({"vector_store": {"provider": "mock", "qdrant": {"size": 5}}}))
+        check_config(parse_config({"vector_store": {"provider": "memory", "qdrant": {"size": 5}}}))
 
 
 def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> None:
     with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'qdrant': unknown vector "
-                                          r"store; valid: 'chroma', 'mcp', 'mock', 'postgres', "
+                                          r"store; valid: 'chroma', 'mcp', 'memory', 'postgres', "
                                           r"'tiny', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "qdrant"}}))
     with pytest.raises(ConfigError, match=r"valid: 'gemini', 'hash', 'letters', 'local'"):

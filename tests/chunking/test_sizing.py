@@ -96,7 +96,7 @@ def test_with_the_real_model_no_chunk_is_longer_than_its_window(tmp_path: Path) 
     readme = next(Path(sentence_transformers.__file__).parent.rglob("*.md"), None)
     if readme is not None:
         write(project, "docs/card.md", readme.read_text(encoding="utf-8"))
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "mock"})
+    config = RAGConfig(embedding_provider="local", vector_store={"provider": "memory"})
     with RAGEngine(config, project) as engine:
         sizing = engine._sizing
         assert (sizing.unit, sizing.size) == ("tokens", 254 - HEADER_TOKENS)

@@ -135,7 +135,7 @@ def test_engine_with_gemini_from_config(server: FakeGeminiServer, tmp_path: Path
     monkeypatch.setenv("MY_GEMINI_KEY", API_KEY)
     config = RAGConfig.model_validate({
         "embedding_provider": "gemini", "embedding_dim": 128, "api_key_env": "MY_GEMINI_KEY",
-        "embedding_base_url": server.base_url, "vector_store": {"provider": "mock"},
+        "embedding_base_url": server.base_url, "vector_store": {"provider": "memory"},
     })
     (tmp_path / "a.txt").write_text("rockets launch satellites into orbit")
     (tmp_path / "b.txt").write_text("apples and pears are fruit")

@@ -107,11 +107,11 @@ def test_status_after_clearing_every_file_counts_zero(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("config", [
-    config_for("mock"),  # in memory: nothing on disk to read
+    config_for("memory"),  # in memory: nothing on disk to read
     config_for("chroma", vector_store={"provider": "chroma", "url": "http://localhost:1"}),
     config_for("turboquant", embedding_dim=64),  # another model than the index's
     config_for("turboquant", embedding_provider="local"),
-], ids=["mock", "chroma-server", "other-dimension", "other-provider"])
+], ids=["memory", "chroma-server", "other-dimension", "other-provider"])
 def test_indexes_it_does_not_read_are_left_to_the_engine(tmp_path: Path, config: RAGConfig) -> None:
     build(tmp_path, config_for("turboquant"))
     assert read_status(config, tmp_path) is None

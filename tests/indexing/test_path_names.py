@@ -54,7 +54,7 @@ def test_ids_do_not_depend_on_where_the_folder_lives(tmp_path: Path) -> None:
     shutil.copytree(first, second)
     ids = []
     for base, folder in ((tmp_path / "one", first), (tmp_path / "two", second)):
-        with engine_at(base, "mock") as engine:
+        with engine_at(base, "memory") as engine:
             engine.index_directory(folder)
             ids.append(sorted(engine.store.ids()))
     assert ids[0] == ids[1] and ids[0]

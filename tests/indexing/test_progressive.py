@@ -56,7 +56,7 @@ def _index_in_background(engine: RAGEngine) -> tuple[threading.Thread, list[obje
     return thread, outcome
 
 
-@pytest.mark.parametrize("store", ["mock", "turboquant", "chroma"])
+@pytest.mark.parametrize("store", ["memory", "turboquant", "chroma"])
 def test_a_search_during_a_run_answers_from_bm25_then_hybrid(tmp_path: Path, store: str) -> None:
     if store == "chroma":
         pytest.importorskip("chromadb")

@@ -29,7 +29,7 @@ def project(base: Path) -> None:
     write(base, ".env", "TOKEN=abc\n")
 
 
-@pytest.mark.parametrize("store", ["turboquant", "mock"])
+@pytest.mark.parametrize("store", ["turboquant", "memory"])
 def test_skipped_files_are_not_pending_and_are_counted_by_reason(tmp_path: Path, store: str) -> None:
     project(tmp_path)
     config = hash_config(vector_store={"provider": store})

@@ -57,7 +57,7 @@ def answers(engine: RAGEngine) -> dict[tuple[str, str], list[tuple[str, str, flo
             for query in QUERIES for mode in ("dense", "sparse", "hybrid")}
 
 
-@pytest.mark.parametrize("store", ["mock", "turboquant", "chroma"])
+@pytest.mark.parametrize("store", ["memory", "turboquant", "chroma"])
 def test_two_builds_give_the_same_top_10(tmp_path: Path, store: str) -> None:
     if store == "chroma":
         pytest.importorskip("chromadb")

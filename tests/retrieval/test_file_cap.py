@@ -29,7 +29,7 @@ def test_the_cap_steps_results_aside_and_tops_up_from_them() -> None:
         assert cap_per_file(ranked, top_k, 2) == cap_per_file(ranked, 5, 2)[:top_k]
 
 
-@pytest.mark.parametrize("store", ["mock", "turboquant"])
+@pytest.mark.parametrize("store", ["memory", "turboquant"])
 def test_one_file_does_not_fill_the_results(make_engine, project: Path, store: str) -> None:
     write(project, "comets.py", MANY)
     for i in range(4):

@@ -10,7 +10,7 @@ import pytest
 from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.errors import StoreError
-from ragloom.stores.mock import MockVectorStore
+from ragloom.stores.memory import MemoryVectorStore
 
 
 @pytest.fixture
@@ -177,9 +177,9 @@ def test_unknown_modes_and_positional_options_are_errors(engine) -> None:
 
 
 def test_a_store_without_vectors_serves_dense_search_only(make_engine, project: Path) -> None:
-    from ragloom.stores.mock import MockVectorStore
+    from ragloom.stores.memory import MemoryVectorStore
 
-    class NoVectors(MockVectorStore):
+    class NoVectors(MemoryVectorStore):
         hands_out_vectors = False
 
     write(project, "a.txt", "rockets reach orbit\n")
@@ -189,7 +189,7 @@ def test_a_store_without_vectors_serves_dense_search_only(make_engine, project: 
         assert [r.path for r in engine.search("rockets", mode="dense")] == ["a.txt"]
         for mode, mmr, what in (("hybrid", False, "hybrid search"), ("sparse", False, "sparse search"),
                                 ("dense", True, "MMR")):
-            with pytest.raises(ValueError, match=f"^{what} needs stored vectors, which the 'mock' "
+            with pytest.raises(ValueError, match=f"^{what} needs stored vectors, which the 'memory' "
                                                  f"store does not hand out"):
                 engine.search("rockets", mode=mode, mmr=mmr)
     finally:
@@ -225,7 +225,7 @@ def test_copies_of_one_text_take_one_slot_and_list_every_path(make_engine, proje
     assert sorted(copies) == ["vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt", "vendor/c/LICENSE.txt"]
 
 
-class _ServerLikeStore(MockVectorStore):
+class _ServerLikeStore(MemoryVectorStore):
     """Answers a query the way a database server would be waited on: it blocks until BM25
     has started, so a search that does not overlap the two never gets its dense half."""
 

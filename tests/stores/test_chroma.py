@@ -147,17 +147,17 @@ def test_engine_resolves_globs_for_chroma_as_the_exact_store_matches_them(tmp_pa
              {"heading": {"$glob": "Pars*"}}, {"path": {"$glob": "src/**", "$in": ["src/app/lex.py"]}},
              {"path": {"$glob": "nothing/**"}}]
     found = {}
-    for provider in ("mock", "chroma"):
+    for provider in ("memory", "chroma"):
         with RAGEngine(hash_config(vector_store={"provider": provider}, relevance_gate=0.0),
                        project) as engine:
             engine.index_directory()
             for mode in ("dense", "hybrid"):
                 found[provider, mode] = [sorted(r.path for r in engine.search(
                     "parse text", top_k=10, filters=filters, mode=mode)) for filters in cases]
-    assert found["chroma", "dense"] == found["mock", "dense"] == [
+    assert found["chroma", "dense"] == found["memory", "dense"] == [
         ["src/app/lex.py", "src/app/parse.py"], ["notes.txt"], [], ["docs/parse.md"],
         ["src/app/lex.py"], []]
-    assert found["chroma", "hybrid"] == found["mock", "hybrid"] == found["mock", "dense"]
+    assert found["chroma", "hybrid"] == found["memory", "hybrid"] == found["memory", "dense"]
 
 
 @pytest.mark.slow

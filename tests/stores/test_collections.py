@@ -135,7 +135,7 @@ def test_the_model_stays_fixed_per_collection(place: Any, tmp_path: Path) -> Non
 
 
 def test_a_store_without_collections_says_so(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="the 'mock' store keeps no collections"):
+    with pytest.raises(StoreError, match="the 'memory' store keeps no collections"):
         list_collections(hash_config(), tmp_path)
 
 

@@ -15,7 +15,7 @@ from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.retrieval.tokenize import MAX_TOKEN, tokenize
 
-STORES = ["mock", "turboquant", "chroma", "postgres"]
+STORES = ["memory", "turboquant", "chroma", "postgres"]
 
 _RNG = random.Random(7)
 #: One \w+ run as long as the SVG's (base64 without '+' and '/').
@@ -81,7 +81,7 @@ def test_every_store_indexes_or_skips_hostile_texts_and_goes_on(
             assert "index row size" in skipped[DEEP] and "postgres store" in skipped[DEEP]
         else:
             assert engine.search("deepmarker", top_k=1, mode="sparse")[0].metadata["path"] == DEEP
-    if store == "mock":
+    if store == "memory":
         return  # nothing persists
     with RAGEngine(store_config(store, request), root) as engine:  # a second run: no surprise
         again = engine.index_directory()

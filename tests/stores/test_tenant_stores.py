@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from test_tenants import chroma_server  # noqa: F401  (the server fixture)
 
 from ragloom.stores.base import EmbeddingSpec, VectorStore
-from ragloom.stores.mock import MockVectorStore
+from ragloom.stores.memory import MemoryVectorStore
 from ragloom.stores.tenant import TenantStore
 from ragloom.stores.turboquant import TurboQuantStore
 
@@ -40,12 +40,12 @@ def _rows(count: int, seed: int, groups: tuple[str, ...] = ("red", "blue")) -> t
     return ids, vectors, texts, metadatas
 
 
-@pytest.fixture(params=["mock", "turboquant", "chroma", "chroma-server", "postgres"])
+@pytest.fixture(params=["memory", "turboquant", "chroma", "chroma-server", "postgres"])
 def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
     kind = request.param
     store: Any
-    if kind == "mock":
-        store = MockVectorStore()
+    if kind == "memory":
+        store = MemoryVectorStore()
     elif kind == "turboquant":
         store = TurboQuantStore(tmp_path / "tq", SPEC)
     elif kind.startswith("chroma"):
@@ -120,14 +120,14 @@ _OPS = st.lists(st.one_of(
 ), max_size=14)
 
 
-@pytest.mark.parametrize("kind", ["mock", "turboquant"])
+@pytest.mark.parametrize("kind", ["memory", "turboquant"])
 @settings(max_examples=20, deadline=None)
 @given(ops=_OPS)
 def test_random_interleavings_of_two_tenants(kind: str, ops: list[tuple]) -> None:
     """Whatever the order of two tenants' writes and searches, each tenant's view equals a
     store holding only its own writes."""
     with tempfile.TemporaryDirectory() as folder:
-        shared = MockVectorStore() if kind == "mock" else TurboQuantStore(Path(folder) / "tq", SPEC)
+        shared = MemoryVectorStore() if kind == "memory" else TurboQuantStore(Path(folder) / "tq", SPEC)
         views = {t: TenantStore(shared, t) for t in ("a", "b")}
         model: dict[str, dict[str, str]] = {"a": {}, "b": {}}
         rng = np.random.default_rng(0)
@@ -154,7 +154,7 @@ def test_random_interleavings_of_two_tenants(kind: str, ops: list[tuple]) -> Non
 
 def test_a_tenant_name_check_names_the_value() -> None:
     with pytest.raises(ValueError, match="tenant 'a b' is not a tenant name"):
-        TenantStore(MockVectorStore(), "a b")
+        TenantStore(MemoryVectorStore(), "a b")
 
 
 

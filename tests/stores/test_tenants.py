@@ -13,7 +13,7 @@ import pytest
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
-from ragloom.stores.mock import MockVectorStore
+from ragloom.stores.memory import MemoryVectorStore
 
 TEXTS = {"acme": ("Apples ripen in the orchard.\n", "Pears grow beside the apple trees.\n"),
          "globex": ("Bananas grow on the plantation.\n", "Mangoes ripen beside the bananas.\n")}
@@ -30,8 +30,8 @@ def _backend(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Opene
     """A function opening an engine of ``tenant`` on one store shared by every tenant."""
     project = tmp_path / "project"
     write(project, "shared.md", "# Shared\nThe same file, indexed by every tenant.\n")
-    if kind == "mock":  # memory only: each tenant's engine stays open (manifest and BM25)
-        shared, engines = MockVectorStore(), {}
+    if kind == "memory":  # memory only: each tenant's engine stays open (manifest and BM25)
+        shared, engines = MemoryVectorStore(), {}
 
         @contextmanager
         def kept(tenant: str | None) -> Iterator[RAGEngine]:
@@ -65,7 +65,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield server
 
 
-@pytest.fixture(params=["mock", "turboquant", "chroma", "chroma-server", "postgres"])
+@pytest.fixture(params=["memory", "turboquant", "chroma", "chroma-server", "postgres"])
 def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
     return _backend(request.param, tmp_path, request)
 
@@ -189,7 +189,7 @@ def test_a_service_writes_for_many_tenants(opener: Opener) -> None:
     with opener("globex") as engine:
         assert [h.text for h in engine.search("kiwis", top_k=10, mode="dense", min_score=-1.0)] == [
             "Kiwis now.\n"]
-        if engine.store.persistent:  # the mock's records live in the writing engine only
+        if engine.store.persistent:  # the in-memory store's records live in the writing engine only
             assert engine.verify().ok, engine.verify().problems
 
 

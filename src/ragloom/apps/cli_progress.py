@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from ragloom.indexing.progress import IndexProgress
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
@@ -16,7 +17,7 @@ from ragloom.types import IndexReport, IndexStatus, SkippedFile
 PROGRESS_LINE_SECONDS = 5.0
 
 
-def progress_printer(stream=sys.stderr) -> Callable[[IndexProgress], None]:  # type: ignore[no-untyped-def]
+def progress_printer(stream: TextIO = sys.stderr) -> Callable[[IndexProgress], None]:
     """A tqdm bar of chunks embedded on a terminal; a line every few seconds otherwise."""
     if stream.isatty():
         try:
@@ -42,7 +43,7 @@ def progress_printer(stream=sys.stderr) -> Callable[[IndexProgress], None]:  # t
 class _ProgressLines:
     """Prints the progress as a line every PROGRESS_LINE_SECONDS, and once when done."""
 
-    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self._printed_at = float("-inf")
         self._last = ""
@@ -86,7 +87,7 @@ def skipped_by_reason(skipped: list[SkippedFile]) -> list[str]:
             for reason, count in count_by_reason(skipped).items()]
 
 
-def print_skipped(status: IndexStatus, as_json: bool, verbose: bool, out) -> None:  # type: ignore[no-untyped-def]
+def print_skipped(status: IndexStatus, as_json: bool, verbose: bool, out: TextIO) -> None:
     """``ragloom status``'s lines on what the last run skipped: counts by reason, and with
     ``-v`` every file with its reason (JSON carries the counts in ``skipped``)."""
     if as_json or not status.skipped:

@@ -76,8 +76,9 @@ class Conversation:
         self.memory = memory
         self.session_id = session_id
         #: The session so far: its last ``resume_turns`` remembered turns when resuming.
-        self.turns: list[Turn] = [Turn(t.role, t.text) for t in memory.recent(session_id, resume_turns)] \
-            if memory is not None and session_id else []  # type: ignore[misc]
+        self.turns: list[Turn] = []
+        if memory is not None and session_id:
+            self.turns = [Turn(t.role, t.text) for t in memory.recent(session_id, resume_turns)]
         #: What the last ``stream`` put in the prompt (``send`` returns it).
         self.last_result: SendResult | None = None
 
@@ -121,9 +122,8 @@ class Conversation:
     async def astream(self, message: str) -> AsyncIterator[str]:
         """``stream`` with each piece fetched on a worker thread."""
         pieces = self.stream(message)
-        done = object()
-        while (piece := await asyncio.to_thread(next, pieces, done)) is not done:
-            yield piece  # type: ignore[misc]
+        while (piece := await asyncio.to_thread(next, pieces, None)) is not None:
+            yield piece
 
     def _prepare(self, message: str) -> tuple[PromptContext, list[Turn], str]:
         if self.memory is not None and self.session_id:  # refused before the model is paid

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -38,7 +38,7 @@ class MemoryTurn:
 
     id: int
     session_id: str
-    role: str
+    role: Literal["user", "assistant"]  # add() refuses any other (ROLES)
     text: str
     created_at: float
     score: float | None = None

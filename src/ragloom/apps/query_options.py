@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ragloom.filters import compile_filters
 from ragloom.prompt import one_line, printable
+from ragloom.retrieval.search_mode import SEARCH_MODES as SEARCH_MODES  # --mode's choices
 
 if TYPE_CHECKING:
     from ragloom.retrieval.searcher import SearchResponse
     from ragloom.types import SearchResult
-
-SEARCH_MODES = ("dense", "sparse", "hybrid")
 
 
 class QueryUsageError(ValueError):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
-from ragloom.types import Chunk, Metadata
+from ragloom.types import Chunk, Metadata, MetadataValue
 
 
 class Chunker(Protocol):
@@ -94,24 +94,25 @@ class SourceLines:
     def is_blank(self, line: int) -> bool:
         return not self.line_texts[line - 1].strip()
 
-    def piece(self, first: int, last: int, header: str = "", **extra: object) -> Piece:
+    def piece(self, first: int, last: int, header: str = "", **extra: MetadataValue) -> Piece:
         """The Piece for lines ``first..last``, blank lines at either end left out."""
         while first < last and self.is_blank(first):
             first += 1
         while last > first and self.is_blank(last):
             last -= 1
         start, end = self.span(first, last)
-        return Piece(self.text[start:end], start, first, last, header, dict(extra))  # type: ignore[arg-type]
+        return Piece(self.text[start:end], start, first, last, header, dict(extra))
 
 
-def piece_from_span(text: str, lines: LineIndex, start: int, end: int, **extra: object) -> Piece:
+def piece_from_span(text: str, lines: LineIndex, start: int, end: int,
+                    **extra: MetadataValue) -> Piece:
     """The Piece for ``text[start:end]`` with its 1-based inclusive line range."""
     return Piece(
         text=text[start:end],
         start_char=start,
         start_line=lines.line_of(start),
         end_line=lines.line_of(max(start, end - 1)),
-        extra=dict(extra),  # type: ignore[arg-type]
+        extra=dict(extra),
     )
 
 

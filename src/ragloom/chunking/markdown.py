@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks
 from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
-from ragloom.types import Chunk
+from ragloom.types import Chunk, Metadata
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 #: The title and any closing ``#`` run are taken apart by ``_atx_title``: one regex with a lazy
@@ -171,7 +171,7 @@ class MarkdownChunker:
 
     def _section(self, source: SourceLines, layout: _Layout, section: _Section) -> Iterator[Piece]:
         first, last, heading, path = section.first, section.last, section.heading, section.path
-        extra: dict[str, object] = {
+        extra: Metadata = {
             "kind": "section" if heading else "preamble",
             "heading": heading.title if heading else "",
             "heading_path": " > ".join(h.title for h in path),
@@ -326,6 +326,6 @@ def _headings_joined(units: list[_Block]) -> list[_Block]:
     return joined
 
 
-def _with(piece: Piece, extra: dict[str, object], part: int) -> Piece:
+def _with(piece: Piece, extra: Metadata, part: int) -> Piece:
     return Piece(piece.text, piece.start_char, piece.start_line, piece.end_line, piece.header,
-                 {**extra, "part": part})  # type: ignore[dict-item]
+                 {**extra, "part": part})

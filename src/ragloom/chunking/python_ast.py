@@ -85,7 +85,7 @@ class PythonAstChunker:
                     kind = _run_kind(body, cursor, start - 1, statement_kind)
                     extra = {"kind": kind, **({"symbol": symbol} if symbol else {})}
                     units.append((Span(cursor, start - 1, extra), None))
-            name = f"{prefix}{node.name}"  # type: ignore[attr-defined]
+            name = f"{prefix}{node.name}"
             kind = "class" if isinstance(node, ast.ClassDef) else "method" if prefix else "function"
             units.append((Span(start, node.end_lineno or start, {"symbol": name, "kind": kind}), node))
             cursor = (node.end_lineno or start) + 1

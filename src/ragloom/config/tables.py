@@ -27,7 +27,7 @@ class VectorStoreConfig(StrictModel):
     ``settings_model`` of its backend (``stores.backend.StoreBackend``).
     """
 
-    #: A built-in ("chroma", "turboquant", "postgres", "mock", "mcp"), an installed plugin, or
+    #: A built-in ("chroma", "turboquant", "postgres", "memory", "mcp"), an installed plugin, or
     #: "module:Backend" (checked against the store registry when the engine is built).
     provider: str = Field("turboquant", min_length=1)
     # Chroma's rule, applied to every store so a name works everywhere.

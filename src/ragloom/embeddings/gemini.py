@@ -41,10 +41,11 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
                  initial_backoff: float = 1.0, max_backoff: float = 60.0,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         full = FULL_DIMENSIONS.get(model_name.removeprefix("models/"))
-        if dimension is None and full is None:
+        size = dimension or full
+        if size is None:
             raise ConfigError(f"embedding_dim must be set for Gemini model {model_name!r}")
         self.model_name = model_name
-        self.dimension = int(dimension or full)  # type: ignore[arg-type]
+        self.dimension = int(size)
         self._send_dimension = dimension is not None and dimension != full
         self._client = client or build_client(api_key, base_url, "the Gemini embedding provider")
         genai = genai_module("the Gemini embedding provider")

@@ -34,7 +34,7 @@ from ragloom.engine.status_figures import store_figures
 from ragloom.engine.syncing import SyncMethods
 from ragloom.engine.texts import TextMethods
 from ragloom.errors import CorruptIndexError, RagloomError, ReadOnlyError
-from ragloom.filters import Filters, compile_filters
+from ragloom.filters import Filters
 from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, verify_index
 from ragloom.indexing.discovery import Rules
@@ -46,6 +46,7 @@ from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.unembedded import unembedded_of
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
+from ragloom.retrieval.search_mode import SearchMode
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import IndexReport, IndexStatus, SearchResult
@@ -199,16 +200,16 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                         compress: bool | None = None) -> SearchResponse:
         """Like ``search``, with per-stage timings and candidate counts for debugging."""
         check_search(query, top_k, filters, mode, mmr, min_score, compress, self.tenant)
+        search_mode = None if mode is None else SearchMode.of(mode)
         if not self.config.enabled:
             return SearchResponse([], "disabled")
         self._require_open()
         if not query.strip():
             return SearchResponse([], "empty-query")
-        compile_filters(filters)
         k = self.config.top_k if top_k is None else top_k
         with self._readers_writer.reading():
             try:
-                return self._searcher.search(query, k, filters, mode, mmr, min_score, compress)
+                return self._searcher.search(query, k, filters, search_mode, mmr, min_score, compress)
             except _DAMAGE_SYMPTOMS as exc:
                 # Mapped arrays are checked against their checksums only when asked; bytes
                 # that do not decode send us to check them now, to name the damaged file.

@@ -46,7 +46,7 @@ from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.stores.backend import StoreBackend
 from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import create_vector_store, store_backend, vector_stores
-from ragloom.stores.tenant import TenantStore
+from ragloom.stores.tenant import TenantStore, shared_store
 
 #: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
 #: older version is then re-chunked once on open (embeddings come from the cache).
@@ -341,8 +341,3 @@ class IndexOpener:
             manifest.forget_versions()
         manifest.set_setting("embedding", self.embedding_signature())
         manifest.set_setting("chunking", chunking)
-
-
-def shared_store(store: VectorStore) -> VectorStore:
-    """The store every tenant shares under a tenant's view of it (else ``store`` itself)."""
-    return store.inner if isinstance(store, TenantStore) else store

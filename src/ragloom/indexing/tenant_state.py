@@ -12,8 +12,10 @@ from dataclasses import replace
 from typing import Any
 
 from ragloom.filters import Condition, Node
-from ragloom.indexing.manifest import SOURCE_KEY_PREFIX, FileRecord
+from ragloom.indexing.manifest import SOURCE_KEY_PREFIX, FileRecord, ManifestStore
 from ragloom.indexing.state import IndexState
+from ragloom.retrieval.sparse_base import SparseBackend, StoredChunks
+from ragloom.stores.tenant import shared_store
 from ragloom.tenancy import SEPARATOR, TENANT_KEY, tenant_of_id
 from ragloom.types import Metadata, MetadataValue
 
@@ -51,9 +53,8 @@ class TenantManifest:
     """The interface of ``indexing.manifest.Manifest`` over one tenant's records of a
     shared manifest; settings (embedding model, chunking) are the index's, shared."""
 
-    def __init__(self, inner: Any, tenant: str | None) -> None:
+    def __init__(self, inner: ManifestStore, tenant: str | None) -> None:
         self.inner, self._names = inner, _Namespace(tenant)
-        self.path = inner.path
 
     def __getattr__(self, name: str) -> Any:  # read_only and the like
         if name == "inner" or name.startswith("_"):
@@ -96,7 +97,7 @@ class TenantManifest:
         self.write(removed=list(self.records()))
 
     def get_setting(self, key: str) -> str | None:
-        return self.inner.get_setting(key)  # type: ignore[no-any-return]
+        return self.inner.get_setting(key)
 
     def set_setting(self, key: str, value: str) -> None:
         self.inner.set_setting(key, value)
@@ -113,8 +114,8 @@ class TenantSparse:
     namespaced, every search and lookup with ``tenant`` among the conditions the index
     applies before ranking."""
 
-    def __init__(self, inner: Any, tenant: str) -> None:
-        self.inner, self._names = inner, _Namespace(tenant)
+    def __init__(self, inner: SparseBackend, tenant: str) -> None:
+        self.inner, self._names, self._tenant = inner, _Namespace(tenant), tenant
         self._scope = Condition(TENANT_KEY, "$eq", tenant)
 
     def __getattr__(self, name: str) -> Any:  # text_search, has_text_table and the like
@@ -132,7 +133,7 @@ class TenantSparse:
         return [self._names.bare(i) for i in self.inner.ids() if self._names.mine(i)]
 
     def add(self, ids: Sequence[str], texts: Sequence[str], metadatas: Sequence[Metadata]) -> None:
-        tagged = [{**metadata, TENANT_KEY: self._names.tenant} for metadata in metadatas]
+        tagged = [{**metadata, TENANT_KEY: self._tenant} for metadata in metadatas]
         self.inner.add(self._names.own(ids), texts, tagged)
 
     def remove(self, ids: Sequence[str]) -> None:
@@ -156,12 +157,12 @@ class TenantSparse:
                 if self._names.mine(i)]
 
     def distinct_values(self, key: str) -> list[MetadataValue]:
-        values = {repr(m[key]): m[key] for _, m in self.inner.chunks_with(TENANT_KEY, [self._names.tenant])
+        values = {repr(m[key]): m[key] for _, m in self.inner.chunks_with(TENANT_KEY, [self._tenant])
                   if key in m}
         return sorted(values.values(), key=lambda value: (type(value).__name__, value))
 
-    def sync_with(self, store: Any) -> bool:
-        return bool(self.inner.sync_with(getattr(store, "inner", store)))
+    def sync_with(self, store: StoredChunks) -> bool:
+        return self.inner.sync_with(shared_store(store))
 
     def persist(self) -> None:
         self.inner.persist()

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
 
 from ragloom.indexing.manifest import Manifest
+from ragloom.retrieval.sparse_base import StoredChunks
 from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk
 
@@ -114,12 +114,9 @@ class _WithUnembedded:
     def id_digest(self) -> int | None:
         return None  # the store's digest covers only its own ids: compare the id sets
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
 
-
-def with_unembedded(store: VectorStore, unembedded: Unembedded | None) -> VectorStore:
+def with_unembedded(store: VectorStore, unembedded: Unembedded | None) -> StoredChunks:
     """``store`` as BM25 sees it: its chunks and those waiting for their vectors."""
     if unembedded is None or not unembedded.count():
         return store
-    return cast(VectorStore, _WithUnembedded(store, unembedded))
+    return _WithUnembedded(store, unembedded)

@@ -9,6 +9,7 @@ and exact inverses of themselves transposed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -53,9 +54,11 @@ def _qr(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # not installed: numpy's own threading
-        return np.linalg.qr(matrix)  # type: ignore[return-value]
+        q, r = np.linalg.qr(matrix)
+        return q, r
     with threadpool_limits(limits=1):
-        return np.linalg.qr(matrix)  # type: ignore[return-value]
+        q, r = np.linalg.qr(matrix)
+        return q, r
 
 
 def _power_of_two_blocks(dim: int) -> list[int]:
@@ -108,11 +111,12 @@ class HadamardRotation:
         return out
 
 
-ROTATIONS = {"dense": DenseRotation, "hadamard": HadamardRotation}
+ROTATIONS: dict[str, Callable[[int, int], Rotation]] = {"dense": DenseRotation,
+                                                     "hadamard": HadamardRotation}
 
 
 def make_rotation(kind: str, dim: int, seed: int) -> Rotation:
     try:
-        return ROTATIONS[kind](dim, seed)  # type: ignore[abstract]
+        return ROTATIONS[kind](dim, seed)
     except KeyError:
         raise ValueError(f"unknown rotation {kind!r}; valid: {', '.join(ROTATIONS)}") from None

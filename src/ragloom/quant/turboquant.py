@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from math import pi, sqrt
+from typing import TypedDict
 
 import numpy as np
 
@@ -29,6 +30,21 @@ from ragloom.quant.rotation import SEED_TAG, make_rotation
 FORMAT_VERSION = 2  # 2 added keep_norms; version 1 data always kept norms
 _ROTATE_ROWS = 4096    # rows rotated by one BLAS product
 _BLOCK_ROWS = 2048      # rows quantized together
+
+
+class _Settings(TypedDict):
+    version: int
+    dim: int
+    bits: int
+    seed: int
+    residual: bool
+    rotation: str
+    refine_bits: int
+
+
+class Description(_Settings, total=False):
+    """A quantizer's settings as stored in a file's header (``keep_norms`` since version 2)."""
+    keep_norms: bool
 
 
 #: The axis along which each part of ``CompressedVectors`` holds its rows.
@@ -187,8 +203,9 @@ class TurboQuantizer:
 
     def _qjl_reconstruction(self, compressed: CompressedVectors) -> np.ndarray:
         assert self._sketch is not None and compressed.qjl_signs is not None
+        assert compressed.residual_norms is not None
         signs = np.unpackbits(compressed.qjl_signs, axis=1, count=self.dim).astype(np.float32) * 2 - 1
-        scale = sqrt(pi / 2) / self.dim * compressed.residual_norms  # type: ignore[operator]
+        scale = sqrt(pi / 2) / self.dim * compressed.residual_norms
         return (signs @ self._sketch) * scale[:, None]
 
     # -- scoring ---------------------------------------------------------------------------
@@ -223,18 +240,18 @@ class TurboQuantizer:
 
     # -- persistence -----------------------------------------------------------------------
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> Description:
         return {"version": FORMAT_VERSION, "dim": self.dim, "bits": self.bits, "seed": self.seed,
                 "residual": self.residual, "rotation": self.rotation_kind,
                 "refine_bits": self.refine_bits, "keep_norms": self.keep_norms}
 
     @classmethod
-    def from_description(cls, description: dict[str, object]) -> TurboQuantizer:
+    def from_description(cls, description: Description) -> TurboQuantizer:
         if description.get("version") not in (1, FORMAT_VERSION):
             raise ValueError(f"unsupported TurboQuant format version {description.get('version')}")
-        return cls(int(description["dim"]), int(description["bits"]),  # type: ignore[arg-type]
-                   int(description["seed"]), bool(description["residual"]),  # type: ignore[arg-type]
-                   str(description["rotation"]), int(description["refine_bits"]),  # type: ignore[arg-type]
+        return cls(int(description["dim"]), int(description["bits"]),
+                   int(description["seed"]), bool(description["residual"]),
+                   str(description["rotation"]), int(description["refine_bits"]),
                    bool(description.get("keep_norms", True)))
 
     def serialize(self, compressed: CompressedVectors) -> bytes:

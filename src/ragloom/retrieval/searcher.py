@@ -28,7 +28,7 @@ import numpy as np
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.query_cache import QueryEmbedder
-from ragloom.filters import Filters, compile_filters, resolve_globs
+from ragloom.filters import Condition, Filters, compile_filters, resolve_globs
 from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
@@ -46,15 +46,13 @@ from ragloom.retrieval.retrievers import (
     Retriever,
     SparseRetriever,
 )
+from ragloom.retrieval.search_mode import SearchMode
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.retrieval.versions import one_version_per_file
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, RetrieverHit, SearchResult
-
-SEARCH_MODES = ("dense", "sparse", "hybrid")
-
 
 #: The relevance gate judges this many of the best results, whatever ``top_k`` is (the
 #: default ``top_k``): a query is related to the corpus or not, however many results it asks.
@@ -127,7 +125,7 @@ class Searcher:
         self.reranker: Reranker | None = rerankers.get(name)(config) if name else None
 
     def search(self, query: str, top_k: int, filters: Filters | None = None,
-               mode: str | None = None, mmr: bool | None = None,
+               mode: SearchMode | None = None, mmr: bool | None = None,
                min_score: float | None = None, compress: bool | None = None) -> SearchResponse:
         """One search; ``mode`` is "dense", "sparse" (BM25 alone) or "hybrid" (default:
         ``retrieval.hybrid``); ``compress`` (default: ``retrieval.compress``) keeps only the
@@ -141,24 +139,25 @@ class Searcher:
             response.timings_ms["compress"] = round((time.perf_counter() - started) * 1000, 3)
         return response
 
-    def _search(self, query: str, top_k: int, filters: Filters | None, mode: str | None,
+    def _search(self, query: str, top_k: int, filters: Filters | None, mode: SearchMode | None,
                 mmr: bool | None, min_score: float | None) -> SearchResponse:
         settings = self.config.retrieval
-        mode = mode or ("hybrid" if settings.hybrid else "dense")
-        if mode not in SEARCH_MODES:
-            raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(SEARCH_MODES)}")
+        mode = mode or (SearchMode.HYBRID if settings.hybrid else SearchMode.DENSE)
         mmr = settings.mmr if mmr is None else mmr
+        threshold = self.config.min_score if min_score is None else min_score
+        conditions = compile_filters(filters)  # once per query, before anything is paid for
         clock = _Stopwatch()
         if searches_text(self.store):
-            return self._remote(query, top_k, filters, min_score, clock)
+            return self._remote(query, top_k, filters, threshold, clock)
         if not self.store.hands_out_vectors and (mmr or mode != "dense"):
             raise ValueError(f"{'MMR' if mmr else mode + ' search'} needs stored vectors, which "
                              f"the {self.store.name!r} store does not hand out; use mode=\"dense\"")
-        filters = filters if settings.include_tests else without_tests(filters)
+        if not settings.include_tests:  # the same test as without_tests, on compiled filters
+            filters, conditions = without_tests(filters), [*conditions, _NOT_A_TEST]
         store_filters = filters if self.store.glob_filters else resolve_globs(
             filters, self.sparse.distinct_values)
         # Sparse mode embeds the query too: every result's score is its cosine.
-        request = Query(query, self.queries.embed_query(query), filters, compile_filters(filters),
+        request = Query(query, self.queries.embed_query(query), filters, conditions,
                         store_filters=store_filters)
         clock.lap("embed_query")
         # Merging parts and collapsing copies free slots, refilled from the next candidates.
@@ -196,36 +195,30 @@ class Searcher:
         if settings.merge_parts:
             results = merge_adjacent_parts(results, top_k)
         best = max((r.score for r in results[:GATE_WINDOW]), default=None)
-        results = self._gate(query, results, candidates, request.unembedded)
-        threshold = self.config.min_score if min_score is None else min_score
-        if threshold is not None:
-            results = [r for r in results if r.score >= threshold]
+        results = _at_least(self._gate(query, results, candidates, request.unembedded), threshold)
         results = cap_per_file(results, top_k, settings.max_per_file)
-        return SearchResponse(results, mode, clock.timings, candidates, best, self.relevance_gate)
+        return SearchResponse(results, mode.value, clock.timings, candidates, best, self.relevance_gate)
 
-    def _remote(self, query: str, top_k: int, filters: Filters | None, min_score: float | None,
+    def _remote(self, query: str, top_k: int, filters: Filters | None, threshold: float | None,
                 clock: _Stopwatch) -> SearchResponse:
         """A store that searches by text (the MCP bridge) ranks on its side; only min_score
         applies here."""
         assert searches_text(self.store)
         results = self.store.query_text(query, top_k, filters)[:top_k]
         clock.lap("remote")
-        candidates = {"remote": len(results)}
-        threshold = self.config.min_score if min_score is None else min_score
-        if threshold is not None:
-            results = [r for r in results if r.score >= threshold]
-        return SearchResponse(results, "remote", clock.timings, candidates)
+        return SearchResponse(_at_least(results, threshold), "remote", clock.timings,
+                              {"remote": len(results)})
 
     def _copies_of(self, digests: list[str]) -> list[tuple[str, Metadata]]:
         return self.sparse.chunks_with("content_hash", digests)
 
-    def _retrievers(self, mode: str) -> list[Retriever]:
-        by_mode: dict[str, list[Retriever]] = {
-            "dense": [self.dense_retriever], "sparse": [self.sparse_retriever],
-            "hybrid": [self.dense_retriever, self.sparse_retriever]}
+    def _retrievers(self, mode: SearchMode) -> list[Retriever]:
+        by_mode: dict[SearchMode, list[Retriever]] = {
+            SearchMode.DENSE: [self.dense_retriever], SearchMode.SPARSE: [self.sparse_retriever],
+            SearchMode.HYBRID: [self.dense_retriever, self.sparse_retriever]}
         return by_mode[mode]
 
-    def _retrieve(self, request: Query, mode: str, pool: int,
+    def _retrieve(self, request: Query, mode: SearchMode, pool: int,
                   clock: _Stopwatch) -> dict[str, Ranking]:
         """Each retriever's top ``pool``. When the store's query waits on a server, the other
         retrievers run here meanwhile (in hybrid mode the two halves overlap, and each
@@ -245,7 +238,7 @@ class Searcher:
             clock.record(retriever.name, milliseconds)
         return {retriever.name: ranking for retriever, (ranking, _) in zip((first, *others), timed)}
 
-    def _ranked_results(self, request: Query, mode: str, rankings: dict[str, Ranking], keep: int,
+    def _ranked_results(self, request: Query, mode: SearchMode, rankings: dict[str, Ranking], keep: int,
                         candidates: dict[str, int]) -> list[SearchResult]:
         """The first ``keep`` results of BM25 alone or of the fused ranking (definitions of
         names the query uses first), with rank_score = the BM25 or fused value."""
@@ -347,3 +340,12 @@ def _definitions_first(ranked: list[tuple[str, float]], defining: list[str]) -> 
     top = ranked[0][1] if ranked else 1.0
     chosen = set(defining)
     return [(doc_id, top) for doc_id in defining] + [pair for pair in ranked if pair[0] not in chosen]
+
+
+#: ``retrieval.test_prior.without_tests``'s condition, compiled.
+_NOT_A_TEST = Condition("source_type", "$ne", "test")
+
+
+def _at_least(results: list[SearchResult], threshold: float | None) -> list[SearchResult]:
+    """The results whose cosine reaches ``min_score`` (all of them without one)."""
+    return results if threshold is None else [r for r in results if r.score >= threshold]

@@ -17,10 +17,10 @@ from ragloom.filters import Node, matches_all
 from ragloom.retrieval.bm25 import BM25Index
 from ragloom.retrieval.bm25_files import load_index, save_index
 from ragloom.retrieval.feedback import expand_query
+from ragloom.retrieval.sparse_base import StoredChunks
 from ragloom.retrieval.symbols import MAX_DEFINITIONS, defined_names, query_names
 from ragloom.retrieval.tokenize import Tokenizer, tokenize
 from ragloom.segments import SEGMENT_LIST
-from ragloom.stores.base import VectorStore
 from ragloom.types import Metadata, MetadataValue
 
 logger = logging.getLogger("ragloom")
@@ -142,7 +142,7 @@ class SparseIndex:
                 hits = self.index.top_k(weights, k, conditions)
             return hits[:k]
 
-    def sync_with(self, store: VectorStore) -> bool:
+    def sync_with(self, store: StoredChunks) -> bool:
         """Rebuild from the store's texts when the ids differ; True when it rebuilt."""
         with self._lock:
             if not self._stale and len(self.index) == store.count() and (
@@ -160,7 +160,7 @@ class SparseIndex:
             self.persist()
             return True
 
-    def _same_ids(self, store: VectorStore) -> bool:
+    def _same_ids(self, store: StoredChunks) -> bool:
         """Whether the index holds the store's ids: compares digests when the store keeps
         one (no id is read), else the id sets."""
         digest = store.id_digest()

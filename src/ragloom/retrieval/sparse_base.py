@@ -11,8 +11,21 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ragloom.filters import Node
-from ragloom.stores.base import VectorStore
-from ragloom.types import Metadata, MetadataValue
+from ragloom.types import Chunk, Metadata, MetadataValue
+
+
+class StoredChunks(Protocol):
+    """What ``sync_with`` reads of the store it keeps in step with: a ``VectorStore``, or
+    the store together with the chunks still waiting for their vectors
+    (``indexing.unembedded.with_unembedded``)."""
+
+    def count(self) -> int: ...
+
+    def ids(self) -> list[str]: ...
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]: ...
+
+    def id_digest(self) -> int | None: ...
 
 
 class SparseBackend(Protocol):
@@ -51,7 +64,7 @@ class SparseBackend(Protocol):
         """Sorted distinct values of metadata ``key`` over every chunk."""
         ...
 
-    def sync_with(self, store: VectorStore) -> bool:
+    def sync_with(self, store: StoredChunks) -> bool:
         """Rebuild from the store when the two hold different ids; True when it rebuilt."""
         ...
 

@@ -6,12 +6,12 @@ from ragloom._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ragloom.stores.base import VectorStore
-    from ragloom.stores.mock import MockVectorStore
+    from ragloom.stores.memory import MemoryVectorStore
 
 _EXPORTS = {
     "VectorStore": "ragloom.stores.base",
-    "MockVectorStore": "ragloom.stores.mock",
+    "MemoryVectorStore": "ragloom.stores.memory",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
-__all__ = ["MockVectorStore", "VectorStore"]
+__all__ = ["MemoryVectorStore", "VectorStore"]

@@ -53,18 +53,18 @@ def store_keeps_local_files(config: RAGConfig) -> bool:
     return store_backend(config).local_files and not config.vector_store.url
 
 
-@vector_stores.register("mock")
-class MockBackend(StoreBackend):
-    """The in-memory store (``stores.mock``)."""
+@vector_stores.register("memory")
+class MemoryBackend(StoreBackend):
+    """The in-memory store (``stores.memory``)."""
 
     persistent = False
 
     @classmethod
     def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
              read_only: bool) -> VectorStore:
-        from ragloom.stores.mock import MockVectorStore
+        from ragloom.stores.memory import MemoryVectorStore
 
-        return MockVectorStore()
+        return MemoryVectorStore()
 
 
 @vector_stores.register("chroma")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -109,3 +110,11 @@ class TenantStore:
 
     def close(self) -> None:
         self.inner.close()
+
+
+S = TypeVar("S")
+
+
+def shared_store(store: S) -> S | VectorStore:
+    """The store every tenant shares under a tenant's view of it (else ``store`` itself)."""
+    return store.inner if isinstance(store, TenantStore) else store

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragloom.embeddings.base import EmbeddingProvider
+from ragloom.embeddings.base import EmbeddingProvider, EmbeddingTask
 
 TEXTS = ["def parse(text): return text.split()", "Rockets carry satellites into orbit.",
          "A third, longer text about tomatoes, sun and water in a small garden.", "x"]
@@ -29,8 +29,9 @@ class EmbedderConformance:
         assert gate is None or -1.0 <= gate <= 1.0
 
     def test_shape_and_dtype_for_documents_and_queries(self, provider: EmbeddingProvider) -> None:
-        for task in ("document", "query"):
-            vectors = provider.embed(TEXTS, task)  # type: ignore[arg-type]
+        tasks: tuple[EmbeddingTask, ...] = ("document", "query")
+        for task in tasks:
+            vectors = provider.embed(TEXTS, task)
             assert vectors.shape == (len(TEXTS), provider.dimension) and vectors.dtype == np.float32
             assert np.isfinite(vectors).all()
         assert provider.embed_query(TEXTS[0]).shape == (provider.dimension,)

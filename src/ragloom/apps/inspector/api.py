@@ -15,7 +15,7 @@ from ragloom.apps.inspector.makeup import MakeUp
 from ragloom.apps.query_options import SEARCH_MODES, QueryUsageError, filters_from
 from ragloom.engine.arguments import check_search
 from ragloom.errors import RagloomError
-from ragloom.filters import compile_filters
+from ragloom.retrieval.search_mode import SearchMode
 from ragloom.retrieval.searcher import Searcher, SearchResponse
 
 if TYPE_CHECKING:
@@ -107,9 +107,9 @@ class Inspector:
             return self.engine.search_detailed(query, top_k, filters=filters, mode=mode,
                                                min_score=min_score)
         check_search(query, top_k, filters, mode, None, min_score)  # as search_detailed checks
-        compile_filters(filters)
         k = self.engine.config.top_k if top_k is None else top_k
-        return self._ungated.search(query, k, filters, mode, None, min_score)
+        return self._ungated.search(query, k, filters, None if mode is None else SearchMode.of(mode),
+                                    None, min_score)
 
     def index(self, params: dict[str, list[str]]) -> dict[str, Any]:
         """``/api/index``: the status record (files pending and skipped counted now) plus

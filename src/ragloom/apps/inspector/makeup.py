@@ -52,8 +52,9 @@ class MakeUp:
                 seen.add(path)
                 languages["files"][language] += 1
                 kinds["files"][kind] += 1
-            if "start_char" in meta and "end_char" in meta:
-                sizes.append(int(meta["end_char"]) - int(meta["start_char"]))  # type: ignore[arg-type]
+            start, end = meta.get("start_char"), meta.get("end_char")
+            if isinstance(start, int) and isinstance(end, int):
+                sizes.append(end - start)
         return {"languages": _table(languages), "source_types": _table(kinds), "sizes": histogram(sizes)}
 
 

@@ -14,10 +14,10 @@ from ragloom.top_k import top_k_indices
 from ragloom.types import Chunk, Metadata, SearchResult
 
 
-class MockVectorStore(StoreDefaults):
+class MemoryVectorStore(StoreDefaults):
     """Keeps unit vectors in a dict and scores every candidate exactly; nothing is persisted."""
 
-    name = "mock"
+    name = "memory"
     persistent = False
     concurrent_readers = True
     hands_out_vectors = True
