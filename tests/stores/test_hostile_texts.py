@@ -46,13 +46,16 @@ def hostile_tree(root: Path) -> dict[str, str]:
 
 
 def store_config(store: str, request: pytest.FixtureRequest) -> Any:
+    """The store's config with the noise rules off: the texts are hostile on purpose (an
+    SVG holding a base64 run is what the ``svg-image`` rule would skip)."""
     if store == "chroma":
         pytest.importorskip("chromadb")
     if store == "postgres":
         server = request.getfixturevalue("postgres_server")
-        return hash_config(vector_store={"provider": "postgres", "url": server.url, "postgres": {
-            "schema": request.getfixturevalue("postgres_schema")}})
-    return hash_config(vector_store={"provider": store})
+        return hash_config(skip_noise=[], vector_store={
+            "provider": "postgres", "url": server.url,
+            "postgres": {"schema": request.getfixturevalue("postgres_schema")}})
+    return hash_config(skip_noise=[], vector_store={"provider": store})
 
 
 def test_long_tokens_are_bounded_the_same_on_both_sides() -> None:

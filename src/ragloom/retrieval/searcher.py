@@ -45,6 +45,7 @@ from ragloom.retrieval.retrievers import (
     Ranking,
     Retriever,
     SparseRetriever,
+    timed_retrieve,
 )
 from ragloom.retrieval.search_mode import SearchMode
 from ragloom.retrieval.sparse_base import SparseBackend
@@ -95,12 +96,6 @@ class _Stopwatch:
         """A stage timed on its own (it overlapped another); the next lap starts now."""
         self.timings[stage] = round(milliseconds, 3)
         self._last = time.perf_counter()
-
-
-def _timed(retriever: Retriever, request: Query, pool: int) -> tuple[Ranking, float]:
-    started = time.perf_counter()
-    ranking = retriever.retrieve(request, pool)
-    return ranking, (time.perf_counter() - started) * 1000
 
 
 class Searcher:
@@ -231,8 +226,8 @@ class Searcher:
                 clock.lap(retriever.name)
             return rankings
         with ThreadPoolExecutor(1, thread_name_prefix="ragloom-retrieve") as worker:
-            waiting = worker.submit(_timed, first, request, pool)
-            timed = [_timed(retriever, request, pool) for retriever in others]
+            waiting = worker.submit(timed_retrieve, first, request, pool)
+            timed = [timed_retrieve(retriever, request, pool) for retriever in others]
             timed.insert(0, waiting.result())
         for retriever, (_, milliseconds) in zip((first, *others), timed):
             clock.record(retriever.name, milliseconds)
