@@ -167,6 +167,8 @@ class Searcher:
         wanted = max(2 * top_k, MERGE_WINDOW) if (settings.merge_parts or settings.collapse_duplicates) \
             else max(top_k, GATE_WINDOW)
         reranking = self.reranker is not None
+        tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
+        priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
         with self.store.read_snapshot():  # every read of this search sees one version
@@ -175,13 +177,13 @@ class Searcher:
             if mode == "dense":
                 results = [request.loaded[doc_id] for doc_id, _ in rankings["dense"]]
             else:
-                keep = pool if (mmr or reranking) else wanted
+                # Demoted candidates leave the window to the next ones (test files with many
+                # matching parts would otherwise fill it, and the per-file cap's empty slots).
+                keep = pool if (mmr or reranking or priors) else wanted
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
-            imports = [] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)]
-            results = reweigh(results, tests + imports)  # every prior in one sort (priors)
+            results = reweigh(results, priors)  # every prior in one sort (priors)
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")
