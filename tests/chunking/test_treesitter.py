@@ -348,3 +348,18 @@ def test_a_rust_file_chunks_by_type_with_every_impl_and_member_named() -> None:
     # without a symbol to name the owner, the repeated line stays in what is indexed
     anonymous = {k: v for k, v in metadata.items() if k != "symbol"}
     assert indexed_text(CHARACTERS)(take.text, anonymous) == "buffer.rs\n" + take.text
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript", "tsx"])
+def test_re_exports_are_imports(language: str) -> None:
+    """``export ... from`` lines are imports (a barrel ``index.ts`` is nothing else): they
+    join the import run, and a file of only them is one ``imports`` chunk."""
+    source = ("import { a } from './a';\nexport * from './b';\nexport { c as d } from './c';\n\n"
+              "export function run(x) {\n  return a(x) + 1;\n}\n")
+    chunks = TreeSitterChunker(language, 60, 10).chunk(source, "run.ts")
+    assert [(c.metadata["kind"], c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        ("imports", 1, 3), ("function", 5, 7)]
+    barrel = "".join(f"export {{ default as Part{n} }} from './Part{n}.vue';\n" for n in range(12))
+    chunks = TreeSitterChunker(language, 400, 80).chunk(barrel, "index.ts")
+    assert [(c.metadata["kind"], c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        ("imports", 1, 12)]

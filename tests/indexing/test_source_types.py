@@ -20,6 +20,10 @@ from ragloom.indexing.source_types import SourceTypes
     ("pkg/app_test.go", "go", "test"),
     ("web/button.test.tsx", "typescript", "test"),
     ("conftest.py", "python", "test"),
+    ("api/tests.py", "python", "test"),  # Django's per-app test module
+    ("api/testsuite.py", "python", "code"),
+    ("e2e/utils/api.ts", "typescript", "test"),  # end-to-end suites and their helpers
+    ("cypress/support/commands.js", "javascript", "test"),
     ("docs/conf.py", "python", "docs"),
     ("README.md", "markdown", "docs"),
     ("guide.rst", "rst", "docs"),

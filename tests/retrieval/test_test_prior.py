@@ -70,7 +70,7 @@ def test_code_ranks_above_a_test_of_comparable_match(make_engine, project: Path)
     without_prior.index_directory()
     assert _first(without_prior, "transcode song with ffmpeg") == "tests/test_transcoder.py"
     without_prior.close()
-    engine = make_engine()  # test_weight 0.5
+    engine = make_engine()  # test_weight 0.2
     engine.index_directory()
     assert _first(engine, "transcode song with ffmpeg") == "app/transcoder.py"
     assert _first(engine, "how is transcoding a song with ffmpeg tested") == "tests/test_transcoder.py"

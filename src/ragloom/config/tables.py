@@ -139,7 +139,7 @@ class RetrievalConfig(StrictModel):
     rerank_k: int = Field(50, ge=1, le=1000)
     #: Rank scores of test chunks are multiplied by this unless the query is about tests
     #: (``retrieval.test_prior``); 1 turns the prior off.
-    test_weight: float = Field(0.5, gt=0.0, le=1.0)
+    test_weight: float = Field(0.2, gt=0.0, le=1.0)
     #: Rank scores of import-block chunks (``kind = "imports"``) are multiplied by this
     #: unless the query is about imports (``retrieval.import_prior``); 0 puts them last,
     #: 1 turns the prior off.

@@ -19,9 +19,10 @@ from ragloom.globs import Glob, compile_glob
 
 DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
     # Every language's test convention; fixtures, mocks and snapshots are tests' data.
-    "test": ("**/test_*.py", "**/*_test.py", "**/conftest.py", "**/tests/**", "**/test/**",
-             "**/__tests__/**", "**/spec/**", "**/*_test.go", "**/testdata/**", "**/*.test.*",
-             "**/*.spec.*", "**/*.cy.*", "**/*Test.java", "**/*Tests.java", "**/*Test.php",
+    "test": ("**/test_*.py", "**/*_test.py", "**/tests.py", "**/conftest.py", "**/tests/**",
+             "**/test/**", "**/__tests__/**", "**/spec/**", "**/*_test.go", "**/testdata/**",
+             "**/*.test.*", "**/*.spec.*", "**/*.cy.*", "**/e2e/**", "**/cypress/**",
+             "**/*Test.java", "**/*Tests.java", "**/*Test.php",
              "**/*Test.kt", "**/*Tests.kt", "**/*Tests.swift", "**/*Test.cs", "**/*Tests.cs",
              "**/*_spec.rb", "**/*_test.rb", "**/fixtures/**", "**/__fixtures__/**",
              "**/__mocks__/**", "**/__snapshots__/**"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ragloom.retrieval.priors import Factor, reweigh
 from ragloom.types import SearchResult
 
 _ABOUT_IMPORTS = re.compile(
@@ -30,22 +31,15 @@ def asks_about_imports(query: str) -> bool:
 def demote_imports(results: list[SearchResult], weight: float) -> list[SearchResult]:
     """``results`` re-sorted with the rank score of import chunks times ``weight`` (a
     negative score divided by it; 0 puts them last); ``rank_score`` is kept."""
-    if weight >= 1.0 or not any(_is_imports(r) for r in results):
-        return results
-
-    def key(result: SearchResult) -> tuple[bool, float]:
-        value = _value(result)
-        if not _is_imports(result) or "name" in result.retrievers:
-            return True, value
-        if weight <= 0.0:
-            return False, value
-        return True, value * weight if value >= 0 else value / weight
-
-    return sorted(results, key=key, reverse=True)
+    return reweigh(results, [prior_for_imports(weight)])
 
 
-def _value(result: SearchResult) -> float:
-    return float(result.rank_score if result.rank_score is not None else result.score)
+def prior_for_imports(weight: float) -> Factor:
+    """The import prior as a factor (``priors.reweigh``): ``weight`` for an import block
+    not found by the exact name the query uses, else 1."""
+    def factor(result: SearchResult) -> float:
+        return weight if _is_imports(result) and "name" not in result.retrievers else 1.0
+    return factor
 
 
 def _is_imports(result: SearchResult) -> bool:

@@ -2,9 +2,9 @@
 -> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
 ``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
-each result's text cut to the lines bearing on the query, ``compression``). Test chunks
-rank below comparable code unless the query is about tests (``test_prior``), import blocks
-below the rest unless it is about imports (``import_prior``).
+each result's text cut to the lines bearing on the query, ``compression``). In one sort
+(``priors``), test chunks go below comparable code unless the query is about tests
+(``test_prior``), import blocks below the rest unless it is about imports (``import_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -33,9 +33,10 @@ from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.fusion import fuse
-from ragloom.retrieval.import_prior import asks_about_imports, demote_imports
+from ragloom.retrieval.import_prior import asks_about_imports, prior_for_imports
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
+from ragloom.retrieval.priors import reweigh
 from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import (
@@ -49,7 +50,7 @@ from ragloom.retrieval.retrievers import (
 )
 from ragloom.retrieval.search_mode import SearchMode
 from ragloom.retrieval.sparse_base import SparseBackend
-from ragloom.retrieval.test_prior import asks_about_tests, demote_tests, without_tests
+from ragloom.retrieval.test_prior import asks_about_tests, prior_for_tests, without_tests
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.retrieval.versions import one_version_per_file
 from ragloom.stores.base import VectorStore, searches_text
@@ -159,6 +160,8 @@ class Searcher:
         wanted = max(2 * top_k, MERGE_WINDOW) if (settings.merge_parts or settings.collapse_duplicates) \
             else max(top_k, GATE_WINDOW)
         reranking = self.reranker is not None
+        tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
+        priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
         with self.store.read_snapshot():  # every read of this search sees one version
@@ -167,14 +170,13 @@ class Searcher:
             if mode == "dense":
                 results = [request.loaded[doc_id] for doc_id, _ in rankings["dense"]]
             else:
-                keep = pool if (mmr or reranking) else wanted
+                # Demoted candidates leave the window to the next ones (test files with many
+                # matching parts would otherwise fill it, and the per-file cap's empty slots).
+                keep = pool if (mmr or reranking or priors) else wanted
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            if not asks_about_tests(query):  # tests below comparable code (retrieval.test_prior)
-                results = demote_tests(results, settings.test_weight)
-            if not asks_about_imports(query):  # import blocks below the rest (import_prior)
-                results = demote_imports(results, settings.import_weight)
+            results = reweigh(results, priors)  # every prior in one sort (priors)
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ragloom.filters import Filters
+from ragloom.retrieval.priors import Factor, reweigh
 from ragloom.types import SearchResult
 
 #: Words (or identifier parts) that make a query about tests.
@@ -38,16 +39,15 @@ def demote_tests(results: list[SearchResult], weight: float) -> list[SearchResul
     """``results`` re-sorted with the rank score of test chunks times ``weight`` (a
     negative score divided by it, so it still goes down); ``rank_score`` keeps the value
     the ranking gave (the order is what changes)."""
-    if weight >= 1.0 or not any(_is_test(r) for r in results):
-        return results
+    return reweigh(results, [prior_for_tests(weight)])
 
-    def key(result: SearchResult) -> float:
-        value = float(result.rank_score if result.rank_score is not None else result.score)
-        if not _is_test(result) or "name" in result.retrievers:
-            return value
-        return value * weight if value >= 0 else value / weight
 
-    return sorted(results, key=key, reverse=True)
+def prior_for_tests(weight: float) -> Factor:
+    """The test prior as a factor (``priors.reweigh``): ``weight`` for a test chunk not
+    found by the exact name the query uses, else 1."""
+    def factor(result: SearchResult) -> float:
+        return weight if _is_test(result) and "name" not in result.retrievers else 1.0
+    return factor
 
 
 def without_tests(filters: Filters | None) -> dict[str, Any]:

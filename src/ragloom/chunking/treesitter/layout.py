@@ -69,7 +69,7 @@ class ScopeLayout:
                 continue
             if found:
                 raw.append(Item(start, end, "definition", found))
-            elif _calls(child, self.row.import_calls):
+            elif _calls(child, self.row.import_calls) or _reexports(child):
                 raw.append(Item(start, end, "imports"))
             elif "comment" in child.type or child.type in ("attribute_item", "decorator"):
                 raw.append(Item(start, end, "comment"))
@@ -248,3 +248,8 @@ def _calls(node: Any, names: frozenset[str]) -> bool:
     method = node.child_by_field_name("method")
     return method is not None and bytes(method.text or b"").decode("utf-8", "replace") in names
 
+
+def _reexports(node: Any) -> bool:
+    """A JavaScript / TypeScript re-export (``export { a } from './a'``, ``export * from``):
+    an import by another name, as a barrel file (``index.ts``) is nothing but."""
+    return node.type == "export_statement" and node.child_by_field_name("source") is not None
