@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.server
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,14 +36,6 @@ class TestChromaEmbedded(StoreConformance):
     @pytest.fixture
     def store_factory(self, tmp_path: Path):
         return lambda: ChromaVectorStore.open_local(tmp_path / "db", "test", SPEC)
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    if not ChromaServer.available():
-        pytest.skip("the 'chroma' command is not installed (pip install 'ragloom[chroma]')")
-    with ChromaServer(tmp_path_factory.mktemp("chroma-server")) as server:
-        yield server
 
 
 @pytest.mark.slow

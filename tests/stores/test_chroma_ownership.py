@@ -12,7 +12,6 @@ import pytest
 
 chromadb = pytest.importorskip("chromadb", reason="the chroma extra is not installed")
 
-from test_chroma import chroma_server  # noqa: E402,F401  (the module's server fixture)
 
 from helpers import hash_config, write  # noqa: E402
 from ragloom import RAGEngine, StoreError  # noqa: E402
@@ -40,7 +39,7 @@ def state(client, names: list[str]) -> dict[str, object]:
 
 @pytest.mark.slow
 def test_a_foreign_collection_is_never_changed_adopted_or_dropped(
-        chroma_server, tmp_path: Path) -> None:  # noqa: F811
+        chroma_server, tmp_path: Path) -> None:
     client = client_of(chroma_server)
     name = f"app-{uuid.uuid4().hex[:8]}"
     client.create_collection(name, metadata={"owner": "their app"}).add(
@@ -56,7 +55,7 @@ def test_a_foreign_collection_is_never_changed_adopted_or_dropped(
 
 
 @pytest.mark.slow
-def test_rebuild_drops_only_its_own_collection(chroma_server, tmp_path: Path) -> None:  # noqa: F811
+def test_rebuild_drops_only_its_own_collection(chroma_server, tmp_path: Path) -> None:
     client = client_of(chroma_server)
     suffix = uuid.uuid4().hex[:8]
     ours, theirs = f"ours-{suffix}", f"theirs-{suffix}"
@@ -75,7 +74,7 @@ def test_rebuild_drops_only_its_own_collection(chroma_server, tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_names_differing_in_case_or_punctuation_are_separate_collections(
-        chroma_server, tmp_path: Path) -> None:  # noqa: F811
+        chroma_server, tmp_path: Path) -> None:
     suffix = uuid.uuid4().hex[:8]
     names = {f"team-docs-{suffix}": "zeppelin", f"team_docs-{suffix}": "submarine",
              f"Team-Docs-{suffix}": "glacier", f"team.docs-{suffix}": "volcano"}

@@ -16,7 +16,6 @@ import pytest
 
 pytest.importorskip("chromadb", reason="the chroma extra is not installed")
 
-from test_chroma import chroma_server  # noqa: E402,F401  (the module's server fixture)
 
 from helpers import hash_config, write  # noqa: E402
 from ragloom import RAGEngine  # noqa: E402
@@ -52,7 +51,7 @@ def gate_delete(engine: RAGEngine, during: Callable[[], None]) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["dense", "hybrid"])
 def test_a_search_beside_a_writer_sees_one_version_of_each_file(
-        chroma_server: Any, tmp_path: Path, mode: str) -> None:  # noqa: F811
+        chroma_server: Any, tmp_path: Path, mode: str) -> None:
     config = hash_config(chunk_size=120, chunk_overlap=0, relevance_gate=0.0,
                          vector_store={"provider": "chroma", "url": chroma_server.url,
                                        "collection_name": f"snapshot-{mode}"})
@@ -103,7 +102,7 @@ class HalfWritten:
 
 
 @pytest.mark.slow
-def test_a_record_the_server_has_half_written_is_not_a_result(chroma_server: Any) -> None:  # noqa: F811
+def test_a_record_the_server_has_half_written_is_not_a_result(chroma_server: Any) -> None:
     import numpy as np
 
     from ragloom.stores.base import EmbeddingSpec
@@ -124,7 +123,7 @@ def test_a_record_the_server_has_half_written_is_not_a_result(chroma_server: Any
 
 
 @pytest.mark.slow
-def test_a_read_the_server_fails_beside_a_write_is_tried_once_more(chroma_server: Any) -> None:  # noqa: F811
+def test_a_read_the_server_fails_beside_a_write_is_tried_once_more(chroma_server: Any) -> None:
     """Under load a Chroma server failed a query run beside a write ("InternalError: Error
     executing plan: Internal error: Error finding id"); a read is tried once more, a write
     never, and a second failure is the error."""

@@ -17,7 +17,6 @@ chromadb = pytest.importorskip("chromadb", reason="the chroma extra is not insta
 
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from test_chroma import chroma_server  # noqa: E402,F401  (the module's server fixture)
 from test_chroma_ownership import client_of, config_for  # noqa: E402
 
 from helpers import ownership_steps, write  # noqa: E402
@@ -71,7 +70,7 @@ def user_state(client: Any, names: list[str]) -> dict[str, Any]:
 @given(items=collections, index_first=st.booleans())
 @example(items=[("same", 3, 2), ("upper", 1, 1)], index_first=False)  # ragloom's name taken
 @example(items=[("title", 0, 3), ("underscore", 2, 1), ("dot", 3, 0)], index_first=True)
-def test_no_user_collection_is_ever_changed(chroma_server: Any, tmp_path: Path,  # noqa: F811
+def test_no_user_collection_is_ever_changed(chroma_server: Any, tmp_path: Path,
                                             items: list[tuple[str, int, int]],
                                             index_first: bool) -> None:
     client = client_of(chroma_server)

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_chroma import chroma_server  # noqa: F401  (the module's server fixture)
 
 from helpers import hash_config, write
 from ragloom import (

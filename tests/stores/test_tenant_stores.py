@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_tenants import chroma_server  # noqa: F401  (the server fixture)
 
 from ragloom.stores.base import EmbeddingSpec, VectorStore
 from ragloom.stores.memory import MemoryVectorStore

@@ -55,16 +55,6 @@ def _backend(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Opene
     return lambda tenant: RAGEngine(config, project, tenant=tenant)
 
 
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from chroma_server import ChromaServer
-
-    if not ChromaServer.available():
-        pytest.skip("the 'chroma' command is not installed (pip install 'ragloom[chroma]')")
-    with ChromaServer(tmp_path_factory.mktemp("chroma-server")) as server:
-        yield server
-
-
 @pytest.fixture(params=["memory", "turboquant", "chroma", "chroma-server", "postgres"])
 def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
     return _backend(request.param, tmp_path, request)
