@@ -59,8 +59,8 @@ def tenant_file(name: str, tenant: str | None) -> str:
     (``memory.sqlite`` -> ``memory@acme.sqlite``)."""
     if tenant is None:
         return name
-    stem, dot, suffix = name.partition(".")
-    return f"{stem}@{tenant}{dot}{suffix}"
+    stem, dot, suffix = name.rpartition(".")  # before the type suffix: a collection may hold dots
+    return f"{stem}@{tenant}{dot}{suffix}" if dot else f"{name}@{tenant}"
 
 
 def tenant_of_id(chunk_id: str) -> str | None:
