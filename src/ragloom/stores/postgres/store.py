@@ -124,11 +124,14 @@ class PostgresStore(StoreDefaults):
                     raise StoreError(f"no ragloom index at {self.location}, and [rag.vector_store."
                                      f"postgres] create = false forbids creating it")
                 self._create()
+            identity = dict(database.execute(  # in the transaction that checked or created it
+                "open", f"SELECT key, value FROM {self.tables.info} WHERE key IN "
+                "('model', 'dimension', 'layout')"))
         if not self.read_only:
             self.writer.refresh_types()
         self.reader.refresh_types()
-        built = self.info("model"), self.info("dimension")
-        if built[0] is None or self.info("layout") != LAYOUT_VERSION:
+        built = identity.get("model"), identity.get("dimension")
+        if built[0] is None or identity.get("layout") != LAYOUT_VERSION:
             raise StoreError(f"the index at {self.location} has no ragloom identity in "
                              f"{self.tables.info}; ragloom will not change it: choose another "
                              f"[rag.vector_store.postgres] table")
