@@ -5,6 +5,7 @@ create is refused, untouched."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,12 +141,7 @@ USER_FILES = {"00000099.seg": b"my segment", "00000098.npz": b"my archive",
 def test_user_files_named_like_segments_survive_merges_reset_and_rebuild(tmp_path: Path) -> None:
     """Was: a user file named like a segment inside the store folder was deleted (the
     writer deleted every file named like its own that its list did not name)."""
-    project = tmp_path / "project"
-    store_dir = tmp_path / "vectors"
-    config = hash_config(vector_store={"provider": "turboquant", "path": str(store_dir)})
-    write(project, "a.py", "def alpha():\n    return 1\n")
-    with RAGEngine(config, project) as engine:
-        engine.index_directory()
+    project, store_dir, config = indexed_turboquant(tmp_path)
     bm25_dirs = list((project / ".ragloom").glob("bm25_*.segments"))
     assert len(bm25_dirs) == 1
     for folder in (store_dir, bm25_dirs[0]):
@@ -169,12 +165,7 @@ def test_user_files_named_like_segments_survive_merges_reset_and_rebuild(tmp_pat
 
 
 def test_a_user_file_where_the_next_segment_goes_is_stepped_over(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    store_dir = tmp_path / "vectors"
-    config = hash_config(vector_store={"provider": "turboquant", "path": str(store_dir)})
-    write(project, "a.py", "def alpha():\n    return 1\n")
-    with RAGEngine(config, project) as engine:
-        engine.index_directory()
+    project, store_dir, config = indexed_turboquant(tmp_path)
     listed = sorted(p.name for p in store_dir.glob("*.seg"))
     following = f"{int(listed[-1].split('.')[0]) + 1:08d}.seg"
     (store_dir / following).write_bytes(b"mine")
@@ -188,12 +179,7 @@ def test_a_user_file_where_the_next_segment_goes_is_stepped_over(tmp_path: Path)
 
 def test_a_folder_from_before_the_ledger_is_still_cleaned(tmp_path: Path) -> None:
     """An index written before the ledger: the names its list holds are ragloom's."""
-    project = tmp_path / "project"
-    store_dir = tmp_path / "vectors"
-    config = hash_config(vector_store={"provider": "turboquant", "path": str(store_dir)})
-    write(project, "a.py", "def alpha():\n    return 1\n")
-    with RAGEngine(config, project) as engine:
-        engine.index_directory()
+    project, store_dir, config = indexed_turboquant(tmp_path)
     (store_dir / ".ragloom-written").unlink()
     old = sorted(p.name for p in store_dir.glob("*.seg"))
     changed = hash_config(embedding_dim=256, vector_store={"provider": "turboquant",
@@ -203,3 +189,15 @@ def test_a_folder_from_before_the_ledger_is_still_cleaned(tmp_path: Path) -> Non
     assert old and not any((store_dir / name).exists() and (store_dir / name).stat().st_size == 0
                            for name in old)
     assert sorted(p.name for p in store_dir.glob("*.seg")) == ["00000001.seg"]
+
+
+def indexed_turboquant(tmp_path: Path) -> tuple[Path, Path, Any]:
+    """A project of one file indexed into a TurboQuant folder of its own: (project, store
+    folder, config)."""
+    project = tmp_path / "project"
+    store_dir = tmp_path / "vectors"
+    config = hash_config(vector_store={"provider": "turboquant", "path": str(store_dir)})
+    write(project, "a.py", "def alpha():\n    return 1\n")
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+    return project, store_dir, config
