@@ -143,7 +143,8 @@ def test_a_store_without_collections_says_so(tmp_path: Path) -> None:
         list_collections(hash_config(), tmp_path)
 
 
-@pytest.mark.xfail(strict=False, reason="order-dependent: tables a new Postgres collection creates unseen on other connections in the full suite")
+@pytest.mark.xfail(strict=False, reason="order-dependent: a new Postgres collection's tables "
+                   "unseen on other connections in the full suite")
 def test_a_postgres_drop_is_refused_while_a_user_key_points_into_it_or_a_writer_works(
         postgres_server: Any, postgres_schema: str, tmp_path: Path) -> None:
     config = hash_config(vector_store={"provider": "postgres", "url": postgres_server.url,
