@@ -8,7 +8,9 @@ one transaction on one connection; a crash or a dropped connection rolls it all 
 
 from __future__ import annotations
 
+import os
 import select
+import socket
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -42,6 +44,11 @@ class Database:
 
     def connection(self) -> Any:
         with self.lock:
+            if self._connection is not None and self._connection.closed and self._in_transaction:
+                # What the transaction wrote is gone; its next statement must not run alone.
+                self._drop()
+                raise StoreError(f"the connection to Postgres at {self.where} ended in the "
+                                 f"middle of a transaction; nothing of it was written")
             if self._connection is not None and (self._connection.closed or self._went_away()):
                 self._drop()
             if self._connection is None:
@@ -61,16 +68,23 @@ class Database:
             return self._connection
 
     def _went_away(self) -> bool:
-        """Whether the server ended this idle session (a restart, an administrator): an idle
-        connection's socket turns readable only when the server says goodbye, so the next
-        call reconnects instead of failing. Checked without a round trip."""
+        """Whether the server ended this idle session (a restart, an administrator), so the
+        next call reconnects instead of failing: its socket then holds the server's goodbye
+        (an error message, then end of file). Anything else the server sends an idle session
+        (a notice, a parameter's new value, a notification) is left for psycopg to read:
+        the session and what it set stay. Checked without a round trip."""
         if self._in_transaction:
             return False
         try:
-            ready, _, _ = select.select([self._connection.fileno()], [], [], 0)
+            descriptor = self._connection.fileno()
+            ready, _, _ = select.select([descriptor], [], [], 0)
+            if not ready:
+                return False
+            with socket.socket(fileno=os.dup(descriptor)) as peek:
+                first = peek.recv(1, socket.MSG_PEEK)
         except (OSError, ValueError):
             return True
-        return bool(ready)
+        return first in (b"", b"E")  # end of file, or an ErrorResponse (FATAL) before it
 
     def _apply_settings(self) -> None:
         """Session settings (HNSW search width, iterative scans) the server knows; one it
@@ -145,10 +159,22 @@ class Database:
                 return cursor.fetchall() if cursor.description is not None else []
 
     def commit(self) -> None:
+        """Commit the open transaction on the connection that began it. A transaction the
+        server no longer holds (its connection ended, or it was rolled back) is a StoreError:
+        never a COMMIT on a new connection that reports success for writes that are gone."""
         with self.lock:
-            if self._in_transaction:
-                self._in_transaction = False
-                self.execute("commit", "COMMIT")
+            if not self._in_transaction:
+                return
+            connection = self._connection
+            if connection is None or connection.closed or (
+                    connection.info.transaction_status != psycopg().pq.TransactionStatus.INTRANS):
+                self._abandon(connection)
+                self._drop()
+                raise StoreError(f"commit failed on Postgres at {self.where}: the transaction "
+                                 f"was lost before it was committed (its connection ended or "
+                                 f"it was rolled back); nothing of it was written")
+            self.execute("commit", "COMMIT")
+            self._in_transaction = False
 
     def rollback(self) -> None:
         with self.lock:
