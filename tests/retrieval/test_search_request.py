@@ -28,20 +28,28 @@ def test_an_unknown_mode_is_refused_even_by_a_disabled_engine(tmp_path: Path) ->
             engine.search("anything", mode="bm25")
 
 
-@pytest.mark.parametrize("mode", ["dense", "sparse", "hybrid"])
-def test_filters_are_compiled_once_per_query(tmp_path: Path, monkeypatch, mode: str) -> None:
-    write(tmp_path, "a.md", "# Tokens\nRefresh tokens rotate every hour.\n")
-    write(tmp_path, "b.md", "# Rockets\nRockets carry satellites into orbit.\n")
+def counting_compiles(monkeypatch) -> list[object]:
+    """The filters every ``compile_filters`` call of the searcher (and of ``filters``' own
+    helpers, such as ``resolve_globs``) is handed from now on."""
     calls: list[object] = []
-    real = searcher_module.compile_filters
+    real = filters_module.compile_filters
 
     def counting(filters):
         calls.append(filters)
         return real(filters)
 
+    monkeypatch.setattr(searcher_module, "compile_filters", counting)
+    monkeypatch.setattr(filters_module, "compile_filters", counting)
+    return calls
+
+
+@pytest.mark.parametrize("mode", ["dense", "sparse", "hybrid"])
+def test_filters_are_compiled_once_per_query(tmp_path: Path, monkeypatch, mode: str) -> None:
+    write(tmp_path, "a.md", "# Tokens\nRefresh tokens rotate every hour.\n")
+    write(tmp_path, "b.md", "# Rockets\nRockets carry satellites into orbit.\n")
     with RAGEngine(hash_config(), tmp_path) as engine:
         engine.index_directory()
-        monkeypatch.setattr(searcher_module, "compile_filters", counting)
+        calls = counting_compiles(monkeypatch)
         response = engine.search_detailed("refresh tokens", filters={"path": "a.md"}, mode=mode)
     assert calls == [{"path": "a.md"}]
     assert response.mode == mode and [r.metadata["path"] for r in response.results] == ["a.md"]
@@ -61,17 +69,9 @@ def test_a_store_without_globs_gets_them_resolved_from_the_filters_compiled_once
 
     write(tmp_path, "docs/a.md", "# Tokens\nRefresh tokens rotate every hour.\n")
     write(tmp_path, "b.md", "# Tokens\nTokens are refreshed at night.\n")
-    calls: list[object] = []
-    real = filters_module.compile_filters
-
-    def counting(filters):
-        calls.append(filters)
-        return real(filters)
-
     with RAGEngine(hash_config(), tmp_path, vector_store=NoGlobs()) as engine:
         engine.index_directory()
-        monkeypatch.setattr(searcher_module, "compile_filters", counting)
-        monkeypatch.setattr(filters_module, "compile_filters", counting)
+        calls = counting_compiles(monkeypatch)
         results = engine.search("refresh tokens", filters={"path": "docs/*.md"}, mode="hybrid")
     assert calls == [{"path": "docs/*.md"}]
     assert NoGlobs.handed[-1] == {"path": {"$in": ["docs/a.md"]}}
