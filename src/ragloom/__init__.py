@@ -2,7 +2,7 @@
 
 The public surface: the core (``RAGEngine``, config, prompt helpers, types, errors), the
 extension points a plugin implements (``EmbeddingProvider``, ``VectorStore``, ``Reader``,
-``Chunker``, ``Reranker``, ``Retriever``, ``Filters``), and ``send``, the Gemini chat
+``Chunker``, ``Reranker``, ``Filters``), and ``send``, the Gemini chat
 call with retrieval, from the outer ring (``ragloom.integrations``).
 
 Names are imported on first use (``ragloom._lazy``): ``import ragloom`` and the commands
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from ragloom.prompt import format_context, inject_context
     from ragloom.readers.base import Reader, ReadText, SkipFile, TextSpan
     from ragloom.retrieval.rerankers import Reranker
-    from ragloom.retrieval.retrievers import Retriever
     from ragloom.retrieval.searcher import SearchResponse
     from ragloom.stores.base import EmbeddingSpec, VectorStore
     from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
@@ -73,7 +72,6 @@ _EXPORTS = {
     "SkipFile": "ragloom.readers.base",
     "TextSpan": "ragloom.readers.base",
     "Reranker": "ragloom.retrieval.rerankers",
-    "Retriever": "ragloom.retrieval.retrievers",
     "SearchResponse": "ragloom.retrieval.searcher",
     "EmbeddingSpec": "ragloom.stores.base",
     "VectorStore": "ragloom.stores.base",
@@ -116,7 +114,6 @@ __all__ = [
     "ReadText",
     "Reader",
     "Reranker",
-    "Retriever",
     "SearchResponse",
     "SearchResult",
     "SkipFile",

@@ -240,12 +240,15 @@ MATCHES_NOTHING: Filters = {"$nothing": True}
 
 
 def resolve_globs(filters: Filters | None,
-                  known_values: Callable[[str], Iterable[MetadataValue]]) -> Filters | None:
+                  known_values: Callable[[str], Iterable[MetadataValue]],
+                  conditions: Sequence[Node] | None = None) -> Filters | None:
     """``filters`` with every ``$glob`` replaced by ``$in`` of the ``known_values(key)`` it
     matches, for stores that cannot match globs themselves (Chroma). Returns
     MATCHES_NOTHING when the filters can then match nothing (a glob matching no known
-    value, outside an ``$or`` with another way to match)."""
-    conditions = compile_filters(filters)
+    value, outside an ``$or`` with another way to match). ``conditions``: ``filters``
+    already compiled (``compile_filters``), so a search compiles them once."""
+    if conditions is None:
+        conditions = compile_filters(filters)
     if not _has_glob(conditions):
         return filters
     resolved = _resolved(conditions, known_values)

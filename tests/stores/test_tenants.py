@@ -179,7 +179,7 @@ def test_a_service_writes_for_many_tenants(opener: Opener) -> None:
     with opener("globex") as engine:
         assert [h.text for h in engine.search("kiwis", top_k=10, mode="dense", min_score=-1.0)] == [
             "Kiwis now.\n"]
-        if engine.store.persistent:  # the in-memory store's records live in the writing engine only
+        if engine.persistent:  # the in-memory store's records live in the writing engine only
             assert engine.verify().ok, engine.verify().problems
 
 

@@ -71,9 +71,8 @@ class MemoryStore:
         """The memory beside an engine's index (in memory for the in-memory store), with
         the engine's ``[rag.limits] max_memory_turns``; a tenant's engine has the tenant's
         own (``memory@<tenant>.sqlite``)."""
-        persistent = engine.store.persistent
         file = engine.index_dir / tenant_file(MEMORY_FILE, engine.tenant)
-        return cls(file if persistent else None, engine.provider, max_turns_per_session,
+        return cls(file if engine.persistent else None, engine.provider, max_turns_per_session,
                    engine.config.limits.max_memory_turns, engine.tenant)
 
     def add(self, session_id: str, role: str, text: str) -> int:

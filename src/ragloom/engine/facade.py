@@ -99,9 +99,9 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                                             self.provider, vector_store, rebuild, self.tenant)
         parts = (opener.for_reading(self._snapshot_lock) if read_only
                  else opener.for_writing(self._readers_writer))
-        self.store, self.sparse, self._manifest, self._cache = (parts.store, parts.sparse,
-                                                                 parts.manifest, parts.cache)
-        self._sizing, self._closing, self._owns_state = parts.sizing, parts.closing, parts.owns_state
+        self.store, self.sparse, self._manifest, self._cache, self._sizing = (
+            parts.store, parts.sparse, parts.manifest, parts.cache, parts.sizing)
+        self._closing, self._owns_state, self.persistent = parts.closing, parts.owns_state, parts.persistent
         try:
             self._indexer, self._searcher = self._wire(parts)
         except BaseException:
@@ -326,7 +326,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     def _persist(self) -> None:
         """Make the store and BM25 index durable together, under the state lock, so a reader
         in another process loads both before or both after this write."""
-        if not self.store.persistent:
+        if not self.persistent:  # the store's backend says whether it keeps data
             return
         # A store that owns its state makes it durable in its transactions (readers use MVCC).
         with nullcontext() if self._owns_state else self._snapshot_lock.writing():

@@ -71,6 +71,9 @@ class IndexParts:
     closing: ExitStack = field(default_factory=ExitStack)
     #: The store keeps manifest, BM25 index, cache and lock itself: no files, no file locks.
     owns_state: bool = False
+    #: The store keeps its data on disk or a server (its backend's ``persistent``): BM25
+    #: index and manifest are files beside it, and writes are persisted.
+    persistent: bool = False
     #: Query vectors through memory and the embedding cache (None: memory only).
     queries: QueryEmbedder | None = None
     #: The tenant whose share of the index these parts are (None: the untenanted one).
@@ -109,7 +112,7 @@ class IndexOpener:
                 lock.acquire()
                 closing.callback(lock.release)
             parts = self._open_parts(closing, read_only=False)
-            if parts.store.persistent and not owns_state and not len(parts.manifest):
+            if parts.persistent and not owns_state and not len(parts.manifest):
                 if note := other_store_note(self.config, self.index_dir, parts.store.name):
                     logger.warning("%s", note)  # e.g. a Chroma index from the old default
             if self.rebuild:
@@ -206,10 +209,9 @@ class IndexOpener:
             refuse_case_variants(self.index_dir, names, self.config.vector_store.collection_name)
 
     def _persistent(self) -> bool:
-        """Whether the store keeps its data on disk or a server, known before it opens."""
-        if self.vector_store is not None:
-            return self.vector_store.persistent
-        return store_backend(self.config).persistent
+        """Whether the store keeps its data on disk or a server, known before it opens: its
+        backend's ``persistent`` (a store with no backend of its name: the default, True)."""
+        return (self._backend() or StoreBackend).persistent
 
     def _open_parts(self, closing: ExitStack, read_only: bool, close_store: bool = True) -> IndexParts:
         """Store, cache, manifest and BM25 index, each closed by ``closing`` (the store
@@ -239,6 +241,7 @@ class IndexOpener:
             use_cache = config.embedding_cache and not read_only
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
                               state.sparse, sizing, text_of, owns_state=True,
+                              persistent=self._persistent(),
                               queries=self._queries(state.cache if use_cache else None, closing),
                               tenant=self.tenant)
         cache = (EmbeddingCache(self.layout.embedding_cache)
@@ -251,8 +254,8 @@ class IndexOpener:
         closing.callback(manifest.close)
         sparse = SparseIndex(self.beside_store(store, self.layout.bm25), tokenizer, read_only,
                              text_of)
-        return IndexParts(store, cache, manifest, sparse, sizing, text_of, queries=queries,
-                          tenant=self.tenant)
+        return IndexParts(store, cache, manifest, sparse, sizing, text_of,
+                          persistent=self._persistent(), queries=queries, tenant=self.tenant)
 
     def _queries(self, cache: VectorCache | None, closing: ExitStack,
                  reader: bool = False) -> QueryEmbedder:
@@ -298,7 +301,7 @@ class IndexOpener:
 
     def beside_store(self, store: VectorStore, part: Callable[[str], Path]) -> Path | None:
         """``part`` of the layout (manifest, BM25 index) for a persistent store, else None."""
-        return part(store.name) if store.persistent else None
+        return part(store.name) if self._persistent() else None
 
     def _tenant_view(self, store: VectorStore, tenant: str) -> VectorStore:
         """The tenant's view of ``store``; a remote index searched by text has none."""

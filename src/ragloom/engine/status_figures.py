@@ -11,7 +11,7 @@ from pathlib import Path
 from ragloom.config import RAGConfig
 from ragloom.indexing.disk_usage import PARTS, disk_usage, server_name
 from ragloom.stores.base import VectorStore
-from ragloom.stores.registry import store_path
+from ragloom.stores.registry import store_backend, store_path
 
 
 @dataclass
@@ -29,7 +29,7 @@ def store_figures(config: RAGConfig, store: VectorStore, base_dir: Path, index_d
     url = config.vector_store.url
     if not url and not owns_state:
         return StoreFigures(str(index_dir), bytes_by_part=disk_usage(
-            index_dir, store_path(config, base_dir) if store.persistent else None))
+            index_dir, store_path(config, base_dir) if store_backend(config).persistent else None))
     figures = StoreFigures(server=server_name(url) if url else "")
     reported = store.server_figures()
     if reported is not None:  # e.g. Postgres: its tables and their sizes

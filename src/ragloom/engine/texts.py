@@ -96,7 +96,7 @@ class TextMethods:
             indexer = self._wire(parts)[0]
 
             def persist() -> None:  # as the engine's _persist, with the tenant's BM25
-                if not parts.store.persistent:
+                if not parts.persistent:
                     return
                 with (nullcontext() if parts.owns_state
                       else self._snapshot_lock.writing()):

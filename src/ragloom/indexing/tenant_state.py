@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from ragloom.filters import Condition, Node
 from ragloom.indexing.manifest import SOURCE_KEY_PREFIX, FileRecord, ManifestStore
@@ -50,16 +49,12 @@ class _Namespace:
 
 
 class TenantManifest:
-    """The interface of ``indexing.manifest.Manifest`` over one tenant's records of a
-    shared manifest; settings (embedding model, chunking) are the index's, shared."""
+    """A ``ManifestStore`` over one tenant's records of a shared manifest (every member of
+    the protocol, nothing forwarded unseen); settings (embedding model, chunking) are the
+    index's, shared."""
 
     def __init__(self, inner: ManifestStore, tenant: str | None) -> None:
         self.inner, self._names = inner, _Namespace(tenant)
-
-    def __getattr__(self, name: str) -> Any:  # read_only and the like
-        if name == "inner" or name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     def _bare(self, record: FileRecord) -> FileRecord:
         return replace(record, path=self._names.bare(record.path))
@@ -110,18 +105,13 @@ class TenantManifest:
 
 
 class TenantSparse:
-    """A ``SparseBackend`` over one tenant's chunks of a shared keyword index: its ids
-    namespaced, every search and lookup with ``tenant`` among the conditions the index
-    applies before ranking."""
+    """A ``SparseBackend`` over one tenant's chunks of a shared keyword index (every member
+    of the protocol, nothing forwarded unseen): its ids namespaced, every search and lookup
+    with ``tenant`` among the conditions the index applies before ranking."""
 
     def __init__(self, inner: SparseBackend, tenant: str) -> None:
         self.inner, self._names, self._tenant = inner, _Namespace(tenant), tenant
         self._scope = Condition(TENANT_KEY, "$eq", tenant)
-
-    def __getattr__(self, name: str) -> Any:  # text_search, has_text_table and the like
-        if name == "inner" or name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     def _scoped(self, conditions: list[Node] | None) -> list[Node]:
         return [*(conditions or []), self._scope]  # ANDed: it can only narrow
@@ -166,6 +156,9 @@ class TenantSparse:
 
     def persist(self) -> None:
         self.inner.persist()
+
+    def verify_files(self) -> list[str]:
+        return self.inner.verify_files()
 
     def disk_bytes(self) -> int:
         return int(self.inner.disk_bytes())

@@ -9,6 +9,7 @@ does not bundle); plugins add them with ``ragloom.rerankers`` entry points and
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from ragloom._registry import Registry
@@ -29,8 +30,9 @@ rerankers: Registry[RerankerFactory] = Registry("reranker", "retrieval.reranker"
 
 
 def rerank(reranker: Reranker, query: str, results: list[SearchResult]) -> list[SearchResult]:
-    """``results`` best first by the reranker's score (ties keep the fused order), with
-    ``rank_score`` = that score and the hit recorded under ``retrievers["rerank"]``."""
+    """``results`` best first by the reranker's score (ties keep the fused order), as new
+    results with ``rank_score`` = that score and the hit recorded under
+    ``retrievers["rerank"]`` (the ones handed in are left as they were)."""
     if not results:
         return results
     scores = [float(value) for value in reranker.score(query, results)]
@@ -38,10 +40,6 @@ def rerank(reranker: Reranker, query: str, results: list[SearchResult]) -> list[
         raise ValueError(f"reranker {type(reranker).__name__} returned {len(scores)} scores "
                          f"for {len(results)} results")
     order = sorted(range(len(results)), key=lambda i: -scores[i])
-    reranked = []
-    for rank, index in enumerate(order, start=1):
-        result = results[index]
-        result.retrievers["rerank"] = RetrieverHit(rank, scores[index])
-        result.rank_score = scores[index]
-        reranked.append(result)
-    return reranked
+    return [replace(results[index], rank_score=scores[index],
+                    retrievers={**results[index].retrievers, "rerank": RetrieverHit(rank, scores[index])})
+            for rank, index in enumerate(order, start=1)]

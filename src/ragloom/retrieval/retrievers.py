@@ -1,8 +1,8 @@
-"""The first stage of a search: retrievers, each turning a query into a ranking of ids.
+"""The first stage of a search: retrievers, each turning a query into its hits, best first.
 
-``dense`` asks the vector store (cosine), ``sparse`` the BM25 index. A retriever that read
-whole results from the store leaves them in ``Query.loaded`` so later stages need not
-read them again.
+``dense`` asks the vector store (cosine), ``sparse`` the BM25 index. A hit carries the row
+it was read with when the retriever read one (the store returns text, metadata and cosine),
+so later stages need not read it again; nothing is left behind on the query.
 """
 
 from __future__ import annotations
@@ -19,19 +19,13 @@ from ragloom.filters import MATCHES_NOTHING, Filters, Node
 from ragloom.retrieval.fusion import tie_key
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.stores.base import VectorStore
-from ragloom.types import Chunk, RetrieverHit, SearchResult
+from ragloom.types import SearchResult
 
 #: (id, the retriever's raw score), best first.
 Ranking = list[tuple[str, float]]
 
 
-class ChunkSource(Protocol):
-    """Where chunks BM25 holds but the store does not yet come from (``indexing.unembedded``)."""
-
-    def get(self, ids: Sequence[str]) -> list[Chunk]: ...
-
-
-@dataclass
+@dataclass(frozen=True)
 class Query:
     """One query as every stage sees it: text, its vector, filters compiled once."""
 
@@ -42,10 +36,21 @@ class Query:
     #: ``filters`` as the vector store takes them (globs resolved when it cannot match
     #: them; MATCHES_NOTHING when a glob matches nothing).
     store_filters: Filters | None = None
-    #: Results already read from the store, by id (with their ``retrievers`` hits).
-    loaded: dict[str, SearchResult] = field(default_factory=dict)
-    #: Ids of loaded results with no vector yet (progressive indexing): cosine unknown, 0.
-    unembedded: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One candidate a retriever found: its id and the retriever's raw score, and the row
+    (text, metadata, cosine) when the retriever read it; None when it read ids alone (BM25)."""
+
+    id: str
+    score: float
+    row: SearchResult | None = None
+
+
+def ranking(hits: Sequence[Hit]) -> Ranking:
+    """``hits`` as (id, score) pairs, for fusion."""
+    return [(hit.id, hit.score) for hit in hits]
 
 
 Item = TypeVar("Item")
@@ -67,11 +72,12 @@ def stable_top(fetch: Callable[[int], list[Item]], k: int,
 
 
 class Retriever(Protocol):
-    """Finds the ``k`` best candidates for a query by its own measure."""
+    """Finds the ``k`` best candidates for a query by its own measure (the searcher's
+    ``dense`` and ``sparse``)."""
 
     name: str
 
-    def retrieve(self, query: Query, k: int) -> Ranking: ...
+    def retrieve(self, query: Query, k: int) -> list[Hit]: ...
 
 
 class DenseRetriever:
@@ -82,15 +88,12 @@ class DenseRetriever:
     def __init__(self, store: VectorStore) -> None:
         self.store = store
 
-    def retrieve(self, query: Query, k: int) -> Ranking:
+    def retrieve(self, query: Query, k: int) -> list[Hit]:
         if query.store_filters is MATCHES_NOTHING:
             return []
         results = stable_top(lambda n: self.store.query(query.vector, n, query.store_filters), k,
                              lambda result: tie_key(result.id, result.score))
-        for rank, result in enumerate(results, start=1):
-            result.retrievers[self.name] = RetrieverHit(rank, result.score)
-            query.loaded[result.id] = result
-        return [(result.id, result.score) for result in results]
+        return [Hit(result.id, result.score, result) for result in results]
 
 
 class SparseRetriever:
@@ -102,17 +105,18 @@ class SparseRetriever:
         self.sparse = sparse
         self.settings = settings
 
-    def retrieve(self, query: Query, k: int) -> Ranking:
+    def retrieve(self, query: Query, k: int) -> list[Hit]:
         settings = self.settings
-        return stable_top(lambda n: self.sparse.search(
+        found = stable_top(lambda n: self.sparse.search(
             query.text, n, query.conditions,
             feedback_docs=settings.feedback_docs if settings.feedback else 0,
             feedback_terms=settings.feedback_terms, feedback_weight=settings.feedback_weight),
             k, lambda pair: tie_key(*pair))
+        return [Hit(doc_id, score) for doc_id, score in found]
 
 
-def timed_retrieve(retriever: Retriever, request: Query, pool: int) -> tuple[Ranking, float]:
-    """``retriever``'s ranking of ``request`` and the milliseconds it took."""
+def timed_retrieve(retriever: Retriever, request: Query, pool: int) -> tuple[list[Hit], float]:
+    """``retriever``'s hits for ``request`` and the milliseconds it took."""
     started = time.perf_counter()
-    ranking = retriever.retrieve(request, pool)
-    return ranking, (time.perf_counter() - started) * 1000
+    hits = retriever.retrieve(request, pool)
+    return hits, (time.perf_counter() - started) * 1000

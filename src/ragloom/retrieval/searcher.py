@@ -29,6 +29,7 @@ from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Condition, Filters, compile_filters, resolve_globs
+from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
@@ -40,12 +41,13 @@ from ragloom.retrieval.priors import reweigh
 from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import (
-    ChunkSource,
     DenseRetriever,
+    Hit,
     Query,
     Ranking,
     Retriever,
     SparseRetriever,
+    ranking,
     timed_retrieve,
 )
 from ragloom.retrieval.search_mode import SearchMode
@@ -54,7 +56,7 @@ from ragloom.retrieval.test_prior import asks_about_tests, prior_for_tests, with
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.retrieval.versions import one_version_per_file
 from ragloom.stores.base import VectorStore, searches_text
-from ragloom.types import Metadata, RetrieverHit, SearchResult
+from ragloom.types import Metadata, SearchResult
 
 #: The relevance gate judges this many of the best results, whatever ``top_k`` is (the
 #: default ``top_k``): a query is related to the corpus or not, however many results it asks.
@@ -151,7 +153,7 @@ class Searcher:
         if not settings.include_tests:  # the same test as without_tests, on compiled filters
             filters, conditions = without_tests(filters), [*conditions, _NOT_A_TEST]
         store_filters = filters if self.store.glob_filters else resolve_globs(
-            filters, self.sparse.distinct_values)
+            filters, self.sparse.distinct_values, conditions)
         # Sparse mode embeds the query too: every result's score is its cosine.
         request = Query(query, self.queries.embed_query(query), filters, conditions,
                         store_filters=store_filters)
@@ -165,15 +167,16 @@ class Searcher:
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
         with self.store.read_snapshot():  # every read of this search sees one version
-            rankings = self._retrieve(request, mode, pool, clock)
-            candidates = {name: len(ranking) for name, ranking in rankings.items()}
-            if mode == "dense":
-                results = [request.loaded[doc_id] for doc_id, _ in rankings["dense"]]
-            else:
-                # Demoted candidates leave the window to the next ones (test files with many
-                # matching parts would otherwise fill it, and the per-file cap's empty slots).
-                keep = pool if (mmr or reranking or priors) else wanted
-                results = self._ranked_results(request, mode, rankings, keep, candidates)
+            hits = self._retrieve(request, mode, pool, clock)
+            candidates = {name: len(found) for name, found in hits.items()}
+            ranked, defining = self._rank(request, mode, hits, candidates)
+            # Demoted candidates leave the window to the next ones (test files with many
+            # matching parts would otherwise fill it, and the per-file cap's empty slots).
+            kept = ranked[:pool if (mmr or reranking or priors) else wanted]
+            rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded,
+                           request.vector)
+            results = build_results(kept, hits, rows, defining)  # the one place results are made
+            if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
             results = reweigh(results, priors)  # every prior in one sort (priors)
@@ -182,7 +185,7 @@ class Searcher:
                 clock.lap("rerank")
             if mmr and results:
                 results = results[:mmr_pool_size(top_k)]
-                vectors = self._vectors(request, [r.id for r in results])
+                vectors = self._vectors(rows.unembedded, [r.id for r in results])
                 order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
                                   settings.mmr_lambda)
                 results = [results[i] for i in order]
@@ -192,7 +195,7 @@ class Searcher:
         if settings.merge_parts:
             results = merge_adjacent_parts(results, top_k)
         best = max((r.score for r in results[:GATE_WINDOW]), default=None)
-        results = _at_least(self._gate(query, results, candidates, request.unembedded), threshold)
+        results = _at_least(self._gate(query, results, candidates, rows.unembedded), threshold)
         results = cap_per_file(results, top_k, settings.max_per_file)
         return SearchResponse(results, mode.value, clock.timings, candidates, best, self.relevance_gate)
 
@@ -216,56 +219,38 @@ class Searcher:
         return by_mode[mode]
 
     def _retrieve(self, request: Query, mode: SearchMode, pool: int,
-                  clock: _Stopwatch) -> dict[str, Ranking]:
+                  clock: _Stopwatch) -> dict[str, list[Hit]]:
         """Each retriever's top ``pool``. When the store's query waits on a server, the other
         retrievers run here meanwhile (in hybrid mode the two halves overlap, and each
         one's timing is its own)."""
         first, *others = self._retrievers(mode)
         if not others or not self.store.queries_elsewhere:
-            rankings = {}
+            hits = {}
             for retriever in (first, *others):
-                rankings[retriever.name] = retriever.retrieve(request, pool)
+                hits[retriever.name] = retriever.retrieve(request, pool)
                 clock.lap(retriever.name)
-            return rankings
+            return hits
         with ThreadPoolExecutor(1, thread_name_prefix="ragloom-retrieve") as worker:
             waiting = worker.submit(timed_retrieve, first, request, pool)
             timed = [timed_retrieve(retriever, request, pool) for retriever in others]
             timed.insert(0, waiting.result())
         for retriever, (_, milliseconds) in zip((first, *others), timed):
             clock.record(retriever.name, milliseconds)
-        return {retriever.name: ranking for retriever, (ranking, _) in zip((first, *others), timed)}
+        return {retriever.name: found for retriever, (found, _) in zip((first, *others), timed)}
 
-    def _ranked_results(self, request: Query, mode: SearchMode, rankings: dict[str, Ranking], keep: int,
-                        candidates: dict[str, int]) -> list[SearchResult]:
-        """The first ``keep`` results of BM25 alone or of the fused ranking (definitions of
-        names the query uses first), with rank_score = the BM25 or fused value."""
+    def _rank(self, request: Query, mode: SearchMode, hits: dict[str, list[Hit]],
+              candidates: dict[str, int]) -> tuple[Ranking, list[str]]:
+        """The one retriever's ranking (dense, or BM25 alone), or in hybrid mode the fused
+        one with the chunks defining a name the query uses first; and those chunks' ids."""
+        if mode != "hybrid":
+            return ranking(hits[mode.value]), []
         settings = self.config.retrieval
-        defining: list[str] = []
-        if mode == "hybrid":
-            weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
-            ranked = fuse(settings.fusion, rankings, weights, settings.rrf_k)
-            defining = (self.sparse.defining(request.text, request.conditions)
-                        if settings.exact_names else [])
-            ranked = _definitions_first(ranked, defining)
-            candidates["fused"] = len(ranked)
-        else:
-            ranked = rankings["sparse"]
-        sparse_hits = {doc_id: RetrieverHit(rank, score)
-                       for rank, (doc_id, score) in enumerate(rankings["sparse"], start=1)}
-        kept = ranked[:keep]
-        self._fill_missing(request, [doc_id for doc_id, _ in kept])
-        results = []
-        for doc_id, value in kept:
-            result = request.loaded.get(doc_id)
-            if result is None:
-                continue  # deleted between BM25 and the store read
-            if doc_id in sparse_hits:
-                result.retrievers["sparse"] = sparse_hits[doc_id]
-            if doc_id in defining:
-                result.retrievers["name"] = RetrieverHit(defining.index(doc_id) + 1, 1.0)
-            result.rank_score = value
-            results.append(result)
-        return results
+        weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
+        ranked = fuse(settings.fusion, {name: ranking(found) for name, found in hits.items()},
+                      weights, settings.rrf_k)
+        defining = self.sparse.defining(request.text, request.conditions) if settings.exact_names else []
+        candidates["fused"] = len(ranked)
+        return _definitions_first(ranked, defining), defining
 
     @property
     def relevance_gate(self) -> float | None:
@@ -274,7 +259,7 @@ class Searcher:
         return self.provider.default_relevance_gate if gate is None else gate
 
     def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],
-              unembedded: set[str]) -> list[SearchResult]:
+              unembedded: frozenset[str]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine), none defines a name the query uses, and none holds most of its words
         (``retrieval.relevance_gate``; for results with no vector yet, the words decide)."""
@@ -286,44 +271,11 @@ class Searcher:
         candidates["below_relevance_gate"] = len(judged)
         return []
 
-    def _fill_missing(self, request: Query, ids: list[str]) -> None:
-        """Load text, metadata and cosine distance of ids only BM25 found."""
-        missing = [doc_id for doc_id in ids if doc_id not in request.loaded]
-        if not missing:
-            return
-        chunks = self.store.get(missing)
-        if self.unembedded is not None and len(chunks) < len(missing):  # BM25 ahead of the store
-            stored = {chunk.id for chunk in chunks}
-            for chunk in self.unembedded.get([doc_id for doc_id in missing if doc_id not in stored]):
-                request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, 0.0, 1.0)
-                request.unembedded.add(chunk.id)
-        if not chunks:
-            return
-        try:
-            vectors = list(self.store.get_vectors([c.id for c in chunks]))
-        except KeyError:  # one was deleted since ``get`` (a server written under its readers)
-            rows = {chunk.id: self._vector(chunk.id) for chunk in chunks}
-            chunks = [chunk for chunk in chunks if rows[chunk.id] is not None]
-            vectors = [rows[chunk.id] for chunk in chunks]
-        query = request.vector / (np.linalg.norm(request.vector) or 1.0)
-        for chunk, row in zip(chunks, vectors):
-            cosine = float(row @ query)
-            request.loaded[chunk.id] = SearchResult(chunk.id, chunk.text, chunk.metadata, cosine,
-                                                    1.0 - cosine)
-
-    def _vector(self, chunk_id: str) -> np.ndarray | None:
-        """The chunk's vector, None when it is not (any more) stored."""
-        try:
-            row: np.ndarray = self.store.get_vectors([chunk_id])[0]
-        except KeyError:
-            return None
-        return row
-
-    def _vectors(self, request: Query, ids: list[str]) -> np.ndarray:
+    def _vectors(self, unembedded: frozenset[str], ids: list[str]) -> np.ndarray:
         """Stored vectors of ``ids``; zeros for chunks with none yet (progressive indexing)."""
-        if not request.unembedded.intersection(ids):
+        if not unembedded.intersection(ids):
             return self.store.get_vectors(ids)
-        stored = [doc_id for doc_id in ids if doc_id not in request.unembedded]
+        stored = [doc_id for doc_id in ids if doc_id not in unembedded]
         rows = dict(zip(stored, self.store.get_vectors(stored))) if stored else {}
         empty = np.zeros(self.provider.dimension, dtype=np.float32)
         return np.stack([rows.get(doc_id, empty) for doc_id in ids])

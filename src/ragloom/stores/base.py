@@ -34,13 +34,12 @@ class VectorStore(Protocol):
 
     The attributes say what the store can do; the engine asks them and never checks a
     name. ``StoreDefaults`` gives the members most stores leave alone: subclass it and
-    override what applies. What is known before a store opens (persistent, settings, where
-    its files go) is its backend's (``stores.backend.StoreBackend``).
+    override what applies. What is known before a store opens (whether it keeps its data
+    on disk or a server, its settings, where its files go) is its backend's, and only its
+    backend's (``stores.backend.StoreBackend``).
     """
 
     name: str
-    #: Whether the store keeps its data on disk or a server (and needs the index lock).
-    persistent: bool
     #: Whether other processes may read while one process writes.
     concurrent_readers: bool
     #: Whether ``get_vectors`` works (MMR and scoring BM25-only hits need it).

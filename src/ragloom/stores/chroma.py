@@ -122,7 +122,6 @@ class ChromaVectorStore(StoreDefaults):
     """
 
     name = "chroma"
-    persistent = True
     hands_out_vectors = True
     glob_filters = False  # Chroma's where clauses have no glob operator
 

@@ -44,7 +44,6 @@ class McpBridgeStore(StoreDefaults):
     """See the module docstring."""
 
     name = "mcp"
-    persistent = False
     concurrent_readers = True
     hands_out_vectors = False
     glob_filters = True  # filters go to the server as given

@@ -18,7 +18,6 @@ class MemoryVectorStore(StoreDefaults):
     """Keeps unit vectors in a dict and scores every candidate exactly; nothing is persisted."""
 
     name = "memory"
-    persistent = False
     concurrent_readers = True
     hands_out_vectors = True
     glob_filters = True

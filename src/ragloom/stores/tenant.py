@@ -35,7 +35,6 @@ class TenantStore:
         self.tenant = check_tenant(tenant)
         self._prefix = tenant + SEPARATOR
         self.name = inner.name
-        self.persistent = inner.persistent
         self.concurrent_readers = inner.concurrent_readers
         self.hands_out_vectors = inner.hands_out_vectors
         self.glob_filters = inner.glob_filters

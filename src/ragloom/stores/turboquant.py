@@ -61,7 +61,6 @@ class TurboQuantStore(StoreDefaults):
                  residual: bool = False, refine_bits: int = 0, seed: int = 0,
                  first_pass: int = 4000, second_pass: int = 100, read_only: bool = False) -> None:
         self.path = path
-        self.persistent = path is not None
         self.read_only = read_only
         self.embedding = embedding
         self.first_pass, self.second_pass = first_pass, second_pass

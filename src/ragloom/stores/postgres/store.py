@@ -71,7 +71,6 @@ class PostgresStore(StoreDefaults):
     """One ragloom index in a Postgres database (pgvector's HNSW for dense search)."""
 
     name = "postgres"
-    persistent = True
     concurrent_readers = True
     hands_out_vectors = True
     glob_filters = True

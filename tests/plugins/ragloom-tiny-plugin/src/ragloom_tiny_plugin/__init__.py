@@ -54,7 +54,6 @@ class TinyStore(StoreDefaults):
     """Rows in dicts, exact cosine by brute force; in memory only."""
 
     name = "tiny"
-    persistent = False
     concurrent_readers = True
     hands_out_vectors = True
     glob_filters = True
