@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,16 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
     assert (resumed["files_indexed"], resumed["files_unchanged"]) == (pending, kept)
 
 
+@pytest.fixture
+def terminal_sigint() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt, as in a terminal, however pytest was started (a
+    background job inherits SIGINT ignored); the handler found is put back afterwards."""
+    found = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, found)
+
+
+@pytest.mark.usefixtures("terminal_sigint")
 def test_a_second_ctrl_c_stops_at_once_and_still_exits_130(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n')
