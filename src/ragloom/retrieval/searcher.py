@@ -4,7 +4,8 @@ one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at
 ``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
 (``priors``), test chunks go below comparable code unless the query is about tests
-(``test_prior``), import blocks below the rest unless it is about imports (``import_prior``).
+(``test_prior``), import blocks below the rest unless it is about imports (``import_prior``),
+files outside the part of an application the query names below those in it (``path_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -36,6 +37,7 @@ from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.import_prior import asks_about_imports, prior_for_imports
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
+from ragloom.retrieval.path_prior import prior_for_paths
 from ragloom.retrieval.priors import reweigh
 from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
@@ -176,7 +178,7 @@ class Searcher:
                 results = self._ranked_results(request, mode, rankings, keep, candidates)
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            results = reweigh(results, priors)  # every prior in one sort (priors)
+            results = reweigh(results, priors + prior_for_paths(query, results))  # one sort (priors)
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")

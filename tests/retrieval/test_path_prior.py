@@ -1,0 +1,91 @@
+"""A question naming a part of an application (migrations, routes, models, jobs, config)
+ranks the files whose path names that part above comparable matches elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import write
+from ragloom.retrieval import path_prior
+from ragloom.retrieval.path_prior import parts_named, path_words, prior_for_paths
+from ragloom.retrieval.priors import reweigh
+from ragloom.types import SearchResult
+
+
+@pytest.mark.parametrize(("query", "parts"), [
+    ("which migration added the share column", ["migrations"]),
+    ("database schema for saved reports", ["migrations"]),
+    ("REST API routes for managing users", ["routes"]),
+    ("which url shows the calendar", ["routes"]),
+    ("where is the prometheus metrics endpoint mounted", ["routes"]),
+    ("which model holds the invoice", ["models"]),
+    ("background worker that refreshes feeds", ["jobs"]),
+    ("which env variable picks the queue driver", ["jobs", "config"]),
+    ("setting to log users in from a proxy header", ["config"]),
+    ("how does swiping move between articles", []),
+    ("migrating the data by hand", []),  # whole words only
+    ("how do I set up a local development environment", []),
+    ("which environment variables configure email", ["config"]),
+])
+def test_parts_named(query: str, parts: list[str]) -> None:
+    assert [part.name for part in parts_named(query)] == parts
+
+
+def test_path_words_split_folders_and_file_names() -> None:
+    assert path_words("app/Console/Commands/SendMailReminder.php") == {
+        "app", "console", "commands", "send", "mail", "reminder"}
+    assert path_words("core/migrations/0028_alter_sleep_nap.py") == {
+        "core", "migrations", "0028", "alter", "sleep", "nap"}
+    assert path_words("internal/http/server/routes.go") == {"internal", "http", "server", "routes"}
+    assert path_words("docker/.env.example") == {"docker", "env", "example"}
+
+
+def _result(doc_id: str, path: str | None, score: float) -> SearchResult:
+    metadata = {} if path is None else {"path": path}
+    return SearchResult(doc_id, "", metadata, 0.5, 0.5, rank_score=score)
+
+
+def test_candidates_outside_the_named_part_are_weighed_down() -> None:
+    results = [_result("model", "app/Models/Report.php", 0.9),
+               _result("migration", "database/migrations/2024_create_reports_table.php", 0.8),
+               _result("text", None, 0.7),
+               _result("far", "app/Services/ReportService.php", 0.3)]
+    factors = prior_for_paths("which migration creates the reports table", results, weight=0.7)
+    # 0.8 (in the part); 0.9 * 0.7 = 0.63; 0.7 * 0.7 = 0.49; 0.3 * 0.7 = 0.21
+    assert [r.id for r in reweigh(results, factors)] == ["migration", "model", "text", "far"]
+    assert [r.rank_score for r in reweigh(results, factors)] == [0.8, 0.9, 0.7, 0.3]
+    # a much better match elsewhere still comes first: 0.9 * 0.7 = 0.63 > 0.6
+    results[1].rank_score = 0.6
+    assert [r.id for r in reweigh(results, factors)][:2] == ["model", "migration"]
+
+
+def test_nothing_changes_when_no_path_names_the_part_or_no_part_is_named() -> None:
+    results = [_result("a", "src/report.py", 0.9), _result("b", None, 0.8)]
+    assert prior_for_paths("which migration creates the reports table", results) == []
+    assert prior_for_paths("how are reports rendered", [
+        _result("m", "db/migrations/0001.py", 0.9)]) == []
+
+
+def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project, "app/Models/Invoice.php", "<?php\nclass Invoice extends Model\n{\n"
+          "    // the invoice table its migration creates: one invoice row; invoice table, invoice\n"
+          "    protected $table = 'invoices';\n}\n")
+    write(project, "database/migrations/2024_01_01_create_invoices_table.php",
+          "<?php\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n"
+          "        Schema::create('invoices', function (Blueprint $t) {\n"
+          "            $t->string('number');\n            $t->timestamp('paid_at');\n"
+          "        });\n    }\n};\n")
+    for name in ("mailer", "player", "search", "upload"):  # BM25 needs rarer words
+        write(project, f"app/Services/{name}.php", f"<?php\nfunction {name}(): void\n{{\n}}\n")
+    engine = make_engine()
+    engine.index_directory()
+    question = "which migration creates the invoice table"
+    for weight, first in ((1.0, "app/Models/Invoice.php"),
+                          (0.7, "database/migrations/2024_01_01_create_invoices_table.php")):
+        monkeypatch.setattr(path_prior, "PATH_WEIGHT", weight)
+        found = engine.search(question, top_k=2, mode="sparse")
+        assert [r.metadata["path"] for r in found][0] == first
+    engine.close()
