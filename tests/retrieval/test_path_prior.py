@@ -61,6 +61,17 @@ def test_candidates_outside_the_named_part_are_weighed_down() -> None:
     assert [r.id for r in reweigh(results, factors)][:2] == ["model", "migration"]
 
 
+def test_a_test_file_is_inside_a_part_only_for_a_question_about_tests() -> None:
+    test = SearchResult("test", "", {"path": "internal/config/options_test.go", "source_type": "test"},
+                        0.5, 0.5, rank_score=0.9)
+    results = [test, _result("options", "internal/config/options.go", 0.6),
+               _result("proxy", "internal/ui/proxy.go", 0.8)]
+    factors = prior_for_paths("option to load images through the proxy", results, weight=0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["options", "test", "proxy"]  # 0.6, 0.45, 0.4
+    factors = prior_for_paths("which tests cover the proxy option", results, weight=0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["test", "options", "proxy"]  # 0.9, 0.6, 0.4
+
+
 def test_nothing_changes_when_no_path_names_the_part_or_no_part_is_named() -> None:
     results = [_result("a", "src/report.py", 0.9), _result("b", None, 0.8)]
     assert prior_for_paths("which migration creates the reports table", results) == []

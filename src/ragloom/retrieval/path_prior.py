@@ -15,7 +15,9 @@ So when the query uses a word of one of the ``PARTS`` below and some candidate's
 names that part (a folder or a word of the file name), every candidate whose path does
 not is multiplied by ``PATH_WEIGHT`` (``priors.reweigh``): the part's files go up among
 comparable matches, and a much better match elsewhere still comes first. When no
-candidate's path names the part (a library, plain documents), nothing changes.
+candidate's path names the part (a library, plain documents), nothing changes. A test
+file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
+option): tests never count as inside a part unless the query is about tests.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragloom.retrieval.priors import Factor
+from ragloom.retrieval.test_prior import asks_about_tests
 from ragloom.types import SearchResult
 
 #: How much the rank score of a candidate outside the part the query names counts.
@@ -86,9 +89,11 @@ def prior_for_paths(query: str, candidates: Sequence[SearchResult],
     (default ``PATH_WEIGHT``) for a candidate whose path does not name it, else 1 (none
     when no part applies)."""
     weight = PATH_WEIGHT if weight is None else weight
+    tests_count = asks_about_tests(query)
     factors: list[Factor] = []
     for part in parts_named(query):
-        inside = {r.id for r in candidates if part.path_words & _words_of(r)}
+        inside = {r.id for r in candidates if part.path_words & _words_of(r)
+                  and (tests_count or r.metadata.get("source_type") != "test")}
         if inside:
             factors.append(_factor(inside, weight))
     return factors
