@@ -95,11 +95,12 @@ def prior_for_paths(query: str, candidates: Sequence[SearchResult],
         inside = {r.id for r in candidates if part.path_words & _words_of(r)
                   and (tests_count or r.metadata.get("source_type") != "test")}
         if inside:
-            factors.append(_factor(inside, weight))
+            factors.append(factor_outside(inside, weight))
     return factors
 
 
-def _factor(inside: set[str], weight: float) -> Factor:
+def factor_outside(inside: set[str], weight: float) -> Factor:
+    """1 for a candidate whose id is in ``inside``, else ``weight``."""
     def factor(result: SearchResult) -> float:
         return 1.0 if result.id in inside else weight
     return factor
@@ -108,3 +109,4 @@ def _factor(inside: set[str], weight: float) -> Factor:
 def _words_of(result: SearchResult) -> set[str]:
     path = result.metadata.get("path")
     return path_words(str(path)) if path else set()
+
