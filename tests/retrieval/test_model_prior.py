@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write
+from helpers import first_path_per_weight
 from ragloom.retrieval import model_prior
 from ragloom.retrieval.model_prior import entity_names, prior_for_models, query_words
 from ragloom.retrieval.priors import reweigh
@@ -59,19 +59,13 @@ def test_no_prior_when_another_part_is_named_or_no_model_is() -> None:
 
 def test_engine_answers_an_entity_question_with_its_model(make_engine, project: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    write(project, "core/models.py", "class Child(models.Model):\n"
-          "    name = models.CharField(max_length=255)\n\n"
-          "    def save(self, *args, **kwargs):\n        self.slug = slugify(self.name)  # generated\n"
-          "        super().save(*args, **kwargs)\n")
-    write(project, "core/views.py", "class ChildDetail(DetailView):\n"
-          "    # the page of a child, by the slug of the child\n"
-          "    model = Child\n    slug_field = 'slug'\n")
-    for name in ("mailer", "player", "search", "upload"):  # BM25 needs rarer words
-        write(project, f"core/{name}.py", f"def {name}():\n    return None\n")
-    engine = make_engine()
-    engine.index_directory()
-    for weight, first in ((1.0, "core/views.py"), (0.7, "core/models.py")):
-        monkeypatch.setattr(model_prior, "MODEL_WEIGHT", weight)
-        found = engine.search("how is the slug of a child generated", top_k=2, mode="sparse")
-        assert found[0].metadata["path"] == first
-    engine.close()
+    files = {"core/models.py": "class Child(models.Model):\n"
+             "    name = models.CharField(max_length=255)\n\n"
+             "    def save(self, *args, **kwargs):\n        self.slug = slugify(self.name)  # generated\n"
+             "        super().save(*args, **kwargs)\n",
+             "core/views.py": "class ChildDetail(DetailView):\n"
+             "    # the page of a child, by the slug of the child\n"
+             "    model = Child\n    slug_field = 'slug'\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, model_prior, "MODEL_WEIGHT",
+                                 "how is the slug of a child generated", (1.0, 0.7)) == [
+        "core/views.py", "core/models.py"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write
+from helpers import first_path_per_weight
 from ragloom.retrieval import path_prior
 from ragloom.retrieval.path_prior import parts_named, path_words, prior_for_paths
 from ragloom.retrieval.priors import reweigh
@@ -81,22 +81,14 @@ def test_nothing_changes_when_no_path_names_the_part_or_no_part_is_named() -> No
 
 def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    write(project, "app/Models/Invoice.php", "<?php\nclass Invoice extends Model\n{\n"
-          "    // the invoice table its migration creates: one invoice row; invoice table, invoice\n"
-          "    protected $table = 'invoices';\n}\n")
-    write(project, "database/migrations/2024_01_01_create_invoices_table.php",
-          "<?php\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n"
-          "        Schema::create('invoices', function (Blueprint $t) {\n"
-          "            $t->string('number');\n            $t->timestamp('paid_at');\n"
-          "        });\n    }\n};\n")
-    for name in ("mailer", "player", "search", "upload"):  # BM25 needs rarer words
-        write(project, f"app/Services/{name}.php", f"<?php\nfunction {name}(): void\n{{\n}}\n")
-    engine = make_engine()
-    engine.index_directory()
-    question = "which migration creates the invoice table"
-    for weight, first in ((1.0, "app/Models/Invoice.php"),
-                          (0.7, "database/migrations/2024_01_01_create_invoices_table.php")):
-        monkeypatch.setattr(path_prior, "PATH_WEIGHT", weight)
-        found = engine.search(question, top_k=2, mode="sparse")
-        assert [r.metadata["path"] for r in found][0] == first
-    engine.close()
+    files = {"app/Models/Invoice.php": "<?php\nclass Invoice extends Model\n{\n"
+             "    // the invoice table its migration creates: one invoice row; invoice table, invoice\n"
+             "    protected $table = 'invoices';\n}\n",
+             "database/migrations/2024_01_01_create_invoices_table.php":
+             "<?php\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n"
+             "        Schema::create('invoices', function (Blueprint $t) {\n"
+             "            $t->string('number');\n            $t->timestamp('paid_at');\n"
+             "        });\n    }\n};\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
+                                 "which migration creates the invoice table", (1.0, 0.7)) == [
+        "app/Models/Invoice.php", "database/migrations/2024_01_01_create_invoices_table.php"]
