@@ -20,14 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ragloom.retrieval.path_prior import factor_outside, parts_named, path_words
+from ragloom.retrieval.path_prior import PARTS, factor_outside, parts_named, path_words
 from ragloom.retrieval.priors import Factor
 from ragloom.types import SearchResult
 
 #: How much the rank score of a candidate that is not the named entity's model counts.
 MODEL_WEIGHT = 0.7
-#: Folder and file names that hold an application's models.
-MODEL_FOLDERS = frozenset({"model", "models", "entity", "entities"})
+#: Folder and file names that hold an application's models (the path prior's ``models``).
+MODEL_FOLDERS = next(part.path_words for part in PARTS if part.name == "models")
 _SYMBOL_PARTS = re.compile(r"\.|::|->|#")
 
 

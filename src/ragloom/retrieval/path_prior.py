@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.test_prior import asks_about_tests
+from ragloom.retrieval.tokenize import identifier_parts
 from ragloom.types import SearchResult
 
 #: How much the rank score of a candidate outside the part the query names counts.
@@ -61,9 +62,6 @@ PARTS = (
           "config configs configuration settings options env"),
 )
 
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-
 def parts_named(query: str) -> list[Part]:
     """The parts whose words ``query`` uses (whole words, any case)."""
     return [part for part in PARTS if part.query.search(query)]
@@ -79,7 +77,7 @@ def path_words(path: str) -> set[str]:
     words: set[str] = set()
     for segment in segments:
         for piece in re.split(r"[^A-Za-z0-9]+", segment):
-            words.update(p.lower() for p in _CAMEL.findall(piece))
+            words.update(identifier_parts(piece))
     return words
 
 
@@ -109,4 +107,3 @@ def factor_outside(inside: set[str], weight: float) -> Factor:
 def _words_of(result: SearchResult) -> set[str]:
     path = result.metadata.get("path")
     return path_words(str(path)) if path else set()
-
