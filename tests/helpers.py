@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+import pytest
 
 from ragloom import RAGConfig
 
@@ -47,3 +50,23 @@ def ownership_steps(config: RAGConfig, root: Path) -> dict[str, Callable[[], Non
             engine.index_directory()
 
     return {"index": index, "change_and_remove": change_and_remove, "rebuild": rebuild}
+
+
+def first_path_per_weight(make_engine: Callable[..., Any], project: Path, files: dict[str, str],
+                          monkeypatch: pytest.MonkeyPatch, module: ModuleType, constant: str,
+                          question: str, weights: Sequence[float]) -> list[str]:
+    """What a prior's weight changes in a real search: the path of the first sparse
+    result for ``question`` over ``files`` (and four unrelated ones, so BM25's words are
+    rare enough to weigh) with ``module.constant`` set to each of ``weights``."""
+    for relative, text in files.items():
+        write(project, relative, text)
+    for name in ("mailer", "player", "search", "upload"):
+        write(project, f"lib/{name}.py", f"def {name}():\n    return None\n")
+    engine = make_engine()
+    engine.index_directory()
+    firsts = []
+    for weight in weights:
+        monkeypatch.setattr(module, constant, weight)
+        firsts.append(str(engine.search(question, top_k=2, mode="sparse")[0].metadata["path"]))
+    engine.close()
+    return firsts

@@ -1,0 +1,18 @@
+"""The priors a question's words about an application's layout call for, together: files
+in the part of the application it names first (``path_prior``), else the model of the
+entity it names (``model_prior``). Each is a factor for ``priors.reweigh``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragloom.retrieval.model_prior import prior_for_models
+from ragloom.retrieval.path_prior import prior_for_paths
+from ragloom.retrieval.priors import Factor
+from ragloom.types import SearchResult
+
+
+def layout_priors(query: str, candidates: Sequence[SearchResult]) -> list[Factor]:
+    """The path and model priors of ``query`` over ``candidates`` (none when it names
+    neither a part of the application nor an entity with a model among them)."""
+    return prior_for_paths(query, candidates) + prior_for_models(query, candidates)

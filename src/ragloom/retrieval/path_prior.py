@@ -1,0 +1,109 @@
+"""A question that names a part of an application goes to the files where that part lives.
+
+Developers ask about an application in the words its layout uses: "which migration adds
+the column", "where are the routes for sharing", "what does the job do", "which setting
+turns it off". Every framework files these parts under folders and file names with the
+same words (``database/migrations/``, ``core/migrations/0028_...py``,
+``internal/database/migrations.go``; ``routes/api.php``, ``core/urls.py``,
+``internal/http/server/routes.go``; ``app/Models/``, ``core/models.py``,
+``internal/model/``; ``app/Jobs/``, ``management/commands/``, ``internal/worker/``;
+``config/``, ``settings/``, ``internal/config/options.go``), but a chunk's text rarely
+says so (a Laravel migration says ``Schema::create``, a route file ``Route::get``), and
+the path is one line of a chunk's header, outweighed by the words of its body.
+
+So when the query uses a word of one of the ``PARTS`` below and some candidate's path
+names that part (a folder or a word of the file name), every candidate whose path does
+not is multiplied by ``PATH_WEIGHT`` (``priors.reweigh``): the part's files go up among
+comparable matches, and a much better match elsewhere still comes first. When no
+candidate's path names the part (a library, plain documents), nothing changes. A test
+file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
+option): tests never count as inside a part unless the query is about tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragloom.retrieval.priors import Factor
+from ragloom.retrieval.test_prior import asks_about_tests
+from ragloom.retrieval.tokenize import identifier_parts
+from ragloom.types import SearchResult
+
+#: How much the rank score of a candidate outside the part the query names counts.
+PATH_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of an application: the query words that name it (a pattern of whole
+    words) and the path words (folder names, words of a file name) of the files holding it."""
+
+    name: str
+    query: re.Pattern[str]
+    path_words: frozenset[str]
+
+
+def _part(name: str, query: str, path_words: str) -> Part:
+    return Part(name, re.compile(rf"\b({query})\b", re.IGNORECASE), frozenset(path_words.split()))
+
+
+PARTS = (
+    _part("migrations", r"migrations?|schemas?",
+          "migration migrations migrate schema db database"),
+    _part("routes", r"routes?|routing|router|urls?|endpoints?",
+          "route routes router routers routing urls urlconf"),
+    _part("models", r"models?", "model models entity entities"),
+    _part("jobs", r"jobs?|workers?|cron|scheduler|scheduled|queues?|queued",
+          "job jobs worker workers cron scheduler schedule queue queues console commands tasks"),
+    _part("config", r"config|configuration|configure[sd]?|settings?|env|environment variables?|"
+                    r"options?",
+          "config configs configuration settings options env"),
+)
+
+def parts_named(query: str) -> list[Part]:
+    """The parts whose words ``query`` uses (whole words, any case)."""
+    return [part for part in PARTS if part.query.search(query)]
+
+
+def path_words(path: str) -> set[str]:
+    """Lowercase words of a path's folders and file name (extension dropped; snake_case,
+    kebab-case and camelCase split): ``app/Console/Commands/SendMail.php`` -> app,
+    console, commands, send, mail."""
+    segments = path.replace("\\", "/").split("/")
+    segments[-1] = segments[-1].split(".", 1)[0] if not segments[-1].startswith(".") \
+        else segments[-1]
+    words: set[str] = set()
+    for segment in segments:
+        for piece in re.split(r"[^A-Za-z0-9]+", segment):
+            words.update(identifier_parts(piece))
+    return words
+
+
+def prior_for_paths(query: str, candidates: Sequence[SearchResult],
+                    weight: float | None = None) -> list[Factor]:
+    """One factor per part the query names that some candidate's path names: ``weight``
+    (default ``PATH_WEIGHT``) for a candidate whose path does not name it, else 1 (none
+    when no part applies)."""
+    weight = PATH_WEIGHT if weight is None else weight
+    tests_count = asks_about_tests(query)
+    factors: list[Factor] = []
+    for part in parts_named(query):
+        inside = {r.id for r in candidates if part.path_words & _words_of(r)
+                  and (tests_count or r.metadata.get("source_type") != "test")}
+        if inside:
+            factors.append(factor_outside(inside, weight))
+    return factors
+
+
+def factor_outside(inside: set[str], weight: float) -> Factor:
+    """1 for a candidate whose id is in ``inside``, else ``weight``."""
+    def factor(result: SearchResult) -> float:
+        return 1.0 if result.id in inside else weight
+    return factor
+
+
+def _words_of(result: SearchResult) -> set[str]:
+    path = result.metadata.get("path")
+    return path_words(str(path)) if path else set()

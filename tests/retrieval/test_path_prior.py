@@ -1,0 +1,94 @@
+"""A question naming a part of an application (migrations, routes, models, jobs, config)
+ranks the files whose path names that part above comparable matches elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import first_path_per_weight
+from ragloom.retrieval import path_prior
+from ragloom.retrieval.path_prior import parts_named, path_words, prior_for_paths
+from ragloom.retrieval.priors import reweigh
+from ragloom.types import SearchResult
+
+
+@pytest.mark.parametrize(("query", "parts"), [
+    ("which migration added the share column", ["migrations"]),
+    ("database schema for saved reports", ["migrations"]),
+    ("REST API routes for managing users", ["routes"]),
+    ("which url shows the calendar", ["routes"]),
+    ("where is the prometheus metrics endpoint mounted", ["routes"]),
+    ("which model holds the invoice", ["models"]),
+    ("background worker that refreshes feeds", ["jobs"]),
+    ("which env variable picks the queue driver", ["jobs", "config"]),
+    ("setting to log users in from a proxy header", ["config"]),
+    ("how does swiping move between articles", []),
+    ("migrating the data by hand", []),  # whole words only
+    ("how do I set up a local development environment", []),
+    ("which environment variables configure email", ["config"]),
+])
+def test_parts_named(query: str, parts: list[str]) -> None:
+    assert [part.name for part in parts_named(query)] == parts
+
+
+def test_path_words_split_folders_and_file_names() -> None:
+    assert path_words("app/Console/Commands/SendMailReminder.php") == {
+        "app", "console", "commands", "send", "mail", "reminder"}
+    assert path_words("core/migrations/0028_alter_sleep_nap.py") == {
+        "core", "migrations", "0028", "alter", "sleep", "nap"}
+    assert path_words("internal/http/server/routes.go") == {"internal", "http", "server", "routes"}
+    assert path_words("docker/.env.example") == {"docker", "env", "example"}
+
+
+def _result(doc_id: str, path: str | None, score: float) -> SearchResult:
+    metadata = {} if path is None else {"path": path}
+    return SearchResult(doc_id, "", metadata, 0.5, 0.5, rank_score=score)
+
+
+def test_candidates_outside_the_named_part_are_weighed_down() -> None:
+    results = [_result("model", "app/Models/Report.php", 0.9),
+               _result("migration", "database/migrations/2024_create_reports_table.php", 0.8),
+               _result("text", None, 0.7),
+               _result("far", "app/Services/ReportService.php", 0.3)]
+    factors = prior_for_paths("which migration creates the reports table", results, weight=0.7)
+    # 0.8 (in the part); 0.9 * 0.7 = 0.63; 0.7 * 0.7 = 0.49; 0.3 * 0.7 = 0.21
+    assert [r.id for r in reweigh(results, factors)] == ["migration", "model", "text", "far"]
+    assert [r.rank_score for r in reweigh(results, factors)] == [0.8, 0.9, 0.7, 0.3]
+    # a much better match elsewhere still comes first: 0.9 * 0.7 = 0.63 > 0.6
+    results[1].rank_score = 0.6
+    assert [r.id for r in reweigh(results, factors)][:2] == ["model", "migration"]
+
+
+def test_a_test_file_is_inside_a_part_only_for_a_question_about_tests() -> None:
+    test = SearchResult("test", "", {"path": "internal/config/options_test.go", "source_type": "test"},
+                        0.5, 0.5, rank_score=0.9)
+    results = [test, _result("options", "internal/config/options.go", 0.6),
+               _result("proxy", "internal/ui/proxy.go", 0.8)]
+    factors = prior_for_paths("option to load images through the proxy", results, weight=0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["options", "test", "proxy"]  # 0.6, 0.45, 0.4
+    factors = prior_for_paths("which tests cover the proxy option", results, weight=0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["test", "options", "proxy"]  # 0.9, 0.6, 0.4
+
+
+def test_nothing_changes_when_no_path_names_the_part_or_no_part_is_named() -> None:
+    results = [_result("a", "src/report.py", 0.9), _result("b", None, 0.8)]
+    assert prior_for_paths("which migration creates the reports table", results) == []
+    assert prior_for_paths("how are reports rendered", [
+        _result("m", "db/migrations/0001.py", 0.9)]) == []
+
+
+def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"app/Models/Invoice.php": "<?php\nclass Invoice extends Model\n{\n"
+             "    // the invoice table its migration creates: one invoice row; invoice table, invoice\n"
+             "    protected $table = 'invoices';\n}\n",
+             "database/migrations/2024_01_01_create_invoices_table.php":
+             "<?php\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n"
+             "        Schema::create('invoices', function (Blueprint $t) {\n"
+             "            $t->string('number');\n            $t->timestamp('paid_at');\n"
+             "        });\n    }\n};\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
+                                 "which migration creates the invoice table", (1.0, 0.7)) == [
+        "app/Models/Invoice.php", "database/migrations/2024_01_01_create_invoices_table.php"]
