@@ -47,3 +47,13 @@ def ownership_steps(config: RAGConfig, root: Path) -> dict[str, Callable[[], Non
             engine.index_directory()
 
     return {"index": index, "change_and_remove": change_and_remove, "rebuild": rebuild}
+
+
+def every_store() -> list[str]:
+    """Every built-in store a service writes to, Chroma both embedded and on a server
+    (``chroma-server``): tests over every store are parametrized with this, so a store
+    registered later is tested without a change here. The MCP bridge is left out: it only
+    searches another server's tool, it stores nothing."""
+    from ragloom.stores.registry import vector_stores
+
+    return [*sorted(name for name in vector_stores._builtin if name != "mcp"), "chroma-server"]
