@@ -9,6 +9,7 @@ from __future__ import annotations
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -188,5 +189,66 @@ def test_postgres_ranks_small_tenants_and_narrow_filters_exactly(
         rare = store.query(probe, 10, {"group": "rare"})  # the same three vectors twice
         assert sorted(h.id.partition("::")[2] for h in rare) == ["c0", "c1", "c2", "r0", "r1", "r2"]
         assert [h.id[-1] for h in rare] == [str(i) for i in order for _ in (0, 1)]
+    finally:
+        store.close()
+
+
+def test_postgres_a_filtered_walk_is_as_wide_in_its_scope_as_an_unfiltered_one(
+        postgres_server: Any, postgres_schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk of ``ef_search`` candidates keeps only a scope's share of them: a filtered
+    search (a tenant past the exact-ranking size, or any other filter) asks the index for
+    ``ef_search`` rows of its scope, which pgvector's relaxed iterative scan walks on to
+    find, and returns the nearest ``top_k`` of those by distance; an unfiltered search asks
+    for ``top_k``."""
+    from ragloom.stores.postgres import PostgresSettings, Tables, search
+    from ragloom.stores.postgres.store import PostgresStore
+
+    monkeypatch.setattr(search, "EXACT_SCOPE_ROWS", 10)  # the tenant below takes the walk
+    store = PostgresStore(postgres_server.url, Tables(postgres_schema, "chunks"), SPEC,
+                          PostgresSettings(schema=postgres_schema, ef_search=40))
+    try:
+        big = TenantStore(store, "big")
+        big.upsert(*_rows(400, seed=1))  # half "red", half "blue"
+        TenantStore(store, "other").upsert(*_rows(400, seed=2))
+        for name, value in (("enable_seqscan", "off"), ("enable_bitmapscan", "off")):
+            store.reader.execute("setup", "SELECT set_config(%s, %s, false)", (name, value))
+        assert store.reader.execute("show", "SHOW hnsw.iterative_scan") == [("relaxed_order",)]
+        walks: list[list[Any]] = []  # the parameters of each walk sent
+        cursor_of = store.reader.cursor
+
+        class Recording:
+            def __init__(self, cursor: Any) -> None:
+                self.cursor = cursor
+
+            def execute(self, sql: str, params: Any = ()) -> None:
+                if "walked" in sql:
+                    walks.append(list(params))
+                self.cursor.execute(sql, params)
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(self.cursor, name)
+
+        @contextmanager
+        def recording(what: str) -> Iterator[Any]:
+            with cursor_of(what) as cursor:
+                yield Recording(cursor)
+
+        monkeypatch.setattr(store.reader, "cursor", recording)
+        probe = np.random.default_rng(3).normal(size=DIM).astype(np.float32)
+        for view, top_k, filters, wanted, found in (
+                (big, 3, None, 40, 3), (big, 3, {"group": "red"}, 40, 3), (store, 3, None, 3, 3),
+                (store, 50, {"n": 7}, 50, 2)):  # one row of n = 7 per tenant
+            hits = view.query(probe, top_k, filters)
+            assert walks[-1][-2:] == [wanted, top_k], walks[-1]
+            distances = [hit.distance for hit in hits]
+            assert distances == sorted(distances) and len(hits) == found
+        assert [hit.metadata["group"] for hit in big.query(probe, 3, {"group": "red"})] == ["red"] * 3
+        assert len(walks) == 5  # one walk a search ({"n": 7}'s two rows then ranked exactly)
+        # pgvector walks on past a width of 10 to find 40 rows of a quarter of the table
+        store.reader.execute("setup", "SELECT set_config('hnsw.ef_search', '10', false)")
+        where = "metadata @> '{\"tenant\": \"big\", \"group\": \"red\"}'::jsonb"
+        with cursor_of("walk") as cursor:
+            cursor.execute(search.walk_sql(store.tables.chunks, where), [probe, probe, 40, 40])
+            assert len(cursor.fetchall()) == 40
     finally:
         store.close()
