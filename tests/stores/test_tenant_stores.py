@@ -193,27 +193,24 @@ def test_postgres_ranks_small_tenants_and_narrow_filters_exactly(
         store.close()
 
 
-def test_postgres_a_filtered_walk_is_as_wide_in_its_scope_as_an_unfiltered_one(
+def test_postgres_a_filtered_walk_is_widened_by_its_share_of_the_table(
         postgres_server: Any, postgres_schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A walk of ``ef_search`` candidates keeps only a scope's share of them: a filtered
-    search (a tenant past the exact-ranking size, or any other filter) asks the index for
-    ``ef_search`` rows of its scope, which pgvector's relaxed iterative scan walks on to
-    find, and returns the nearest ``top_k`` of those by distance; an unfiltered search asks
-    for ``top_k``."""
+    search (a tenant past the exact-ranking size, or any other filter) walks ``ef_search /
+    share`` wide (the planner's estimate of the share; at most pgvector's 1,000), an
+    unfiltered one ``ef_search`` wide; a small tenant is ranked exactly, without a walk."""
     from ragloom.stores.postgres import PostgresSettings, Tables, search
     from ragloom.stores.postgres.store import PostgresStore
 
-    monkeypatch.setattr(search, "EXACT_SCOPE_ROWS", 10)  # the tenant below takes the walk
     store = PostgresStore(postgres_server.url, Tables(postgres_schema, "chunks"), SPEC,
                           PostgresSettings(schema=postgres_schema, ef_search=40))
     try:
-        big = TenantStore(store, "big")
-        big.upsert(*_rows(400, seed=1))  # half "red", half "blue"
-        TenantStore(store, "other").upsert(*_rows(400, seed=2))
-        for name, value in (("enable_seqscan", "off"), ("enable_bitmapscan", "off")):
-            store.reader.execute("setup", "SELECT set_config(%s, %s, false)", (name, value))
-        assert store.reader.execute("show", "SHOW hnsw.iterative_scan") == [("relaxed_order",)]
-        walks: list[list[Any]] = []  # the parameters of each walk sent
+        big, small = TenantStore(store, "big"), TenantStore(store, "small")
+        big.upsert(*_rows(600, seed=1))  # half "red", half "blue"
+        small.upsert(*_rows(200, seed=2))
+        store.writer.execute("analyze", f"ANALYZE {store.tables.chunks}")
+        widths: list[int] = []  # each hnsw.ef_search set
+        walks: list[str] = []  # which query each search ran: the walk or the exact ranking
         cursor_of = store.reader.cursor
 
         class Recording:
@@ -221,8 +218,10 @@ def test_postgres_a_filtered_walk_is_as_wide_in_its_scope_as_an_unfiltered_one(
                 self.cursor = cursor
 
             def execute(self, sql: str, params: Any = ()) -> None:
-                if "walked" in sql:
-                    walks.append(list(params))
+                if "hnsw.ef_search" in sql:
+                    widths.append(int(params[0]))
+                elif "ORDER BY" in sql:
+                    walks.append("exact" if "+ 0" in sql else "walk")
                 self.cursor.execute(sql, params)
 
             def __getattr__(self, name: str) -> Any:
@@ -235,20 +234,17 @@ def test_postgres_a_filtered_walk_is_as_wide_in_its_scope_as_an_unfiltered_one(
 
         monkeypatch.setattr(store.reader, "cursor", recording)
         probe = np.random.default_rng(3).normal(size=DIM).astype(np.float32)
-        for view, top_k, filters, wanted, found in (
-                (big, 3, None, 40, 3), (big, 3, {"group": "red"}, 40, 3), (store, 3, None, 3, 3),
-                (store, 50, {"n": 7}, 50, 2)):  # one row of n = 7 per tenant
-            hits = view.query(probe, top_k, filters)
-            assert walks[-1][-2:] == [wanted, top_k], walks[-1]
+        assert len(small.query(probe, 3)) == 3 and (walks, widths) == (["exact"], [])
+        monkeypatch.setattr(search, "EXACT_SCOPE_ROWS", 10)  # from here on, tenants walk
+        for view, filters in ((big, None), (big, {"group": "red"}), (store, None)):
+            hits = view.query(probe, 3, filters)
             distances = [hit.distance for hit in hits]
-            assert distances == sorted(distances) and len(hits) == found
-        assert [hit.metadata["group"] for hit in big.query(probe, 3, {"group": "red"})] == ["red"] * 3
-        assert len(walks) == 5  # one walk a search ({"n": 7}'s two rows then ranked exactly)
-        # pgvector walks on past a width of 10 to find 40 rows of a quarter of the table
-        store.reader.execute("setup", "SELECT set_config('hnsw.ef_search', '10', false)")
-        where = "metadata @> '{\"tenant\": \"big\", \"group\": \"red\"}'::jsonb"
-        with cursor_of("walk") as cursor:
-            cursor.execute(search.walk_sql(store.tables.chunks, where), [probe, probe, 40, 40])
-            assert len(cursor.fetchall()) == 40
+            assert distances == sorted(distances) and len(hits) == 3
+            assert walks[-1] == "walk"
+        # big holds 3/4 of the rows, its red ones 3/8: widened, the narrower scope no less
+        assert 40 < widths[0] <= widths[1] <= 1000, widths
+        assert widths[-1] == 40  # unfiltered: ef_search
+        assert len(store.query(probe, 3, {"n": 7})) == 2 and widths[-1] == 1000  # 2 of 800
+        assert walks[-2:] == ["walk", "exact"]  # the walk found fewer than top_k: exact
     finally:
         store.close()

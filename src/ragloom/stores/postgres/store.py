@@ -81,8 +81,9 @@ class PostgresStore(StoreDefaults):
         self.tables = tables
         self.read_only = read_only
         self._embedding = embedding
-        self._scope_sizes = search.ScopeSizes(tables.chunks)
-        session = [("hnsw.ef_search", str(self.settings.ef_search)), *search.SESSION]
+        self._scopes = search.Scopes(tables.chunks)
+        session = [("hnsw.ef_search", str(self.settings.ef_search)),
+                   ("hnsw.iterative_scan", "strict_order")]
         role = "reader" if read_only else "writer"
         self.writer = Database(url, f"ragloom {role} {socket.gethostname()} pid {os.getpid()}",
                                session)
@@ -263,23 +264,22 @@ class PostgresStore(StoreDefaults):
                              f"{self._embedding.dimension}")
         # the vector in binary: no float formatting here nor parsing on the server
         exact = search.exact_sql(self.tables.chunks, where)
-        walk = str(search.width(self.settings.ef_search, top_k))
+        width = max(self.settings.ef_search, min(top_k, search.WIDEST))  # HNSW finds ef_search rows
         with self.reader.cursor("search") as cursor:
-            if filters and TENANT_KEY in filters and self._scope_sizes.small(cursor, where, params):
-                cursor.execute(exact, [*params, query, top_k])  # a small tenant: exact
+            if filters and TENANT_KEY in filters and self._scopes.small(cursor, where, params):
+                cursor.execute(exact, [query, *params, top_k])  # a small tenant: exact
                 return _results(cursor.fetchall())
-            if self.reader.session.get("hnsw.ef_search") != walk:
-                cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (walk,))
-                self.reader.session["hnsw.ef_search"] = walk
-            # a filtered walk gathers as many of its scope's rows as the walk is wide
-            wanted = max(int(walk), top_k) if filters else top_k
-            cursor.execute(search.walk_sql(self.tables.chunks, where),
-                           [query, *params, query, wanted, top_k])
+            if filters:  # the walk keeps only the scope's share of its candidates: widen it
+                width = max(width, self._scopes.width(cursor, where, params, self.settings.ef_search))
+            if self.reader.session.get("hnsw.ef_search") != str(width):
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(width),))
+                self.reader.session["hnsw.ef_search"] = str(width)
+            cursor.execute(search.walk_sql(self.tables.chunks, where), [query, *params, query, top_k])
             rows = cursor.fetchall()
             if filters and len(rows) < top_k:
                 # The index walk gave up (hnsw.max_scan_tuples) before finding top_k rows the
                 # filter keeps: they are few (a narrow filter), so rank them all exactly.
-                cursor.execute(exact, [*params, query, top_k])
+                cursor.execute(exact, [query, *params, top_k])
                 rows = cursor.fetchall()
         return _results(rows)
 
