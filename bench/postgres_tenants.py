@@ -11,7 +11,7 @@ vectors plus fresh noise; recall@10 is against exact search over that tenant's v
 size if smaller). The untenanted line searches the whole table with the same queries.
 
     nice -n 10 python bench/postgres_tenants.py [--size 1000000] [--queries 50]
-        [--work-dir DIR] [--url URL] [--ef-search 100]
+        [--work-dir DIR] [--url URL] [--ef-search 100] [--every 5]
 
 With ``--work-dir`` the server's data stays there and a table loaded before is searched
 again without reloading.
@@ -40,8 +40,6 @@ from ragloom.stores.tenant import TenantStore  # noqa: E402
 
 TENANTS = 100
 K = 10
-#: Queries per tenant in the pass over every tenant.
-EVERY = 5
 
 
 def tenant_of_rows(size: int, seed: int = 7) -> tuple[np.ndarray, list[str]]:
@@ -112,6 +110,8 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path)
     parser.add_argument("--url")
     parser.add_argument("--ef-search", type=int, default=scale.EF_SEARCH)
+    parser.add_argument("--every", type=int, default=5, help="queries per tenant in the pass "
+                        "over every tenant")
     args = parser.parse_args()
     vectors = scale.make_data(args.size, with_texts=False)[0]
     owner, names = tenant_of_rows(args.size)
@@ -154,13 +154,13 @@ def main() -> None:
             for tenant in range(TENANTS):  # every tenant: top_k rows (or all it has)? recall?
                 rows = np.flatnonzero(owner == tenant)
                 view = TenantStore(store, names[tenant])
-                probe = scale.queries(vectors[rows], EVERY, seed=int(rng.integers(1 << 30)))
+                probe = scale.queries(vectors[rows], args.every, seed=int(rng.integers(1 << 30)))
                 got = measure(lambda q, v=view: v.query(q, K), vectors, rows, probe)
                 recalls[names[tenant]] = got["recall"]
                 if got["rows"] < got["wanted"]:
                     short.append(names[tenant])
             worst = sorted(recalls, key=recalls.__getitem__)[:3]
-            print(f"\nEvery tenant, {EVERY} queries each: {TENANTS - len(short)} of {TENANTS} "
+            print(f"\nEvery tenant, {args.every} queries each: {TENANTS - len(short)} of {TENANTS} "
                   f"tenants got top_k rows (or all they have) every time; short: "
                   f"{sorted(short) or 'none'}; mean recall@10 {statistics.fmean(recalls.values()):.3f}, "
                   f"worst " + ", ".join(f"{name} {recalls[name]:.3f}" for name in worst))
