@@ -49,6 +49,7 @@ class Scopes:
         self._chunks = chunks
         self._rows: dict[tuple[str, ...], tuple[float, int]] = {}
         self._shares: dict[tuple[str, ...], tuple[float, float]] = {}
+        self._table: tuple[float, float] | None = None  # (when, the table's estimated rows)
 
     def small(self, cursor: Any, where: str, params: list[Any]) -> bool:
         """Whether the scope is small enough to rank exactly."""
@@ -67,7 +68,9 @@ class Scopes:
         if known is None or now - known[0] > KEEP_SECONDS:
             scoped = self._estimate(cursor, f"WHERE {where}", params)
             counted = self._rows.get(key, (0.0, 0))[1]  # at least what was counted
-            share = max(scoped, counted) / max(self._estimate(cursor, "", []), 1.0)
+            if self._table is None or now - self._table[0] > KEEP_SECONDS:
+                self._table = (now, self._estimate(cursor, "", []))
+            share = max(scoped, counted) / max(self._table[1], 1.0)
             known = _kept(self._shares, key, (now, min(max(share, 1e-6), 1.0)))
         return min(WIDEST, max(ef_search, math.ceil(ef_search / known[1])))
 
