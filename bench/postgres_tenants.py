@@ -11,7 +11,7 @@ vectors plus fresh noise; recall@10 is against exact search over that tenant's v
 size if smaller). The untenanted line searches the whole table with the same queries.
 
     nice -n 10 python bench/postgres_tenants.py [--size 1000000] [--queries 50]
-        [--work-dir DIR] [--url URL] [--ef-search 100]
+        [--work-dir DIR] [--url URL] [--ef-search 100] [--every 5]
 
 With ``--work-dir`` the server's data stays there and a table loaded before is searched
 again without reloading.
@@ -34,6 +34,7 @@ import postgres_scale as scale  # noqa: E402
 
 from ragloom.stores.postgres import PostgresSettings, Tables  # noqa: E402
 from ragloom.stores.postgres.schema import create_statements  # noqa: E402
+from ragloom.stores.postgres.search import EXACT_SCOPE_ROWS  # noqa: E402
 from ragloom.stores.postgres.store import PostgresStore  # noqa: E402
 from ragloom.stores.tenant import TenantStore  # noqa: E402
 
@@ -109,6 +110,8 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path)
     parser.add_argument("--url")
     parser.add_argument("--ef-search", type=int, default=scale.EF_SEARCH)
+    parser.add_argument("--every", type=int, default=5, help="queries per tenant in the pass "
+                        "over every tenant")
     args = parser.parse_args()
     vectors = scale.make_data(args.size, with_texts=False)[0]
     owner, names = tenant_of_rows(args.size)
@@ -130,7 +133,9 @@ def main() -> None:
             print("| tenant | chunks | share | p50 | p95 | recall@10 | fewest rows returned |")
             print("| --- | --- | --- | --- | --- | --- | --- |")
             sizes = np.bincount(owner, minlength=TENANTS)
-            picked = [0, 1, 2, TENANTS // 2, TENANTS - 1]  # 1%, 0.01%, largest, middle, smallest
+            walked = [t for t in range(TENANTS) if sizes[t] > EXACT_SCOPE_ROWS]
+            # 1%, 0.01%, the largest, the smallest the graph ranks, the middle, the smallest
+            picked = list(dict.fromkeys([0, 1, 2, *walked[-1:], TENANTS // 2, TENANTS - 1]))
             rng = np.random.default_rng(3)
             for tenant in picked:
                 rows = np.flatnonzero(owner == tenant)
@@ -145,15 +150,20 @@ def main() -> None:
             got = measure(lambda q: store.query(q, K), vectors, everything, probe)
             print(f"| (untenanted: whole table) | {args.size:,} | 100% | {got['p50']:.1f} ms | "
                   f"{got['p95']:.1f} ms | {got['recall']:.3f} | {got['rows']:.0f} of {K} |")
-            short = []
-            for tenant in range(TENANTS):  # every tenant: top_k rows (or all it has)?
+            short, recalls = [], {}
+            for tenant in range(TENANTS):  # every tenant: top_k rows (or all it has)? recall?
                 rows = np.flatnonzero(owner == tenant)
                 view = TenantStore(store, names[tenant])
-                for query in scale.queries(vectors[rows], 2, seed=int(rng.integers(1 << 30))):
-                    if len(view.query(query, K)) < min(K, len(rows)):
-                        short.append(names[tenant])
-            print(f"\nEvery tenant, 2 queries each: {200 - len(short)} of 200 searches returned "
-                  f"top_k rows (or all the tenant has); short: {sorted(set(short)) or 'none'}")
+                probe = scale.queries(vectors[rows], args.every, seed=int(rng.integers(1 << 30)))
+                got = measure(lambda q, v=view: v.query(q, K), vectors, rows, probe)
+                recalls[names[tenant]] = got["recall"]
+                if got["rows"] < got["wanted"]:
+                    short.append(names[tenant])
+            worst = sorted(recalls, key=recalls.__getitem__)[:3]
+            print(f"\nEvery tenant, {args.every} queries each: {TENANTS - len(short)} of {TENANTS} "
+                  f"tenants got top_k rows (or all they have) every time; short: "
+                  f"{sorted(short) or 'none'}; mean recall@10 {statistics.fmean(recalls.values()):.3f}, "
+                  f"worst " + ", ".join(f"{name} {recalls[name]:.3f}" for name in worst))
             for label, value in figures.items():
                 print(f"{label}: {value:,.0f}")
         finally:

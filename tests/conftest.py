@@ -39,6 +39,17 @@ def postgres_server() -> Iterator[Any]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Chroma server (``chroma run``) on 127.0.0.1 for the tests of one module."""
+    from chroma_server import ChromaServer
+
+    if not ChromaServer.available():
+        pytest.skip("the 'chroma' command is not installed (pip install 'ragloom[chroma]')")
+    with ChromaServer(tmp_path_factory.mktemp("chroma-server")) as server:
+        yield server
+
+
 @pytest.fixture
 def postgres_schema(postgres_server: Any) -> Iterator[str]:
     """A fresh schema on the test server, dropped after the test."""

@@ -70,3 +70,13 @@ def first_path_per_weight(make_engine: Callable[..., Any], project: Path, files:
         firsts.append(str(engine.search(question, top_k=2, mode="sparse")[0].metadata["path"]))
     engine.close()
     return firsts
+
+
+def every_store() -> list[str]:
+    """Every built-in store a service writes to, Chroma both embedded and on a server
+    (``chroma-server``): tests over every store are parametrized with this, so a store
+    registered later is tested without a change here. The MCP bridge is left out: it only
+    searches another server's tool, it stores nothing."""
+    from ragloom.stores.registry import vector_stores
+
+    return [*sorted(name for name in vector_stores._builtin if name != "mcp"), "chroma-server"]

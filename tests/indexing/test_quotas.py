@@ -1,6 +1,6 @@
 """[rag.limits]: each collection limit refuses the call that would exceed it, names the
-figures, and writes nothing (manifest, store and BM25 as they were), on TurboQuant and
-Postgres; a call that does not raise a figure passes; status shows usage against limits."""
+figures, and writes nothing (manifest, store and BM25 as they were), on every store; a
+call that does not raise a figure passes; status shows usage against limits."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from helpers import hash_config, write
+from helpers import every_store, hash_config, write
 from ragloom import QuotaExceededError, RAGEngine
 from ragloom.config import parse_config
 from ragloom.errors import ConfigError
 
-STORES = ["turboquant", "postgres"]
+STORES = every_store()
 
 
 def snapshot(engine: RAGEngine) -> tuple:
@@ -39,7 +39,8 @@ def test_max_files_refuses_the_run_that_would_exceed_it_and_writes_nothing(
         store: str, store_config: Any, tmp_path: Path) -> None:
     root = tmp_path / "p"
     three_files(root)
-    with RAGEngine(store_config(store, max_files=3), root) as engine:
+    config = store_config(store, max_files=3)
+    with RAGEngine(config, root) as engine:
         assert engine.index_directory().files_indexed == 3
         before = snapshot(engine)
         write(root, "d.md", "# d\nthe fourth file\n")
@@ -49,8 +50,8 @@ def test_max_files_refuses_the_run_that_would_exceed_it_and_writes_nothing(
         assert (caught.value.limit, caught.value.current, caught.value.adding,
                 caught.value.maximum) == ("max_files", 3, 1, 3)
         assert str(caught.value) == (
-            "max_files of collection 'ragloom' would be exceeded: 3 now + 1 from this call = 4 "
-            "> limit 3; nothing of this call was written ([rag.limits] max_files)")
+            f"max_files of collection '{config.vector_store.collection_name}' would be exceeded: 3 "
+            "now + 1 from this call = 4 > limit 3; nothing of this call was written ([rag.limits] max_files)")
         assert snapshot(engine) == before and engine._indexer.quota.planned == {}
         (root / "b.md").unlink()  # the same run now removes one: 3 files, allowed
         report = engine.index_directory()
@@ -66,7 +67,8 @@ def test_max_chunks_counts_the_chunks_a_run_adds_minus_those_it_replaces(
     with RAGEngine(store_config(store), root) as free:
         free.index_directory()
         used = free.count()
-    with RAGEngine(store_config(store, max_chunks=used + 1), root) as engine:
+    config = store_config(store, max_chunks=used + 1)
+    with RAGEngine(config, root) as engine:
         engine.index_directory()
         before = snapshot(engine)
         write(root, "big.md", "# big\n" + "".join(f"sentence number {i} is here\n" for i in range(20)))
@@ -74,7 +76,8 @@ def test_max_chunks_counts_the_chunks_a_run_adds_minus_those_it_replaces(
             engine.index_directory()
         error = caught.value
         assert (error.limit, error.current, error.maximum) == ("max_chunks", used, used + 1)
-        assert error.adding > 1 and error.scope == "collection 'ragloom'" and error.tenant is None
+        assert error.adding > 1 and error.tenant is None
+        assert error.scope == f"collection '{config.vector_store.collection_name}'"
         assert snapshot(engine) == before
         (root / "big.md").unlink()
         write(root, "small.md", "one line\n")

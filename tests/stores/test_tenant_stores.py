@@ -9,6 +9,7 @@ from __future__ import annotations
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -188,5 +189,62 @@ def test_postgres_ranks_small_tenants_and_narrow_filters_exactly(
         rare = store.query(probe, 10, {"group": "rare"})  # the same three vectors twice
         assert sorted(h.id.partition("::")[2] for h in rare) == ["c0", "c1", "c2", "r0", "r1", "r2"]
         assert [h.id[-1] for h in rare] == [str(i) for i in order for _ in (0, 1)]
+    finally:
+        store.close()
+
+
+def test_postgres_a_filtered_walk_is_widened_by_its_share_of_the_table(
+        postgres_server: Any, postgres_schema: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk of ``ef_search`` candidates keeps only a scope's share of them: a filtered
+    search (a tenant past the exact-ranking size, or any other filter) walks ``ef_search /
+    share`` wide (the planner's estimate of the share; at most pgvector's 1,000), an
+    unfiltered one ``ef_search`` wide; a small tenant is ranked exactly, without a walk."""
+    from ragloom.stores.postgres import PostgresSettings, Tables, search
+    from ragloom.stores.postgres.store import PostgresStore
+
+    store = PostgresStore(postgres_server.url, Tables(postgres_schema, "chunks"), SPEC,
+                          PostgresSettings(schema=postgres_schema, ef_search=40))
+    try:
+        big, small = TenantStore(store, "big"), TenantStore(store, "small")
+        big.upsert(*_rows(600, seed=1))  # half "red", half "blue"
+        small.upsert(*_rows(200, seed=2))
+        store.writer.execute("analyze", f"ANALYZE {store.tables.chunks}")
+        widths: list[int] = []  # each hnsw.ef_search set
+        walks: list[str] = []  # which query each search ran: the walk or the exact ranking
+        cursor_of = store.reader.cursor
+
+        class Recording:
+            def __init__(self, cursor: Any) -> None:
+                self.cursor = cursor
+
+            def execute(self, sql: str, params: Any = ()) -> None:
+                if "hnsw.ef_search" in sql:
+                    widths.append(int(params[0]))
+                elif "ORDER BY" in sql:
+                    walks.append("exact" if "+ 0" in sql else "walk")
+                self.cursor.execute(sql, params)
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(self.cursor, name)
+
+        @contextmanager
+        def recording(what: str) -> Iterator[Any]:
+            with cursor_of(what) as cursor:
+                yield Recording(cursor)
+
+        monkeypatch.setattr(store.reader, "cursor", recording)
+        probe = np.random.default_rng(3).normal(size=DIM).astype(np.float32)
+        assert len(small.query(probe, 3)) == 3 and (walks, widths) == (["exact"], [])
+        monkeypatch.setattr(search, "EXACT_SCOPE_ROWS", 10)  # from here on, tenants walk
+        for view, filters in ((big, None), (big, {"group": "red"}), (store, None)):
+            hits = view.query(probe, 3, filters)
+            distances = [hit.distance for hit in hits]
+            assert distances == sorted(distances) and len(hits) == 3
+            assert walks[-1] == "walk"
+        # big holds 3/4 of the rows, its red ones 3/8: widened, the narrower scope no less
+        assert 40 < widths[0] <= widths[1] <= 1000, widths
+        assert widths[-1] == 40  # unfiltered: ef_search
+        assert len(store.query(probe, 3, {"n": 7})) == 2 and widths[-1] == 1000  # 2 of 800
+        assert walks[-2:] == ["walk", "exact"]  # the walk found fewer than top_k: exact
     finally:
         store.close()

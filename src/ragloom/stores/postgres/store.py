@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from functools import partial
@@ -37,6 +36,7 @@ from ragloom.stores.base import (
     check_upsert_arguments,
     require_stored,
 )
+from ragloom.stores.postgres import search
 from ragloom.stores.postgres.collections import drop_index
 from ragloom.stores.postgres.connection import Database, psycopg
 from ragloom.stores.postgres.lock import DDL_KEY, PostgresIndexLock, lock_key
@@ -59,9 +59,6 @@ _STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ragloom_stage (id text, source text, 
 _COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, model"
 _COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
 _INT4 = 2**31
-#: A tenant with at most this many rows is ranked exactly (its rows through the metadata
-#: index, then sorted): recall 1.0 where a shared HNSW walk would keep only its share.
-EXACT_SCOPE_ROWS = 20_000
 #: The index's tables (``Tables`` properties) by the part of the index they hold.
 _PARTS = {"store": ("chunks",), "bm25": ("postings", "lengths", "terms", "stats", "tokens", "symbols"),
           "manifest": ("files", "info"), "embedding_cache": ("cache",)}
@@ -83,7 +80,7 @@ class PostgresStore(StoreDefaults):
         self.tables = tables
         self.read_only = read_only
         self._embedding = embedding
-        self._scope_sizes: dict[tuple[str, ...], tuple[float, int]] = {}
+        self._scopes = search.Scopes(tables.chunks)
         session = [("hnsw.ef_search", str(self.settings.ef_search)),
                    ("hnsw.iterative_scan", "strict_order")]
         role = "reader" if read_only else "writer"
@@ -265,40 +262,25 @@ class PostgresStore(StoreDefaults):
             raise ValueError(f"query vector has dimension {query.shape[0]}, the index holds "
                              f"{self._embedding.dimension}")
         # the vector in binary: no float formatting here nor parsing on the server
-        sql = (f"SELECT id, text, metadata, embedding <=> %b AS distance FROM {self.tables.chunks} "
-               f"WHERE {where} ORDER BY embedding <=> %b LIMIT %s")
-        width = str(max(self.settings.ef_search, min(top_k, 1000)))  # HNSW finds ef_search rows
-        # Ranks every row ``where`` keeps; the MATERIALIZED scope keeps the planner off HNSW.
-        exact = (f"WITH scope AS MATERIALIZED (SELECT id, text, metadata, embedding FROM "
-                 f"{self.tables.chunks} WHERE {where}) SELECT id, text, metadata, embedding <=> %b "
-                 f"FROM scope ORDER BY 4 LIMIT %s")
+        exact = search.exact_sql(self.tables.chunks, where)
+        width = max(self.settings.ef_search, min(top_k, search.WIDEST))  # HNSW finds ef_search rows
         with self.reader.cursor("search") as cursor:
-            if filters and TENANT_KEY in filters and self._scope_rows(cursor, where, params) \
-                    <= EXACT_SCOPE_ROWS:  # a walk through every tenant's rows keeps its share
-                cursor.execute(exact, [*params, query, top_k])
+            if filters and TENANT_KEY in filters and self._scopes.small(cursor, where, params):
+                cursor.execute(exact, [query, *params, top_k])  # a small tenant: exact
                 return _results(cursor.fetchall())
-            if self.reader.session.get("hnsw.ef_search") != width:
-                cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (width,))
-                self.reader.session["hnsw.ef_search"] = width
-            cursor.execute(sql, [query, *params, query, top_k])
+            if filters:  # the walk keeps only the scope's share of its candidates: widen it
+                width = max(width, self._scopes.width(cursor, where, params, self.settings.ef_search))
+            if self.reader.session.get("hnsw.ef_search") != str(width):
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(width),))
+                self.reader.session["hnsw.ef_search"] = str(width)
+            cursor.execute(search.walk_sql(self.tables.chunks, where), [query, *params, query, top_k])
             rows = cursor.fetchall()
             if filters and len(rows) < top_k:
                 # The index walk gave up (hnsw.max_scan_tuples) before finding top_k rows the
                 # filter keeps: they are few (a narrow filter), so rank them all exactly.
-                cursor.execute(exact, [*params, query, top_k])
+                cursor.execute(exact, [query, *params, top_k])
                 rows = cursor.fetchall()
         return _results(rows)
-
-    def _scope_rows(self, cursor: Any, where: str, params: list[Any]) -> int:
-        """How many rows ``where`` keeps, up to EXACT_SCOPE_ROWS + 1, counted through the
-        metadata index at most once a minute per scope (a large tenant's count costs)."""
-        key, now = (where, *map(str, params)), time.monotonic()
-        known = self._scope_sizes.get(key)
-        if known is None or now - known[0] > 60:
-            cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {self.tables.chunks} WHERE "
-                           f"{where} LIMIT {EXACT_SCOPE_ROWS + 1}) scope", params)
-            known = self._scope_sizes[key] = (now, int(cursor.fetchone()[0]))
-        return known[1]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
