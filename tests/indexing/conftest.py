@@ -22,7 +22,7 @@ def store_config(request: pytest.FixtureRequest, tmp_path: Path):
             server = request.getfixturevalue("postgres_server")
             schema = request.getfixturevalue("postgres_schema")
             vector_store = {"provider": "postgres", "url": server.url, "postgres": {"schema": schema}}
-        elif store == "chroma-server":  # a collection of its own on the module's server
+        elif store == "chroma-server":  # a collection of its own on the shared server
             vector_store = {"provider": "chroma", "url": request.getfixturevalue("chroma_server").url,
                             "collection_name": f"q-{uuid.uuid4().hex[:8]}"}
         else:

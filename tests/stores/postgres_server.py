@@ -62,25 +62,34 @@ class PostgresServer:
 
 
 @contextmanager
-def postgres_server(folder: Path | None = None) -> Iterator[PostgresServer]:
+def postgres_server(folder: Path | None = None, durable: bool = True) -> Iterator[PostgresServer]:
     """The server of RAGLOOM_TEST_POSTGRES_URL, else a bundled one started and stopped here:
-    its data in a temporary folder, or kept in ``folder`` (benches reuse what they loaded)."""
+    its data in a temporary folder, or kept in ``folder`` (benches reuse what they loaded).
+    ``durable=False`` (the tests' throwaway server) skips flushing to disk at each commit
+    (fsync, synchronous_commit and full_page_writes off): what a committed transaction shows
+    to every connection, and what a restart keeps, are the same; only a machine crash could
+    lose it, and the folder is deleted at the end anyway."""
     url = os.environ.get(URL_VARIABLE)
     if url:
         yield PostgresServer(url)
         return
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-        with _started(folder) as server:
+        with _started(folder, durable) as server:
             yield server
         return
     with tempfile.TemporaryDirectory(prefix="ragloom-pg-") as temporary, \
-            _started(Path(temporary)) as server:
+            _started(Path(temporary), durable) as server:
         yield server
 
 
+#: A throwaway server's settings: no flush to disk at each commit (none of them changes
+#: what any connection sees).
+NOT_DURABLE = ("fsync = off", "synchronous_commit = off", "full_page_writes = off")
+
+
 @contextmanager
-def _started(folder: Path) -> Iterator[PostgresServer]:
+def _started(folder: Path, durable: bool = True) -> Iterator[PostgresServer]:
     with warnings.catch_warnings():  # platformdirs: XDG_RUNTIME_DIR is not set
         warnings.simplefilter("ignore")
         import pgserver
@@ -95,6 +104,10 @@ def _started(folder: Path) -> Iterator[PostgresServer]:
     try:
         server = PostgresServer(handle.get_uri(), handle)
         server.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        if not durable:
+            for setting in NOT_DURABLE:
+                server.execute(f"ALTER SYSTEM SET {setting}")
+            server.execute("SELECT pg_reload_conf()")
         loads = server.execute("SHOW shared_preload_libraries")[0][0]
         if "pg_textsearch" not in loads and server.execute(
                 "SELECT 1 FROM pg_available_extensions WHERE name = 'pg_textsearch'"):

@@ -37,7 +37,8 @@ def hostile_tree(root: Path) -> dict[str, str]:
     (root / "notes/nul.txt").write_bytes(b"before \x00 after nulmarker\n")
     (root / "notes/surrogate.txt").write_bytes(b"lone \xed\xa0\x80 surrogate marker\n")
     write(root, "notes/control.txt", "ctrl \x01\x02\x1b[31m\x7f bell\x07 controlmarker\n")
-    write(root, "notes/huge_line.txt", " ".join(f"word{i}" for i in range(60_000)) + "\n")
+    # one 89 KB line: 111 chunks, more than the indexer's first window (64) holds
+    write(root, "notes/huge_line.txt", " ".join(f"word{i}" for i in range(10_000)) + "\n")
     write(root, "code/long_name.py", f"def {'f' * 3000}():\n    return 1\n\n\ndef short():\n"
                                      "    return 2\n")
     write(root, DEEP, "# Deep\nA very deep folder holds deepmarker.\n")
