@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import postgres_server as server_module
@@ -27,11 +28,15 @@ def running(pid: int) -> bool:
         return False
 
 
-def test_a_restarted_server_is_stopped_on_exit(tmp_path: Path) -> None:
-    with server_module.postgres_server(tmp_path) as server:
-        first = postmaster_pid(tmp_path / "pgdata")
-        server.restart()
-        second = postmaster_pid(tmp_path / "pgdata")
-        assert second != first and server.execute("SELECT 1") == [(1,)]
-    assert not running(second)
-    assert not (tmp_path / "pgdata" / "postmaster.pid").exists()
+def test_a_restarted_server_is_stopped_on_exit() -> None:
+    # Not under pytest's tmp_path: another pytest starting meanwhile makes its base folder
+    # private again (0700), and the server runs as another user when the tests run as root.
+    with tempfile.TemporaryDirectory(prefix="ragloom-pg-") as temporary:
+        folder = Path(temporary)
+        with server_module.postgres_server(folder) as server:
+            first = postmaster_pid(folder / "pgdata")
+            server.restart()
+            second = postmaster_pid(folder / "pgdata")
+            assert second != first and server.execute("SELECT 1") == [(1,)]
+        assert not running(second)
+        assert not (folder / "pgdata" / "postmaster.pid").exists()
