@@ -269,8 +269,11 @@ class Searcher:
 
     @property
     def relevance_gate(self) -> float | None:
-        """The cosine a query's best result must reach: the config's, else the model's."""
+        """The cosine a query's best result must reach: the config's, else the model's;
+        None when there is no gate (``relevance_gate = false``, or a model not measured)."""
         gate = self.config.relevance_gate
+        if gate is False:
+            return None
         return self.provider.default_relevance_gate if gate is None else gate
 
     def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],
