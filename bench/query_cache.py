@@ -36,7 +36,7 @@ def run(label: str, cache: bool, write_batch: int, questions: list[str]) -> None
     with tempfile.TemporaryDirectory() as root:
         for number in range(20):
             Path(root, f"n{number}.md").write_text(f"# Note {number}\nwing {number} and its lift\n")
-        config = RAGConfig.model_validate({"embedding_provider": "hash", "embedding_cache": cache,
+        config = RAGConfig.model_validate({"embedding": {"provider": "hash", "cache": cache},
                                            "vector_store": {"provider": "turboquant"}})
         provider = Counting()
         with RAGEngine(config, root, embedding_provider=provider) as engine:

@@ -11,7 +11,7 @@ from ragloom import RAGConfig
 
 def hash_config(**overrides: Any) -> RAGConfig:
     """A config using the hash embedder and the in-memory store, with ``overrides`` applied."""
-    data: dict[str, Any] = {"embedding_provider": "hash", "vector_store": {"provider": "memory"}}
+    data: dict[str, Any] = {"embedding": {"provider": "hash"}, "vector_store": {"provider": "memory"}}
     data.update(overrides)
     return RAGConfig.model_validate(data)
 

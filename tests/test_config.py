@@ -22,7 +22,7 @@ def test_defaults_match_the_design() -> None:
     config = RAGConfig()
     assert (config.chunk_unit, config.chunk_size, config.chunk_overlap) == (None, None, None)
     assert config.top_k == 5
-    assert config.embedding_provider == "local"
+    assert config.embedding.provider == "local"
     assert config.vector_store.provider == "turboquant"
     assert config.vector_store.turboquant.bits == 4
 
@@ -34,8 +34,8 @@ name = "x"
 
 [rag]
 enabled = true
-embedding_provider = "hash"
-embedding_dim = 64
+embedding.provider = "hash"
+embedding.dim = 64
 chunk_size = 500
 chunk_overlap = 50
 top_k = 3
@@ -51,7 +51,7 @@ collection_name = "docs"
 bits = 3
 """)
     config = load_config(path)
-    assert config.embedding_dim == 64
+    assert config.embedding.dim == 64
     assert (config.chunk_size, config.chunk_overlap, config.top_k) == (500, 50, 3)
     assert config.vector_store.collection_name == "docs"
     assert config.vector_store.turboquant.bits == 3
@@ -105,11 +105,11 @@ def test_unknown_provider_lists_valid_ones(tmp_path: Path) -> None:
     assert "key 'vector_store.provider' = 'faiss'" in message
     assert "'chroma'" in message and "'turboquant'" in message and "'memory'" in message
     with pytest.raises(ConfigError, match=r"key 'embedding_provider' = 'openai'"):
-        check_config(parse_config({"embedding_provider": "openai"}))
+        check_config(parse_config({"embedding": {"provider": "openai"}}))
     with pytest.raises(ConfigError, match=r"key 'vector_store.provider' = 'faiss'"):
         RAGEngine(config, tmp_path)
     with pytest.raises(ConfigError, match=r"key 'embedding_provider' = ''"):
-        parse_config({"embedding_provider": ""})
+        parse_config({"embedding": {"provider": ""}})
 
 
 def test_reading_a_config_lists_no_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,7 +119,7 @@ def test_reading_a_config_lists_no_plugins(monkeypatch: pytest.MonkeyPatch) -> N
         raise AssertionError("entry points scanned while parsing a config")
 
     monkeypatch.setattr(importlib.metadata, "entry_points", refuse)
-    config = parse_config({"embedding_provider": "someone's", "vector_store": {
+    config = parse_config({"embedding": {"provider": "someone's"}, "vector_store": {
         "provider": "qdrant", "qdrant": {"size": 5}}, "retrieval": {"reranker": "colbert"}})
     assert config.vector_store.plugin_settings == {"qdrant": {"size": 5}}
 
@@ -138,10 +138,10 @@ def test_config_errors_are_value_errors() -> None:
 
 def test_config_accepts_exactly_the_registered_names() -> None:
     for name in vector_stores.names():
-        table = {"provider": name} | ({"mcp_server": "ragloom mcp"} if name == "mcp" else {})
+        table = {"provider": name} | ({"mcp": {"server": "ragloom mcp"}} if name == "mcp" else {})
         check_config(parse_config({"vector_store": table}))
     for name in embedding_providers.names():
-        check_config(parse_config({"embedding_provider": name}))
+        check_config(parse_config({"embedding": {"provider": name}}))
     with pytest.raises(ConfigError, match=r"'vector_store.provider' = 'Chroma': unknown vector store "
                                           r"\(did you mean 'chroma'\?\); "
                                           r"valid: 'chroma', 'mcp', 'memory', 'postgres', 'turboquant'"):
@@ -174,9 +174,9 @@ def test_collection_name_follows_chroma_rules() -> None:
 
 def test_desktop_client_seed_table_loads_as_written(tmp_path: Path) -> None:
     (tmp_path / "app.toml").write_text(
-        '[rag]\nenabled = true\nembedding_provider = "local"\ntop_k = 5\n\n'
+        '[rag]\nenabled = true\nembedding.provider = "local"\ntop_k = 5\n\n'
         '[rag.vector_store]\nprovider = "chroma"\nurl = ""\napi_key = ""\n'
-        'mcp_server = ""\nmcp_tool = ""\n')
+        'mcp_server = ""\nmcp.tool = ""\n')
     config = load_config(tmp_path / "app.toml")
     store = config.vector_store
     assert (store.url, store.api_key, store.mcp_server, store.mcp_tool) == (None, None, None, None)
@@ -185,7 +185,7 @@ def test_desktop_client_seed_table_loads_as_written(tmp_path: Path) -> None:
 
 def test_mcp_keys_with_another_store_are_an_error() -> None:
     with pytest.raises(ConfigError, match="mcp_server is set but provider is 'chroma'"):
-        parse_config({"vector_store": {"provider": "chroma", "mcp_server": "ragloom mcp"}})
+        parse_config({"vector_store": {"provider": "chroma", "mcp": {"server": "ragloom mcp"}}})
 
 
 def test_a_key_of_a_table_written_in_another_is_unknown() -> None:

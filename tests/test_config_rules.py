@@ -90,7 +90,7 @@ def test_a_key_added_later_gets_the_same_rules_without_declaring_them() -> None:
     ({"zzz": 1}, "[rag]: unknown key 'zzz'"),
     ({"retrieval": {"fusion": "rff"}}, "[rag]: key 'retrieval.fusion' = 'rff': Input should be "
                                        "'rrf' or 'score' (did you mean 'rrf'?)"),
-    ({"embedding_backend": "onx"}, "[rag]: key 'embedding_backend' = 'onx': Input should be "
+    ({"embedding": {"backend": "onx"}}, "[rag]: key 'embedding_backend' = 'onx': Input should be "
                                    "'torch', 'onnx', 'onnx-int8' or 'auto' (did you mean 'onnx'?)"),
 ])
 def test_unknown_keys_and_values_suggest_the_nearest(data: dict[str, Any], message: str) -> None:

@@ -70,7 +70,7 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
     """Ctrl-C (a real SIGINT, sent when the 200th file has been read) stops the run at the
     next safe point: the files written so far stay, the rest are pending, and running
     ``index`` again indexes exactly those."""
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n')
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\n')
     for number in range(FILES):
         write(tmp_path, f"notes/n{number:03d}.md", f"# Note {number}\n\nword{number} text\n")
     sent: list[int] = []
@@ -111,7 +111,7 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
 
 def test_a_second_ctrl_c_stops_at_once_and_still_exits_130(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n')
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\n')
     for number in range(20):
         write(tmp_path, f"n{number}.md", f"# Note {number}\n")
 

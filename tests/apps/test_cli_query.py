@@ -16,8 +16,8 @@ from helpers import write
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
-relevance_gate = -1
+embedding.provider = "hash"
+relevance_gate = false
 
 [rag.vector_store]
 provider = "turboquant"

@@ -27,7 +27,7 @@ from ragloom import RAGEngine, load_config  # noqa: E402
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 relevance_gate = 0.0
 
 [rag.vector_store]
@@ -232,7 +232,7 @@ def test_rag_search_compresses_when_asked(tmp_path: Path) -> None:
         async with Client(build_server(engine)) as client:
             return await client.call_tool("rag_search", {"query": "reconcile vat", "top_k": 1} | arguments)
 
-    config = hash_config(relevance_gate=-1.0, retrieval={  # spare none
+    config = hash_config(relevance_gate=False, retrieval={  # spare none
         "compress_whole_share": 2.0, "compress_whole_top": 0, "compress_window": 2})
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()

@@ -18,7 +18,7 @@ from helpers import write  # noqa: E402
 pytestmark = pytest.mark.slow
 
 HEAVY = ("torch", "sentence_transformers", "transformers")
-CONFIG = "[rag]\nembedding_provider = \"local\"\nembedding_backend = \"onnx-int8\"\n" \
+CONFIG = "[rag]\nembedding.provider = \"local\"\nembedding.backend = \"onnx-int8\"\n" \
          "[rag.vector_store]\nprovider = \"turboquant\"\n"
 
 #: Runs the CLI in-process, then names the heavy modules it imported.

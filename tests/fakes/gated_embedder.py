@@ -29,4 +29,4 @@ class GatedEmbedder(HashEmbeddingProvider):
 
 
 def factory(config: RAGConfig) -> GatedEmbedder:
-    return GatedEmbedder(config.embedding_dim or DEFAULT_HASH_DIMENSION)
+    return GatedEmbedder(config.embedding.dim or DEFAULT_HASH_DIMENSION)

@@ -21,7 +21,7 @@ from ragloom.config import parse_config  # noqa: E402
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 SERVED_CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 relevance_gate = 0.0
 
 [rag.vector_store]
@@ -45,10 +45,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def bridge_config(server: str, **settings: object) -> dict:
-    table: dict = {"provider": "mcp", "mcp_server": server}
+    table: dict = {"provider": "mcp", "mcp": {"server": server}}
     if settings:
         table["mcp"] = settings
-    return {"embedding_provider": "hash", "vector_store": table}
+    return {"embedding": {"provider": "hash"}, "vector_store": table}
 
 
 def ragloom_command(root: Path, *extra: str) -> str:
