@@ -64,7 +64,7 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- |")
     run("written at once (write_batch 1)", True, 1, questions)
     run(f"written {default} at a time (default)", True, default, questions)
-    run("embedding_cache = false", False, default, questions)
+    run("embedding.cache = false", False, default, questions)
 
 
 if __name__ == "__main__":

@@ -8,26 +8,24 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ragloom.config import RAGConfig
+from ragloom.config.embedding import EmbeddingConfig
 from ragloom.config.limits import LimitsConfig
-from ragloom.config.tables import (
-    ChunkingConfig,
-    RetrievalConfig,
-    TurboQuantSettings,
-    VectorStoreConfig,
-)
+from ragloom.config.tables import ChunkingConfig, PromptConfig, RetrievalConfig, VectorStoreConfig
 from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings
+from ragloom.stores.turboquant_settings import TurboQuantSettings
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 TABLES: dict[str, type[BaseModel]] = {
-    "[rag]": RAGConfig, "[rag.chunking]": ChunkingConfig, "[rag.retrieval]": RetrievalConfig,
+    "[rag]": RAGConfig, "[rag.embedding]": EmbeddingConfig, "[rag.prompt]": PromptConfig,
+    "[rag.chunking]": ChunkingConfig, "[rag.retrieval]": RetrievalConfig,
     "[rag.vector_store]": VectorStoreConfig, "[rag.vector_store.turboquant]": TurboQuantSettings,
     "[rag.vector_store.mcp]": McpBridgeSettings, "[rag.vector_store.postgres]": PostgresSettings,
     "[rag.limits]": LimitsConfig,
 }
 #: Sub-tables, documented as tables of their own rather than as keys.
-NESTED = {RAGConfig: {"chunking", "retrieval", "vector_store", "limits"},
-          VectorStoreConfig: {"turboquant", "plugin_settings"}}
+NESTED = {RAGConfig: {"embedding", "prompt", "chunking", "retrieval", "vector_store", "limits"},
+          VectorStoreConfig: {"settings"}}
 
 
 def documented_keys() -> dict[str, set[str]]:

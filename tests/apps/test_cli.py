@@ -164,8 +164,8 @@ def test_model_loading_noise_is_silenced_unless_verbose(tmp_path: Path) -> None:
 
 
 def test_a_query_below_the_relevance_gate_says_so(project: Path) -> None:
-    write(project, "ragloom.toml", CONFIG.replace('embedding_provider = "hash"',
-                                                  'embedding_provider = "hash"\nrelevance_gate = 0.9'))
+    write(project, "ragloom.toml", CONFIG.replace('embedding.provider = "hash"',
+                                                  'embedding.provider = "hash"\nrelevance_gate = 0.9'))
     assert ragloom(project, "index").returncode == 0
     result = ragloom(project, "search", "weather tomorrow")
     assert result.returncode == 3 and result.stdout == ""

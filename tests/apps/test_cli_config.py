@@ -30,12 +30,12 @@ def run_cli(project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     ('top_k = "5"', "key 'top_k' = '5': must be a whole number, not text (write it without quotes)"),
     ("chunk_size = 100000000000000000000000", "key 'chunk_size' = 100000000000000000000000:"),
     ("top_k_ = 3", "unknown key 'top_k_' (did you mean 'top_k'?)"),
-    ('embedding_provider = "hsh"', "key 'embedding_provider' = 'hsh': unknown embedding provider "
+    ('embedding.provider = "hsh"', "key 'embedding.provider' = 'hsh': unknown embedding provider "
                                    "(did you mean 'hash'?)"),
-    ('embedding_provider = "hash"\n[rag.vector_store]\nprovider = "chromaa"',
+    ('embedding.provider = "hash"\n[rag.vector_store]\nprovider = "chromaa"',
      "key 'vector_store.provider' = 'chromaa': unknown vector store (did you mean 'chroma'?)"),
-    ('embedding_provider = "os:system"', "embedding provider 'os:system' for key "
-                                         "'embedding_provider': calling it failed"),
+    ('embedding.provider = "os:system"', "embedding provider 'os:system' for key "
+                                         "'embedding.provider': calling it failed"),
 ])
 def test_a_config_mistake_exits_2_with_one_line_naming_file_key_and_value(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,

@@ -168,7 +168,7 @@ def test_the_server_answers_other_calls_while_a_search_is_in_flight(project: Pat
     gate.mkdir()
     config = (project / "ragloom.toml").read_text(encoding="utf-8")
     (project / "ragloom.toml").write_text(config.replace(
-        'embedding_provider = "hash"', 'embedding_provider = "gated_embedder:factory"'), encoding="utf-8")
+        'embedding.provider = "hash"', 'embedding.provider = "gated_embedder:factory"'), encoding="utf-8")
     fakes = Path(__file__).resolve().parents[1] / "fakes"
     parameters = stdio_server(project)
     parameters.env = {**(parameters.env or {}), "RAGLOOM_TEST_GATE": str(gate),

@@ -134,7 +134,9 @@ def test_engine_with_gemini_from_config(server: FakeGeminiServer, tmp_path: Path
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_GEMINI_KEY", API_KEY)
     config = RAGConfig.model_validate({
-        "embedding": {"provider": "gemini", "dim": 128, "base_url": server.base_url}, "api_key_env": "MY_GEMINI_KEY", "vector_store": {"provider": "memory"},
+        "embedding": {"provider": "gemini", "dim": 128, "base_url": server.base_url,
+                      "api_key_env": "MY_GEMINI_KEY"},
+        "vector_store": {"provider": "memory"},
     })
     (tmp_path / "a.txt").write_text("rockets launch satellites into orbit")
     (tmp_path / "b.txt").write_text("apples and pears are fruit")
@@ -156,7 +158,9 @@ def test_an_outage_keeps_every_batch_already_embedded(server: FakeGeminiServer, 
     monkeypatch.setenv("MY_GEMINI_KEY", API_KEY)
     monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 256)
     config = RAGConfig.model_validate({
-        "embedding": {"provider": "gemini", "dim": 64, "base_url": server.base_url, "concurrency": 1, "max_retries": 0}, "api_key_env": "MY_GEMINI_KEY", "vector_store": {"provider": "turboquant"},
+        "embedding": {"provider": "gemini", "dim": 64, "base_url": server.base_url, "concurrency": 1,
+                      "max_retries": 0, "api_key_env": "MY_GEMINI_KEY"},
+        "vector_store": {"provider": "turboquant"},
     })
     for index in range(550):
         (tmp_path / f"note{index:03d}.txt").write_text(f"note number {index} about topic {index % 7}")
@@ -188,7 +192,8 @@ def test_a_repeated_search_sends_no_request_and_a_document_never_answers_a_query
     """The query asked again, in this engine or the next, is not sent again; a query
     whose text equals an indexed chunk's is still sent with RETRIEVAL_QUERY."""
     config = RAGConfig.model_validate({
-        "embedding": {"provider": "gemini", "dim": 128, "base_url": server.base_url}, "api_key": API_KEY, "vector_store": {"provider": "turboquant"},
+        "embedding": {"provider": "gemini", "dim": 128, "base_url": server.base_url, "api_key": API_KEY},
+        "vector_store": {"provider": "turboquant"},
         "chunking": {"embed_header": False}})
     (tmp_path / "a.txt").write_text("rockets launch satellites into orbit")
     with RAGEngine(config, tmp_path) as engine:

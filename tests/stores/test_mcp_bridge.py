@@ -45,9 +45,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def bridge_config(server: str, **settings: object) -> dict:
-    table: dict = {"provider": "mcp", "mcp": {"server": server}}
-    if settings:
-        table["mcp"] = settings
+    table: dict = {"provider": "mcp", "mcp": {"server": server, **settings}}
     return {"embedding": {"provider": "hash"}, "vector_store": table}
 
 
@@ -120,7 +118,7 @@ def misbehaving(mode: str, *extra: str) -> str:
 @pytest.mark.parametrize(("mode", "message"), [
     ("hang", r"MCP server .*mcp_misbehaving.py hang did not answer within 2 s"),
     ("die", r"MCP server .*mcp_misbehaving.py die failed: "),
-    ("no-tool", r"MCP server .* has no tool 'rag_search' \(it has: web_search\); set vector_store.mcp_tool"),
+    ("no-tool", r"MCP server .* has no tool 'rag_search' \(it has: web_search\); set \[rag.vector_store.mcp\] tool"),
     ("garbage", r"tool 'rag_search' answered in a form ragloom cannot read \(no '--- Result N"),
     ("error", r"tool 'rag_search' failed: .*index is being rebuilt"),
 ])
@@ -147,8 +145,9 @@ def test_a_dead_server_is_restarted_on_the_next_call_and_keys_never_show(tmp_pat
 def test_config_needs_a_server_for_the_bridge(tmp_path: Path) -> None:
     from ragloom import ConfigError
 
-    with pytest.raises(ConfigError, match=r"provider 'mcp' \(the MCP bridge store\) needs mcp_server"):
-        parse_config({"vector_store": {"provider": "mcp"}})
+    with pytest.raises(ConfigError, match=r"^\[rag.vector_store.mcp\]: the MCP bridge store \(provider = "
+                                          r"\"mcp\"\) needs server: a command line"):
+        RAGEngine(parse_config({"vector_store": {"provider": "mcp"}}), tmp_path)
     # A store's own table is checked against that store when the engine is built.
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.mcp\]: key 'timeout_seconds' = 0: Input "
                                           r"should be greater than 0"):

@@ -269,10 +269,9 @@ class Searcher:
 
     @property
     def relevance_gate(self) -> float | None:
-        """The cosine a query's best result must reach: the config's, else the model's;
-        None when there is no gate (``relevance_gate = false``, or a model not measured)."""
+        """The cosine a query's best result must reach: the config's, else the model's."""
         gate = self.config.relevance_gate
-        if gate is False:
+        if gate is False:  # no gate
             return None
         return self.provider.default_relevance_gate if gate is None else gate
 

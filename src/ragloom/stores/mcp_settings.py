@@ -28,10 +28,3 @@ class McpBridgeSettings(StrictModel):
             return {key: value for key, value in data.items()
                     if not (key in ("server", "tool") and value == "")}
         return data
-
-    @model_validator(mode="after")
-    def _needs_a_server(self) -> McpBridgeSettings:
-        if not self.server:
-            raise ValueError("the MCP bridge store (provider = \"mcp\") needs server: a command "
-                             "line that starts the server, or its http(s):// URL")
-        return self

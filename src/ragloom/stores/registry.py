@@ -151,6 +151,10 @@ class McpBridgeBackend(StoreBackend):
 
         table = store_settings(config, "mcp")
         assert isinstance(table, McpBridgeSettings)
+        if not table.server:
+            raise ConfigError("[rag.vector_store.mcp]: the MCP bridge store (provider = \"mcp\") "
+                              "needs server: a command line that starts the server, or its "
+                              "http(s):// URL")
         return McpBridgeStore(str(table.server), table.tool, table.timeout_seconds)
 
 
