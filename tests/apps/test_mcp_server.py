@@ -213,7 +213,7 @@ def test_rag_search_says_when_the_gate_left_nothing(tmp_path: Path) -> None:
         assert gated.structured_content | {"best_score": 0} == {
             "query": "weather tomorrow", "results": [], "nothing_relevant": True, "best_score": 0,
             "relevance_gate": 0.99}
-        engine.config.relevance_gate = -1.0
+        engine.config.relevance_gate = False
         found = asyncio.run(call(engine, "rockets orbit"))
         assert found.structured_content["nothing_relevant"] is False
         assert found.structured_content["results"][0]["path"] == "docs/rockets.md"

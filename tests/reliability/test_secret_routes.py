@@ -164,7 +164,8 @@ def test_config_errors_do_not_print_secrets(tmp_path: Path) -> None:
     from ragloom import ConfigError
     from ragloom.config import parse_config
 
-    for data in ({"embedding": {"api_key_env": SECRETS["hf"]}, "bogus": 1}, {"embedding": {"dim": SECRETS["env"]}},
+    for data in ({"embedding": {"api_key_env": SECRETS["hf"]}, "bogus": 1},
+                 {"embedding": {"dim": SECRETS["env"]}},
                  {"vector_store": {"provider": "turboquant", "path": 3, "api_key": ["x", SECRETS["npm"]]}}):
         with pytest.raises(ConfigError) as error:
             parse_config(data)

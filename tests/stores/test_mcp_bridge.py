@@ -118,7 +118,8 @@ def misbehaving(mode: str, *extra: str) -> str:
 @pytest.mark.parametrize(("mode", "message"), [
     ("hang", r"MCP server .*mcp_misbehaving.py hang did not answer within 2 s"),
     ("die", r"MCP server .*mcp_misbehaving.py die failed: "),
-    ("no-tool", r"MCP server .* has no tool 'rag_search' \(it has: web_search\); set \[rag.vector_store.mcp\] tool"),
+    ("no-tool", r"MCP server .* has no tool 'rag_search' \(it has: web_search\); "
+                r"set \[rag.vector_store.mcp\] tool"),
     ("garbage", r"tool 'rag_search' answered in a form ragloom cannot read \(no '--- Result N"),
     ("error", r"tool 'rag_search' failed: .*index is being rebuilt"),
 ])
