@@ -1,6 +1,6 @@
 """The query cache: what a search's ``embed_query`` stage costs for a new query and for
 one asked again, with the cache writing every new query at once (``write_batch = 1``),
-a batch at a time (the default, ``QUERY_WRITE_BATCH``), and with ``embedding_cache = false``;
+a batch at a time (the default, ``QUERY_WRITE_BATCH``), and with ``[rag.embedding] cache = false``;
 and how many provider calls the repeated queries made (target 0), also after reopening.
 
 Index: 20 small notes, hash embedder (a free provider: the figures are the cache's own

@@ -119,7 +119,7 @@ def test_missing_api_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_unknown_model_needs_a_dimension() -> None:
-    with pytest.raises(ConfigError, match="embedding_dim must be set"):
+    with pytest.raises(ConfigError, match="'embedding.dim' must be set"):
         GeminiEmbeddingProvider("my-tuned-model", api_key=API_KEY)
 
 

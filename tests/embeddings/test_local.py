@@ -76,7 +76,7 @@ def test_safe_from_several_threads(minilm: LocalEmbeddingProvider) -> None:
 
 
 def test_wrong_embedding_dim_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match=r"'embedding_dim' = 768.*produces 384-d"):
+    with pytest.raises(ConfigError, match=r"'embedding.dim' = 768.*produces 384-d"):
         create_embedding_provider(hash_config(embedding={"provider": "local", "dim": 768}))
 
 
