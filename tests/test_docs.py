@@ -49,3 +49,18 @@ def test_every_config_key_is_documented_and_vice_versa() -> None:
         fields = {field.alias or name for name, field in model.model_fields.items()
                   if name not in NESTED.get(model, set()) and not field.exclude}
         assert documented[table] == fields, table
+
+
+def test_the_full_example_loads_and_checks(tmp_path: Path) -> None:
+    """The complete file at the top of the page is a valid config, every store table included."""
+    from ragloom import check_config, load_config
+    from ragloom.stores.registry import store_settings
+
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("```toml\n") + len("```toml\n")
+    (tmp_path / "ragloom.toml").write_text(text[start:text.index("```", start)], encoding="utf-8")
+    config = load_config(tmp_path / "ragloom.toml")
+    check_config(config)
+    assert (config.embedding.provider, config.prompt.strategy, config.vector_store.provider) == (
+        "local", "rag", "turboquant")
+    assert store_settings(config) == TurboQuantSettings(bits=4)
