@@ -72,7 +72,7 @@ LIBRARY = """
 import sys
 from ragloom import RAGConfig, RAGEngine
 for backend in ("torch", "onnx-int8"):
-    config = RAGConfig(embedding_provider="local", embedding_backend=backend,
+    config = RAGConfig(embedding={"provider": "local", "backend": backend},
                        vector_store={"provider": "turboquant"}, index_dir=".ragloom-" + backend)
     with RAGEngine(config, sys.argv[1]) as engine:
         engine.index_directory()
