@@ -41,7 +41,7 @@ def main() -> None:
         app = load_app_set(name)
         root = Path(args.apps_dir) / name
         index = Path(args.work_dir) / name
-        engine = RAGEngine(RAGConfig(index_dir=str(index), relevance_gate=-1.0), root)
+        engine = RAGEngine(RAGConfig(index_dir=str(index), relevance_gate=False), root)
         report = engine.index_directory()
         print(f"\n{name}: {engine.count()} chunks; skipped {report.files_skipped} files: "
               f"{dict(count_by_reason(report.skipped))}", flush=True)

@@ -53,8 +53,8 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     dataset = load_beir(CRANFIELD)
     work = Path(args.work_dir or tempfile.mkdtemp(prefix="ragloom-conversation-"))
-    config = RAGConfig(embedding_provider=args.provider, vector_store={"provider": "turboquant"},
-                       relevance_gate=-1)
+    config = RAGConfig(embedding={"provider": args.provider}, vector_store={"provider": "turboquant"},
+                       relevance_gate=False)
     rows = {"raw follow-up": [], "standalone (rules)": [], "original query": []}
     search_ms: dict[str, list[float]] = {"raw follow-up": [], "standalone (rules)": []}
     rewrite_us: list[float] = []

@@ -35,7 +35,7 @@ from ragloom.embeddings.local import LocalEmbeddingProvider  # noqa: E402
 from ragloom.embeddings.onnx_backend import resolve_backend  # noqa: E402
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
-DEFAULT = resolve_backend(RAGConfig().embedding_backend)
+DEFAULT = resolve_backend(RAGConfig().embedding.backend)
 
 
 class ModelClock:
@@ -65,7 +65,7 @@ class ModelClock:
 def index_seconds(texts: list[str], backend: str) -> tuple[float, float]:
     """(wall seconds, seconds inside the model) of ragloom indexing ``texts`` as one file
     each with the default chunking."""
-    config = RAGConfig(embedding_provider="local", embedding_backend=backend,
+    config = RAGConfig(embedding={"provider": "local", "backend": backend},
                        vector_store={"provider": "memory"})
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -131,7 +131,7 @@ def main() -> None:
     for backend, provider in providers.items():
         cosines = np.sum(reference * provider.embed(texts), axis=1)
         with tempfile.TemporaryDirectory() as folder:
-            config = RAGConfig(embedding_provider="local", embedding_backend=backend,
+            config = RAGConfig(embedding={"provider": "local", "backend": backend},
                                vector_store={"provider": "memory"})
             with RAGEngine(config, folder) as engine:
                 index_dataset(engine, dataset)

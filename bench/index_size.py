@@ -43,7 +43,8 @@ def default_source() -> Path:
 def measure(source: Path, store: str, work: Path) -> tuple[int, dict[str, int]]:
     project = work / store
     shutil.copytree(source, project, ignore=shutil.ignore_patterns("__pycache__"))
-    config = RAGConfig.model_validate({"embedding_provider": "hash", "vector_store": {"provider": store}})
+    config = RAGConfig.model_validate({"embedding": {"provider": "hash"},
+                                       "vector_store": {"provider": store}})
     with RAGEngine(config, project) as engine:
         for _ in range(5):  # CPython 3.11's ast.parse from several threads can fail spuriously
             try:                # (gh-106905); a rerun indexes only what is left

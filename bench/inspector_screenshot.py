@@ -50,7 +50,7 @@ def build(source: Path, work: Path, provider: str, store: str, exclude: list[str
     patterns = ", ".join(f'"{pattern}"' for pattern in exclude)
     size = f'chunk_size = {chunk_size}\nchunk_unit = "characters"\n' if chunk_size else ""
     (project / "ragloom.toml").write_text(
-        f'[rag]\nembedding_provider = "{provider}"\nexclude = [{patterns}]\n{size}\n'
+        f'[rag]\nembedding.provider = "{provider}"\nexclude = [{patterns}]\n{size}\n'
         f'[rag.vector_store]\nprovider = "{store}"\n', encoding="utf-8")
     started = time.monotonic()
     subprocess.run([*RAGLOOM, "index"], cwd=project, check=True, stdout=subprocess.DEVNULL)

@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--megabytes", type=float, default=5.0)
     parser.add_argument("--languages", nargs="*", default=sorted(SNIPPETS))
     args = parser.parse_args()
-    chunker = FileChunker(RAGConfig(embedding_provider="hash"))
+    chunker = FileChunker(RAGConfig(embedding={"provider": "hash"}))
     print(f"{'language':<16}{'shape':<12}{'MB':>6}{'chunks':>9}{'s':>8}{'s at 1/8':>10}{'ratio':>7}")
     for language in args.languages:
         suffix, snippet = SNIPPETS[language]

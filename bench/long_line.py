@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--skip-index", action="store_true", help="stages only")
     args = parser.parse_args()
     measure = token_measure() if args.tokens else None
-    config = RAGConfig(embedding_provider="hash", max_file_bytes=1 << 31,
+    config = RAGConfig(embedding={"provider": "hash"}, max_file_bytes=1 << 31,
                        vector_store={"provider": "turboquant"})
     print(f"{'MB':>5} {'read s':>8} {'redact s':>9} {'chunk s':>8} {'tokens s':>9} "
           f"{'index s':>8} {'index s/MB':>10} {'chunks':>7}")

@@ -43,7 +43,7 @@ def main() -> None:
 
     queries = [json.loads(line)["text"] for line in (CRANFIELD / "queries.jsonl").open()][: args.queries]
     root = Path(tempfile.mkdtemp(prefix="ragloom-mcp-bench-"))
-    (root / "ragloom.toml").write_text(f'[rag]\nembedding_provider = "{args.provider}"\n\n'
+    (root / "ragloom.toml").write_text(f'[rag]\nembedding.provider = "{args.provider}"\n\n'
                                        '[rag.vector_store]\nprovider = "turboquant"\n')
     for doc_id, text in cranfield_texts():
         (root / "docs").mkdir(exist_ok=True)
@@ -68,8 +68,8 @@ def main() -> None:
         target = f"http://127.0.0.1:{port}/mcp"
     else:
         target = shlex.join([sys.executable, "-m", "ragloom", "--config", str(root / "ragloom.toml"), "mcp"])
-    bridge_config = parse_config({"embedding_provider": "hash",
-                                  "vector_store": {"provider": "mcp", "mcp_server": target}})
+    bridge_config = parse_config({"embedding": {"provider": "hash"},
+                                  "vector_store": {"provider": "mcp", "mcp": {"server": target}}})
     direct_ms: list[float] = []
     bridge_ms: list[float] = []
     with RAGEngine(config, root, read_only=True) as direct, \

@@ -216,7 +216,7 @@ def hybrid_figures(store: PostgresStore, sparse: PostgresSparseIndex, probe: np.
     from ragloom.config import RAGConfig
     from ragloom.retrieval.searcher import Searcher
 
-    config = RAGConfig.model_validate({"embedding_provider": "hash", "relevance_gate": 0.0,
+    config = RAGConfig.model_validate({"embedding": {"provider": "hash"}, "relevance_gate": 0.0,
                                        "vector_store": {"provider": "postgres"}})
     searcher = Searcher(_AskedVectors(texts, probe), store, sparse, config)  # type: ignore[arg-type]
     calls: dict[str, Callable[[np.ndarray, str], Any]] = {

@@ -57,7 +57,7 @@ def main() -> None:
         server.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         server.execute(f'CREATE SCHEMA "{schema}"')
         config = RAGConfig.model_validate({
-            "embedding_provider": "hash", "include": ["**/*.py"],
+            "embedding": {"provider": "hash"}, "include": ["**/*.py"],
             "vector_store": {"provider": "postgres", "url": server.url,
                              "postgres": {"schema": schema}}})
         with RAGEngine(config, SOURCE.parent.parent) as writer:

@@ -111,7 +111,7 @@ def measured(engine: RAGEngine, dataset: Any, name: str) -> tuple[str, float, fl
 def run(server: PostgresServer, work_dir: Path) -> None:
     dataset = load_beir(CRANFIELD)
     store = {"provider": "postgres", "url": server.url, "collection_name": "cranfield"}
-    config = RAGConfig.model_validate({"embedding_provider": "local", "vector_store": store})
+    config = RAGConfig.model_validate({"embedding": {"provider": "local"}, "vector_store": store})
     with RAGEngine(config, work_dir) as engine:
         started = time.perf_counter()
         index_dataset(engine, dataset)
@@ -131,7 +131,7 @@ def run(server: PostgresServer, work_dir: Path) -> None:
             finally:
                 PostgresSparseIndex.search = original  # type: ignore[method-assign]
     store["postgres"] = {"sparse": "pg_textsearch"}
-    with RAGEngine(RAGConfig.model_validate({"embedding_provider": "local",
+    with RAGEngine(RAGConfig.model_validate({"embedding": {"provider": "local"},
                                              "vector_store": store}), work_dir) as engine:
         rows.append(measured(engine, dataset, "pg_textsearch (bm25 index, Lucene idf)"))
     print_table("Cranfield", rows)
@@ -154,7 +154,7 @@ def run_code_sets(server: PostgresServer, work_dir: Path) -> None:
         rows = []
         for sparse, name in (("sql", "bm25-sql"), ("pg_textsearch", "pg_textsearch")):
             store["postgres"] = {"sparse": sparse}
-            config = RAGConfig.model_validate({"embedding_provider": "local", "vector_store": store})
+            config = RAGConfig.model_validate({"embedding": {"provider": "local"}, "vector_store": store})
             with RAGEngine(config, folder) as engine:
                 report = engine.index_directory()
                 if sparse == "sql":

@@ -1,6 +1,6 @@
 """The query cache: what a search's ``embed_query`` stage costs for a new query and for
 one asked again, with the cache writing every new query at once (``write_batch = 1``),
-a batch at a time (the default, ``QUERY_WRITE_BATCH``), and with ``embedding_cache = false``;
+a batch at a time (the default, ``QUERY_WRITE_BATCH``), and with ``[rag.embedding] cache = false``;
 and how many provider calls the repeated queries made (target 0), also after reopening.
 
 Index: 20 small notes, hash embedder (a free provider: the figures are the cache's own
@@ -36,7 +36,7 @@ def run(label: str, cache: bool, write_batch: int, questions: list[str]) -> None
     with tempfile.TemporaryDirectory() as root:
         for number in range(20):
             Path(root, f"n{number}.md").write_text(f"# Note {number}\nwing {number} and its lift\n")
-        config = RAGConfig.model_validate({"embedding_provider": "hash", "embedding_cache": cache,
+        config = RAGConfig.model_validate({"embedding": {"provider": "hash", "cache": cache},
                                            "vector_store": {"provider": "turboquant"}})
         provider = Counting()
         with RAGEngine(config, root, embedding_provider=provider) as engine:
@@ -64,7 +64,7 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- |")
     run("written at once (write_batch 1)", True, 1, questions)
     run(f"written {default} at a time (default)", True, default, questions)
-    run("embedding_cache = false", False, default, questions)
+    run("embedding.cache = false", False, default, questions)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ SOURCES = Path(__file__).resolve().parent.parent / "src" / "ragloom"
 def index_once(root: Path, limits: dict[str, int]) -> tuple[float, int, int]:
     """Seconds, files and chunks of a first index of ``root`` (the index removed first)."""
     shutil.rmtree(root / ".ragloom", ignore_errors=True)
-    config = RAGConfig(embedding_provider="hash", embedding_cache=False, limits=limits,
+    config = RAGConfig(embedding={"provider": "hash", "cache": False}, limits=limits,
                        vector_store={"provider": "turboquant"})
     with RAGEngine(config, root) as engine:
         started = time.perf_counter()

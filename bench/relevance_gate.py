@@ -146,7 +146,7 @@ def main() -> None:
     sets = dev_sets(Path(args.work_dir), Path(args.dataset))
     measured, signals = [], []
     for dataset, engine in sets:
-        engine.config.relevance_gate = -1.0  # see every result; the gate is what is measured
+        engine.config.relevance_gate = False  # see every result; the gate is what is measured
         judged = []  # per query with a relevant hit in the top 10: (best relevant, best) cosine
         for query_id, text in dataset.queries.items():
             hits = engine.search(text, 10, min_score=-1.0)

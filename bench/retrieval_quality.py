@@ -86,7 +86,7 @@ def dev_sets(work_dir: Path, beir: Path, embed_header: bool | None = None
              ) -> list[tuple[Dataset, RAGEngine]]:
     """Each dev set with an engine holding its index (``embed_header`` None: the default;
     indexes with the header live in ``work_dir`` + "-header")."""
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"})
+    config = RAGConfig(embedding={"provider": "local"}, vector_store={"provider": "chroma"})
     if embed_header is not None:
         config.chunking.embed_header = embed_header
     if getattr(config.chunking, "embed_header", False):  # older ragloom (before-rows) has none

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 CONFIG = """[rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 index_dir = ".ragloom"
 respect_gitignore = false
 

@@ -93,7 +93,7 @@ def main() -> None:
     words = [w for w in (t.split() for t in random.sample(texts, args.queries))]
     queries = [" ".join(random.sample(w, min(4, len(w)))) for w in words if w]
     for label, feedback in (("feedback on (default)", True), ("feedback off", False)):
-        config = RAGConfig(embedding_provider="hash", retrieval={"feedback": feedback})
+        config = RAGConfig(embedding={"provider": "hash"}, retrieval={"feedback": feedback})
         searcher = Searcher(RandomQueries(), store, sparse, config)
         p50_ms(searcher, queries[:10], True)  # warm caches
         dense, hybrid = p50_ms(searcher, queries, False), p50_ms(searcher, queries, True)

@@ -34,7 +34,7 @@ MODEL_CODE = ("from ragloom import RAGConfig\nfrom ragloom.embeddings.registry i
 
 
 def config_text(store: str, url: str | None) -> str:
-    lines = ['[rag]', 'embedding_provider = "hash"', '', '[rag.vector_store]', f'provider = "{store}"']
+    lines = ['[rag]', 'embedding.provider = "hash"', '', '[rag.vector_store]', f'provider = "{store}"']
     if url:
         lines.append(f'url = "{url}"')
     return "\n".join(lines) + "\n"

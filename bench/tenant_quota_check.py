@@ -25,8 +25,8 @@ from ragloom.layout import IndexLayout
 def measure(tenants: int) -> tuple[int, float]:
     """Records in the collection and the median seconds to read them all."""
     folder = Path(tempfile.mkdtemp())
-    config = RAGConfig(embedding_provider="hash", vector_store={"provider": "turboquant"},
-                       embedding_cache=False)
+    config = RAGConfig(embedding={"provider": "hash", "cache": False},
+                       vector_store={"provider": "turboquant"})
     with RAGEngine(config, folder) as service:
         service.ingest_text("own", "a text of no tenant")
         for tenant in range(tenants):

@@ -26,7 +26,7 @@ def main() -> int:
         return 0
     folder = Path(sys.argv[1]) if len(sys.argv) > 2 else Path.cwd()
     question = sys.argv[-1] if len(sys.argv) > 1 else "What does this project do?"
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"})
+    config = RAGConfig(embedding={"provider": "local"}, vector_store={"provider": "chroma"})
     with RAGEngine(config, base_dir=folder) as engine:
         engine.index_directory()
         result = send_detailed(SYSTEM, question, rag_engine=engine, token_budget=3000)

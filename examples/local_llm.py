@@ -30,7 +30,7 @@ def main() -> int:
     folder = Path(sys.argv[1]) if len(sys.argv) > 2 else Path.cwd()
     question = sys.argv[-1] if len(sys.argv) > 1 else "What does this project do?"
     provider = os.environ.get("RAGLOOM_EXAMPLE_PROVIDER", "local")
-    config = RAGConfig(embedding_provider=provider, vector_store={"provider": "turboquant"})
+    config = RAGConfig(embedding={"provider": provider}, vector_store={"provider": "turboquant"})
     chat = OpenAIChat.connect(model=os.environ.get("RAGLOOM_LLM_MODEL", "llama3.1"), base_url=base_url)
     with RAGEngine(config, base_dir=folder) as engine:
         engine.index_directory()

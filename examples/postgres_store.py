@@ -53,7 +53,7 @@ def main() -> None:
     provider = os.environ.get("RAGLOOM_EXAMPLE_PROVIDER", "local")  # "hash" runs without torch
     schema = os.environ.get("RAGLOOM_POSTGRES_SCHEMA", "public")
     with postgres_url() as url:
-        config = RAGConfig(embedding_provider=provider, vector_store={
+        config = RAGConfig(embedding={"provider": provider}, vector_store={
             "provider": "postgres", "url": url, "collection_name": "example",
             "postgres": {"schema": schema}})
         with RAGEngine(config, base_dir=folder) as writer:

@@ -22,7 +22,7 @@ def main() -> None:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs"
     query = sys.argv[2] if len(sys.argv) > 2 else "How does ragloom fuse BM25 with dense retrieval?"
     provider = os.environ.get("RAGLOOM_EXAMPLE_PROVIDER", "local")  # "hash" runs without torch
-    config = RAGConfig(embedding_provider=provider)  # the default store: "turboquant"
+    config = RAGConfig(embedding={"provider": provider})  # the default store: "turboquant"
     with RAGEngine(config, base_dir=folder) as engine:
         report = engine.index_directory()
         print(f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged), "

@@ -40,7 +40,7 @@ class KnowledgeService:
         self.provider = provider
 
     def config(self, collection: str) -> RAGConfig:
-        return RAGConfig(embedding_provider=self.provider, limits=LIMITS,
+        return RAGConfig(embedding={"provider": self.provider}, limits=LIMITS,
                          vector_store={"provider": "turboquant", "collection_name": collection})
 
     def engine(self, collection: str, read_only: bool = False) -> RAGEngine:

@@ -29,7 +29,7 @@ TICKETS = {
 def main() -> None:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
     provider = os.environ.get("RAGLOOM_EXAMPLE_PROVIDER", "local")
-    config = RAGConfig(embedding_provider=provider, vector_store={"provider": "turboquant"},
+    config = RAGConfig(embedding={"provider": provider}, vector_store={"provider": "turboquant"},
                        limits={"max_files_per_tenant": 2})  # each customer's tier
     with RAGEngine(config, base_dir=folder) as service:  # writes for every customer
         for tenant, tickets in TICKETS.items():

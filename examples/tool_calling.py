@@ -24,7 +24,7 @@ def main() -> int:
         return 0
     folder = Path(sys.argv[1]) if len(sys.argv) > 2 else Path.cwd()
     question = sys.argv[-1] if len(sys.argv) > 1 else "Where is the configuration parsed?"
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "chroma"})
+    config = RAGConfig(embedding={"provider": "local"}, vector_store={"provider": "chroma"})
     with RAGEngine(config, base_dir=folder) as engine:
         engine.index_directory()
         print(send_with_tools("You answer questions about this code base. Use rag_search.",

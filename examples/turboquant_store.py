@@ -18,7 +18,7 @@ def main() -> None:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "src"
     query = sys.argv[2] if len(sys.argv) > 2 else "lloyd max codebook"
     provider = os.environ.get("RAGLOOM_EXAMPLE_PROVIDER", "local")
-    config = RAGConfig(embedding_provider=provider,
+    config = RAGConfig(embedding={"provider": provider},
                        vector_store={"provider": "turboquant", "turboquant": {"bits": 4, "refine_bits": 3}})
     with RAGEngine(config, base_dir=folder) as engine:
         report = engine.index_directory()

@@ -13,9 +13,11 @@ from ragloom import RAGConfig
 
 
 def hash_config(**overrides: Any) -> RAGConfig:
-    """A config using the hash embedder and the in-memory store, with ``overrides`` applied."""
-    data: dict[str, Any] = {"embedding_provider": "hash", "vector_store": {"provider": "memory"}}
-    data.update(overrides)
+    """A config using the hash embedder and the in-memory store, with ``overrides`` applied
+    (an ``embedding`` or ``vector_store`` override is merged into those tables)."""
+    data: dict[str, Any] = {"embedding": {"provider": "hash"}, "vector_store": {"provider": "memory"}}
+    for key, value in overrides.items():
+        data[key] = {**data[key], **value} if key in ("embedding", "vector_store") else value
     return RAGConfig.model_validate(data)
 
 

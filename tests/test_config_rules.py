@@ -52,9 +52,9 @@ def test_every_numeric_key_has_a_range(data: dict[str, Any], message: str) -> No
                            "without quotes)"),
     ({"retrieval": {"hybrid": "no"}}, "[rag]: key 'retrieval.hybrid' = 'no': must be true or "
                                       "false, not text"),
-    ({"vector_store": {"turboquant": {"bits": "4"}}},
-     "[rag]: key 'vector_store.turboquant.bits' = '4': must be a whole number, not text (write "
-     "it without quotes)"),
+    ({"embedding": {"dim": "4"}},
+     "[rag]: key 'embedding.dim' = '4': must be a whole number, not text (write it without "
+     "quotes)"),
 ])
 def test_types_are_strict(data: dict[str, Any], message: str) -> None:
     assert refused(data) == message
@@ -85,12 +85,12 @@ def test_a_key_added_later_gets_the_same_rules_without_declaring_them() -> None:
     ({"chunk_sise": 10}, "[rag]: unknown key 'chunk_sise' (did you mean 'chunk_size'?)"),
     ({"retrieval": {"fusoin": "rrf"}}, "[rag]: unknown key 'retrieval.fusoin' (did you mean "
                                        "'fusion'?)"),
-    ({"vector_store": {"turboquant": {"bitz": 3}}}, "[rag]: unknown key "
-     "'vector_store.turboquant.bitz' (did you mean 'bits'?)"),
+    ({"embedding": {"modle": "m"}}, "[rag]: unknown key 'embedding.modle' (did you mean "
+                                    "'model'?)"),
     ({"zzz": 1}, "[rag]: unknown key 'zzz'"),
     ({"retrieval": {"fusion": "rff"}}, "[rag]: key 'retrieval.fusion' = 'rff': Input should be "
                                        "'rrf' or 'score' (did you mean 'rrf'?)"),
-    ({"embedding_backend": "onx"}, "[rag]: key 'embedding_backend' = 'onx': Input should be "
+    ({"embedding": {"backend": "onx"}}, "[rag]: key 'embedding.backend' = 'onx': Input should be "
                                    "'torch', 'onnx', 'onnx-int8' or 'auto' (did you mean 'onnx'?)"),
 ])
 def test_unknown_keys_and_values_suggest_the_nearest(data: dict[str, Any], message: str) -> None:
@@ -98,7 +98,7 @@ def test_unknown_keys_and_values_suggest_the_nearest(data: dict[str, Any], messa
 
 
 @pytest.mark.parametrize(("table", "message"), [
-    ('embedding_provider = "hsh"', "key 'embedding_provider' = 'hsh': unknown embedding provider "
+    ('embedding.provider = "hsh"', "key 'embedding.provider' = 'hsh': unknown embedding provider "
                                    "(did you mean 'hash'?); valid: 'gemini', 'hash', 'local'"),
     ('[rag.vector_store]\nprovider = "chromaa"', "key 'vector_store.provider' = 'chromaa': unknown "
                                                  "vector store (did you mean 'chroma'?); valid:"),
@@ -107,8 +107,8 @@ def test_unknown_keys_and_values_suggest_the_nearest(data: dict[str, Any], messa
     ('[rag.vector_store]\nprovider = "postgres"\nurl = "postgresql://u@h/db"\n'
      '[rag.vector_store.postgres]\nm = "16"',
      "[rag.vector_store.postgres]: key 'm' = '16': must be a whole number, not text"),
-    ('embedding_provider = "os:system"', "embedding provider 'os:system' for key "
-                                         "'embedding_provider': calling it failed (TypeError:"),
+    ('embedding.provider = "os:system"', "embedding provider 'os:system' for key "
+                                         "'embedding.provider': calling it failed (TypeError:"),
 ])
 def test_errors_found_when_the_engine_is_built_name_the_file(tmp_path: Path, table: str,
                                                             message: str) -> None:
@@ -164,7 +164,7 @@ def validate_key(table: str, key: str, value: object) -> None:
     for part in reversed(path):
         data = {part: data}
     config = parse_config(data)
-    if path[:1] == ["vector_store"] and len(path) == 2 and path[1] != "turboquant":
+    if path[:1] == ["vector_store"] and len(path) == 2:
         store_settings(config, path[1])
 
 

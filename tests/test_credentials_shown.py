@@ -53,7 +53,7 @@ def _run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("command", [["index"], ["status"], ["search", "rockets"]])
 def test_the_cli_never_prints_a_chroma_servers_password(tmp_path: Path, command: list[str]) -> None:
     pytest.importorskip("chromadb")
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n[rag.vector_store]\n'
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\n[rag.vector_store]\n'
                                     'provider = "chroma"\nurl = "http://admin:pass@127.0.0.1:9"\n')
     write(tmp_path, "a.py", "x = 1\n")
     done = _run(tmp_path, *command)

@@ -51,7 +51,7 @@ def test_quickstart_test_ignores_an_index_a_previous_run_left_in_docs(tmp_path: 
     from ragloom import RAGConfig, RAGEngine
 
     left = copy_docs(DOCS, tmp_path / "left")
-    config = RAGConfig(embedding_provider="hash", embedding_dim=48)  # the quickstart's store
+    config = RAGConfig(embedding={"provider": "hash", "dim": 48})  # the quickstart's store
     with RAGEngine(config, base_dir=left) as engine:
         engine.index_directory()
     assert (left / ".ragloom").is_dir()

@@ -16,7 +16,7 @@ def test_import_ragloom_pulls_no_heavy_dependency() -> None:
         "import ragloom.integrations.gemini, ragloom.integrations.tools\n"
         "import ragloom.integrations.openai_compatible\n"
         "import tempfile\n"
-        "e = RAGEngine(RAGConfig(embedding_provider='hash', vector_store={'provider': 'memory'}),"
+        "e = RAGEngine(RAGConfig(embedding={'provider': 'hash'}, vector_store={'provider': 'memory'}),"
         " base_dir=tempfile.mkdtemp())\n"
         "e.add_documents(['a'], ['hello']); e.search('hello'); e.close()\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"

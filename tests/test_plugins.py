@@ -57,14 +57,14 @@ class TestPluginStoreConformance(StoreConformance):
 
     @pytest.fixture
     def store_factory(self, backend, tmp_path: Path):
-        config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "tiny"}})
+        config = parse_config({"embedding": {"provider": "hash"}, "vector_store": {"provider": "tiny"}})
         return lambda: backend.open(config, tmp_path, None, False)
 
 
 def test_toml_selects_the_plugin_store_and_embedder(installed_plugin: Path, tmp_path: Path) -> None:
     assert "tiny" in vector_stores.names() and "letters" in embedding_providers.names()
     project = tmp_path / "project"
-    write(project, "app.toml", '[rag]\nembedding_provider = "letters"\n\n'
+    write(project, "app.toml", '[rag]\nembedding.provider = "letters"\n\n'
                                '[rag.vector_store]\nprovider = "tiny"\n')
     write(project, "notes/zebra.md", "# Zebra\nzebras zigzag in the zoo\n")
     write(project, "notes/apple.md", "# Apple\napples are a pleasant apple snack\n")
@@ -84,7 +84,7 @@ def test_a_plugin_reader_claims_a_binary_format_and_tags_pages(installed_plugin:
     (project / "paper.tpages").write_bytes(b"TPAGES\x00" + "\f".join(pages).encode())
     (project / "fake.tpages").write_bytes(b"\x00\x01not this format")
     (project / "blob.bin").write_bytes(b"TPAGES\x00but no reader for .bin")
-    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "memory"},
+    config = parse_config({"embedding": {"provider": "hash"}, "vector_store": {"provider": "memory"},
                            "chunk_size": 40, "chunk_overlap": 0})
     with RAGEngine(config, project) as engine:
         report = engine.index_directory()
@@ -97,7 +97,7 @@ def test_a_plugin_reader_claims_a_binary_format_and_tags_pages(installed_plugin:
         ("# Intro\nand drag\n", 4, 4, 2, None, "markdown"),  # the heading repeated over page 2
         ("# Wings\nswept wings\n", 5, 6, 3, None, "markdown"),
     ]
-    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "memory"},
+    config = parse_config({"embedding": {"provider": "hash"}, "vector_store": {"provider": "memory"},
                            "chunk_size": 1000, "chunking": {"markdown_chunking": False}})
     with RAGEngine(config, project) as engine:
         engine.index_directory()
@@ -110,7 +110,7 @@ def test_a_plugin_reranker_reorders_the_fused_candidates(installed_plugin: Path,
     write(tmp_path, "a.txt", "wing lift\n")
     write(tmp_path, "b.txt", "wing lift drag speed " + "the other stuff here " * 30 + "\n")
     write(tmp_path, "c.txt", "wing wing wing wing wing lift lift lift\n")
-    config = parse_config({"embedding_provider": "hash", "vector_store": {"provider": "memory"},
+    config = parse_config({"embedding": {"provider": "hash"}, "vector_store": {"provider": "memory"},
                            "retrieval": {"reranker": "overlap", "merge_parts": False},
                            "relevance_gate": 0.0})
     query = "wing lift drag speed"
@@ -134,7 +134,7 @@ def test_a_plugin_reranker_reorders_the_fused_candidates(installed_plugin: Path,
 
 def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_plugin: Path,
                                                                       tmp_path: Path) -> None:
-    write(tmp_path, "app.toml", '[rag]\nembedding_provider = "hash"\n\n[rag.vector_store]\n'
+    write(tmp_path, "app.toml", '[rag]\nembedding.provider = "hash"\n\n[rag.vector_store]\n'
                                 'provider = "tiny"\n\n[rag.vector_store.tiny]\nmax_rows = 2\n')
     config = load_config(tmp_path / "app.toml")
     write(tmp_path, "a.txt", "one\n")
@@ -149,7 +149,7 @@ def test_backend_settings_live_in_sub_tables_validated_by_the_backend(installed_
         check_config(parse_config({"vector_store": {"provider": "tiny", "tiny": {"max_rows": 0}}}))
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.tiny\]: unknown key 'max_row' "
                                           r"\(did you mean 'max_rows'\?\)"):
-        RAGEngine(parse_config({"embedding_provider": "hash",
+        RAGEngine(parse_config({"embedding": {"provider": "hash"},
                                 "vector_store": {"provider": "tiny", "tiny": {"max_row": 5}}}), tmp_path)
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.memory\]: the 'memory' store takes no "
                                           r"settings"):
@@ -166,13 +166,13 @@ def test_unknown_names_list_built_ins_and_plugins(installed_plugin: Path) -> Non
                                           r"'tiny', 'turboquant'"):
         check_config(parse_config({"vector_store": {"provider": "qdrant"}}))
     with pytest.raises(ConfigError, match=r"valid: 'gemini', 'hash', 'letters', 'local'"):
-        check_config(parse_config({"embedding_provider": "bert"}))
+        check_config(parse_config({"embedding": {"provider": "bert"}}))
 
 
 def test_a_module_factory_path_needs_no_packaging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(PLUGIN / "src"))
     monkeypatch.delitem(sys.modules, "ragloom_tiny_plugin", raising=False)
-    config = parse_config({"embedding_provider": "ragloom_tiny_plugin:letters_provider",
+    config = parse_config({"embedding": {"provider": "ragloom_tiny_plugin:letters_provider"},
                            "vector_store": {"provider": "ragloom_tiny_plugin:TinyBackend"}})
     write(tmp_path, "a.txt", "quiet quokkas\n")
     with RAGEngine(config, tmp_path) as engine:
@@ -201,4 +201,4 @@ def test_a_broken_plugin_says_which_and_why(installed_plugin: Path) -> None:
 class TestPluginEmbedderConformance(EmbedderConformance):
     @pytest.fixture
     def provider(self, installed_plugin: Path):
-        return embedding_providers.get("letters")(parse_config({"embedding_provider": "letters"}))
+        return embedding_providers.get("letters")(parse_config({"embedding": {"provider": "letters"}}))

@@ -11,7 +11,7 @@ from ragloom import RAGEngine, load_config
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 relevance_gate = 0.0
 chunk_size = 160
 chunk_unit = "characters"

@@ -17,7 +17,7 @@ pytest.importorskip("chromadb", reason="the CLI tests use the embedded Chroma st
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 
 [rag.vector_store]
 provider = "chroma"
@@ -141,7 +141,7 @@ def test_missing_config_file_and_bad_path_exit_2(project: Path) -> None:
 
 
 def test_pyproject_tool_table_is_read(tmp_path: Path) -> None:
-    write(tmp_path, "pyproject.toml", "[project]\nname='x'\n\n[tool.ragloom]\nembedding_provider='hash'\n"
+    write(tmp_path, "pyproject.toml", "[project]\nname='x'\n\n[tool.ragloom]\nembedding.provider='hash'\n"
           "[tool.ragloom.vector_store]\nprovider='chroma'\ncollection_name='fromproject'\n")
     assert ragloom(tmp_path, "index").returncode == 0
     result = ragloom(tmp_path, "status", "--json")
@@ -164,8 +164,8 @@ def test_model_loading_noise_is_silenced_unless_verbose(tmp_path: Path) -> None:
 
 
 def test_a_query_below_the_relevance_gate_says_so(project: Path) -> None:
-    write(project, "ragloom.toml", CONFIG.replace('embedding_provider = "hash"',
-                                                  'embedding_provider = "hash"\nrelevance_gate = 0.9'))
+    write(project, "ragloom.toml", CONFIG.replace('embedding.provider = "hash"',
+                                                  'embedding.provider = "hash"\nrelevance_gate = 0.9'))
     assert ragloom(project, "index").returncode == 0
     result = ragloom(project, "search", "weather tomorrow")
     assert result.returncode == 3 and result.stdout == ""

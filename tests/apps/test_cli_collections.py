@@ -12,7 +12,7 @@ from helpers import write
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 
 [rag.vector_store]
 provider = "turboquant"

@@ -31,12 +31,12 @@ def run_cli(project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     ('top_k = "5"', "key 'top_k' = '5': must be a whole number, not text (write it without quotes)"),
     ("chunk_size = 100000000000000000000000", "key 'chunk_size' = 100000000000000000000000:"),
     ("top_k_ = 3", "unknown key 'top_k_' (did you mean 'top_k'?)"),
-    ('embedding_provider = "hsh"', "key 'embedding_provider' = 'hsh': unknown embedding provider "
+    ('embedding.provider = "hsh"', "key 'embedding.provider' = 'hsh': unknown embedding provider "
                                    "(did you mean 'hash'?)"),
-    ('embedding_provider = "hash"\n[rag.vector_store]\nprovider = "chromaa"',
+    ('embedding.provider = "hash"\n[rag.vector_store]\nprovider = "chromaa"',
      "key 'vector_store.provider' = 'chromaa': unknown vector store (did you mean 'chroma'?)"),
-    ('embedding_provider = "os:system"', "embedding provider 'os:system' for key "
-                                         "'embedding_provider': calling it failed"),
+    ('embedding.provider = "os:system"', "embedding provider 'os:system' for key "
+                                         "'embedding.provider': calling it failed"),
 ])
 def test_a_config_mistake_exits_2_with_one_line_naming_file_key_and_value(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -71,7 +71,7 @@ def test_ctrl_c_during_index_says_what_was_kept_and_that_index_resumes(
     """Ctrl-C (a real SIGINT, sent when the 200th file has been read) stops the run at the
     next safe point: the files written so far stay, the rest are pending, and running
     ``index`` again indexes exactly those."""
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n')
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\n')
     for number in range(FILES):
         write(tmp_path, f"notes/n{number:03d}.md", f"# Note {number}\n\nword{number} text\n")
     sent: list[int] = []
@@ -122,7 +122,7 @@ def terminal_sigint() -> Iterator[None]:
 @pytest.mark.usefixtures("terminal_sigint")
 def test_a_second_ctrl_c_stops_at_once_and_still_exits_130(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n')
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\n')
     for number in range(20):
         write(tmp_path, f"n{number}.md", f"# Note {number}\n")
 

@@ -16,8 +16,8 @@ from helpers import write
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
-relevance_gate = -1
+embedding.provider = "hash"
+relevance_gate = false
 
 [rag.vector_store]
 provider = "turboquant"
@@ -101,7 +101,7 @@ def test_top_k_and_min_score(project: Path) -> None:
 
 
 def test_the_gate_says_what_it_cut_and_no_gate_shows_it(tmp_path: Path) -> None:
-    write(tmp_path, "ragloom.toml", CONFIG.replace("relevance_gate = -1", "relevance_gate = 0.99"))
+    write(tmp_path, "ragloom.toml", CONFIG.replace("relevance_gate = false", "relevance_gate = 0.99"))
     write(tmp_path, "docs/rockets.md", "# Rockets\n\nRockets launch satellites into orbit.\n")
     assert ragloom(tmp_path, "index").returncode == 0
     gated = ragloom(tmp_path, "search", "weather tomorrow")

@@ -89,7 +89,7 @@ def test_inspect_prints_its_address_and_serves_the_api(tmp_path: Path) -> None:
 
 
 def test_inspect_without_an_index_says_so(tmp_path: Path) -> None:
-    (tmp_path / "ragloom.toml").write_text('[rag]\nembedding_provider = "hash"\n', encoding="utf-8")
+    (tmp_path / "ragloom.toml").write_text('[rag]\nembedding.provider = "hash"\n', encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "ragloom", "inspect"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 1 and "no index in" in done.stderr

@@ -26,7 +26,7 @@ FILES = 20_000
 @pytest.fixture(scope="module")
 def many_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("many-files")
-    write(root, "ragloom.toml", "[rag]\nembedding_provider = \"hash\"\nembedding_cache = false\n"
+    write(root, "ragloom.toml", "[rag]\nembedding.provider = \"hash\"\nembedding.cache = false\n"
           "[rag.vector_store]\nprovider = \"turboquant\"\n")
     for number in range(FILES):  # 100 folders of 200 one-line files
         folder = root / "notes" / f"{number // 200:03d}"

@@ -27,7 +27,7 @@ from ragloom import RAGEngine, load_config  # noqa: E402
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 relevance_gate = 0.0
 
 [rag.vector_store]
@@ -168,7 +168,7 @@ def test_the_server_answers_other_calls_while_a_search_is_in_flight(project: Pat
     gate.mkdir()
     config = (project / "ragloom.toml").read_text(encoding="utf-8")
     (project / "ragloom.toml").write_text(config.replace(
-        'embedding_provider = "hash"', 'embedding_provider = "gated_embedder:factory"'), encoding="utf-8")
+        'embedding.provider = "hash"', 'embedding.provider = "gated_embedder:factory"'), encoding="utf-8")
     fakes = Path(__file__).resolve().parents[1] / "fakes"
     parameters = stdio_server(project)
     parameters.env = {**(parameters.env or {}), "RAGLOOM_TEST_GATE": str(gate),
@@ -213,7 +213,7 @@ def test_rag_search_says_when_the_gate_left_nothing(tmp_path: Path) -> None:
         assert gated.structured_content | {"best_score": 0} == {
             "query": "weather tomorrow", "results": [], "nothing_relevant": True, "best_score": 0,
             "relevance_gate": 0.99}
-        engine.config.relevance_gate = -1.0
+        engine.config.relevance_gate = False
         found = asyncio.run(call(engine, "rockets orbit"))
         assert found.structured_content["nothing_relevant"] is False
         assert found.structured_content["results"][0]["path"] == "docs/rockets.md"
@@ -232,7 +232,7 @@ def test_rag_search_compresses_when_asked(tmp_path: Path) -> None:
         async with Client(build_server(engine)) as client:
             return await client.call_tool("rag_search", {"query": "reconcile vat", "top_k": 1} | arguments)
 
-    config = hash_config(relevance_gate=-1.0, retrieval={  # spare none
+    config = hash_config(relevance_gate=False, retrieval={  # spare none
         "compress_whole_share": 2.0, "compress_whole_top": 0, "compress_window": 2})
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()

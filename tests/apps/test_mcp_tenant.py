@@ -21,7 +21,7 @@ from ragloom import RAGEngine, load_config  # noqa: E402
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 relevance_gate = 0.0
 tenant = "acme"
 

@@ -88,7 +88,7 @@ class CountingMeasure(CharacterMeasure):
 def work(language: str, path: str, text: str) -> int:
     """Python calls plus measured characters of chunking ``text`` as ``language``."""
     measure = CountingMeasure()
-    config = RAGConfig(embedding_provider="hash")
+    config = RAGConfig(embedding={"provider": "hash"})
     chunker = FileChunker(config, ChunkSizing("characters", 300, 60, measure)).chunker_for(
         path, language)
     chunker.chunk(text[:200], path)  # grammar loading and caches are not the input's work

@@ -96,7 +96,7 @@ LANGUAGES = {"QueueScreen.vue": "vue", "TodoList.svelte": "svelte",
 
 
 def chunks_of(path: str, size: int = 300) -> list:
-    config = RAGConfig(embedding_provider="hash", chunk_size=size, chunk_overlap=size // 5)
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=size, chunk_overlap=size // 5)
     return FileChunker(config).chunk((SAMPLES / path).read_text(encoding="utf-8"), path)
 
 
@@ -140,7 +140,7 @@ def test_export_default_members_are_named_by_the_component(tmp_path: Path) -> No
     source = ("<template><p>{{ total }}</p></template>\n<script>\nexport default {\n"
               "  name: 'Cart',\n  methods: {\n    checkout () {\n      return this.$api.post()\n"
               "    },\n  },\n  computed: {\n    total () { return 1 },\n  },\n}\n</script>\n")
-    config = RAGConfig(embedding_provider="hash", chunk_size=60, chunk_overlap=10)
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=60, chunk_overlap=10)
     chunks = FileChunker(config).chunk(source, "components/CartPanel.vue")
     symbols = [c.metadata.get("symbol") for c in chunks if c.metadata["section"] == "script"]
     assert "CartPanel.checkout" in symbols and "CartPanel.total" in symbols
@@ -159,7 +159,7 @@ def test_a_comment_one_blank_line_above_a_definition_documents_it() -> None:
               "export function send (order) {\n  return api.post(order)\n}\n\n"
               "// Cancels an order that has not shipped.\n\nexport function cancel (order) {\n"
               "  return api.delete(order)\n}\n")
-    config = RAGConfig(embedding_provider="hash", chunk_size=160, chunk_overlap=32)
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=160, chunk_overlap=32)
     chunks = FileChunker(config).chunk(source, "orders.js")
     # the licence opens the imports (a function's chunk is not opened by them)
     assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata.get("symbol"))
@@ -173,7 +173,7 @@ def test_a_yaml_comment_stays_with_the_key_below_it() -> None:
     source = ("# Application settings\napp:\n  name: koel\n  # How long a session lasts, in minutes.\n"
               "  # Longer sessions keep users signed in across restarts.\n  session_lifetime: 120\n"
               "  # The queue driver jobs go through.\n  queue: redis\n")
-    config = RAGConfig(embedding_provider="hash", chunk_size=140, chunk_overlap=28)
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=140, chunk_overlap=28)
     chunks = FileChunker(config).chunk(source, "config/app.yml")
     assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
         (1, 3), (4, 6), (7, 8)]

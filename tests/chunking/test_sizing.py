@@ -40,7 +40,7 @@ def test_default_size_is_the_model_window_in_tokens_less_the_header() -> None:
 
 
 def test_without_a_tokenizer_sizes_stay_in_characters() -> None:
-    sizing = resolve_chunk_sizing(RAGConfig(embedding_provider="hash"), None)
+    sizing = resolve_chunk_sizing(RAGConfig(embedding={"provider": "hash"}), None)
     assert (sizing.unit, sizing.size, sizing.overlap) == ("characters", 1000, 200)
 
 
@@ -61,12 +61,12 @@ def test_a_size_beyond_the_window_is_refused_naming_key_and_window() -> None:
 
 def test_tokens_without_a_tokenizer_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"'chunk_unit' = 'tokens'.*'hash' has no local tokenizer"):
-        resolve_chunk_sizing(RAGConfig(embedding_provider="hash", chunk_unit="tokens"), None)
+        resolve_chunk_sizing(RAGConfig(embedding={"provider": "hash"}, chunk_unit="tokens"), None)
 
 
 def test_overlap_above_the_resolved_size_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"chunk_overlap \(1500\) must be smaller than chunk_size \(1000\)"):
-        resolve_chunk_sizing(RAGConfig(chunk_overlap=1500, embedding_provider="hash"), None)
+        resolve_chunk_sizing(RAGConfig(chunk_overlap=1500, embedding={"provider": "hash"}), None)
 
 
 def test_every_chunker_holds_chunks_to_the_token_window() -> None:
@@ -96,7 +96,7 @@ def test_with_the_real_model_no_chunk_is_longer_than_its_window(tmp_path: Path) 
     readme = next(Path(sentence_transformers.__file__).parent.rglob("*.md"), None)
     if readme is not None:
         write(project, "docs/card.md", readme.read_text(encoding="utf-8"))
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "memory"})
+    config = RAGConfig(embedding={"provider": "local"}, vector_store={"provider": "memory"})
     with RAGEngine(config, project) as engine:
         sizing = engine._sizing
         assert (sizing.unit, sizing.size) == ("tokens", 254 - HEADER_TOKENS)

@@ -119,7 +119,7 @@ def test_missing_api_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_unknown_model_needs_a_dimension() -> None:
-    with pytest.raises(ConfigError, match="embedding_dim must be set"):
+    with pytest.raises(ConfigError, match="'embedding.dim' must be set"):
         GeminiEmbeddingProvider("my-tuned-model", api_key=API_KEY)
 
 
@@ -134,8 +134,9 @@ def test_engine_with_gemini_from_config(server: FakeGeminiServer, tmp_path: Path
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_GEMINI_KEY", API_KEY)
     config = RAGConfig.model_validate({
-        "embedding_provider": "gemini", "embedding_dim": 128, "api_key_env": "MY_GEMINI_KEY",
-        "embedding_base_url": server.base_url, "vector_store": {"provider": "memory"},
+        "embedding": {"provider": "gemini", "dim": 128, "base_url": server.base_url,
+                      "api_key_env": "MY_GEMINI_KEY"},
+        "vector_store": {"provider": "memory"},
     })
     (tmp_path / "a.txt").write_text("rockets launch satellites into orbit")
     (tmp_path / "b.txt").write_text("apples and pears are fruit")
@@ -157,9 +158,9 @@ def test_an_outage_keeps_every_batch_already_embedded(server: FakeGeminiServer, 
     monkeypatch.setenv("MY_GEMINI_KEY", API_KEY)
     monkeypatch.setattr(indexer, "FIRST_WINDOW_CHUNKS", 256)
     config = RAGConfig.model_validate({
-        "embedding_provider": "gemini", "embedding_dim": 64, "api_key_env": "MY_GEMINI_KEY",
-        "embedding_base_url": server.base_url, "embedding_concurrency": 1,
-        "embedding_max_retries": 0, "vector_store": {"provider": "turboquant"},
+        "embedding": {"provider": "gemini", "dim": 64, "base_url": server.base_url, "concurrency": 1,
+                      "max_retries": 0, "api_key_env": "MY_GEMINI_KEY"},
+        "vector_store": {"provider": "turboquant"},
     })
     for index in range(550):
         (tmp_path / f"note{index:03d}.txt").write_text(f"note number {index} about topic {index % 7}")
@@ -191,8 +192,8 @@ def test_a_repeated_search_sends_no_request_and_a_document_never_answers_a_query
     """The query asked again, in this engine or the next, is not sent again; a query
     whose text equals an indexed chunk's is still sent with RETRIEVAL_QUERY."""
     config = RAGConfig.model_validate({
-        "embedding_provider": "gemini", "embedding_dim": 128, "api_key": API_KEY,
-        "embedding_base_url": server.base_url, "vector_store": {"provider": "turboquant"},
+        "embedding": {"provider": "gemini", "dim": 128, "base_url": server.base_url, "api_key": API_KEY},
+        "vector_store": {"provider": "turboquant"},
         "chunking": {"embed_header": False}})
     (tmp_path / "a.txt").write_text("rockets launch satellites into orbit")
     with RAGEngine(config, tmp_path) as engine:

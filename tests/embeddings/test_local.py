@@ -76,8 +76,8 @@ def test_safe_from_several_threads(minilm: LocalEmbeddingProvider) -> None:
 
 
 def test_wrong_embedding_dim_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match=r"'embedding_dim' = 768.*produces 384-d"):
-        create_embedding_provider(hash_config(embedding_provider="local", embedding_dim=768))
+    with pytest.raises(ConfigError, match=r"'embedding.dim' = 768.*produces 384-d"):
+        create_embedding_provider(hash_config(embedding={"provider": "local", "dim": 768}))
 
 
 def test_unloadable_model_names_itself(tmp_path) -> None:

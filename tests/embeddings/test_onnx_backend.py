@@ -106,7 +106,7 @@ def test_switching_backend_keeps_the_index_and_caches_each_backend_apart(
         if rewrite is not None:
             path = tmp_path / f"notes/n{rewrite}.md"
             path.write_text(path.read_text(encoding="utf-8") + f"drag under {backend}\n", encoding="utf-8")
-        config = RAGConfig(embedding_provider="local", embedding_backend=backend,
+        config = RAGConfig(embedding={"provider": "local", "backend": backend},
                            vector_store={"provider": "turboquant"})
         with RAGEngine(config, tmp_path) as engine:
             report = engine.index_directory()

@@ -17,7 +17,7 @@ from ragloom.embeddings.query_cache import QueryEmbedder
 
 
 def config(**overrides: object) -> RAGConfig:
-    data = {"embedding_provider": "hash", "relevance_gate": 0.0,
+    data = {"embedding": {"provider": "hash"}, "relevance_gate": 0.0,
             "vector_store": {"provider": "turboquant"}, **overrides}
     return RAGConfig.model_validate(data)
 
@@ -92,7 +92,8 @@ def test_a_read_only_engine_without_a_cache_file_creates_none(tmp_path: Path) ->
 def test_without_the_embedding_cache_every_search_embeds_its_query(tmp_path: Path) -> None:
     write(tmp_path, "a.md", "Rockets launch satellites.\n")
     provider = TaskCountingProvider()
-    with RAGEngine(config(embedding_cache=False), tmp_path, embedding_provider=provider) as engine:
+    with RAGEngine(config(embedding={"provider": "hash", "cache": False}), tmp_path,
+                   embedding_provider=provider) as engine:
         engine.index_directory()
         engine.search("rockets")
         engine.search("rockets")

@@ -18,7 +18,7 @@ from helpers import write  # noqa: E402
 pytestmark = pytest.mark.slow
 
 HEAVY = ("torch", "sentence_transformers", "transformers")
-CONFIG = "[rag]\nembedding_provider = \"local\"\nembedding_backend = \"onnx-int8\"\n" \
+CONFIG = "[rag]\nembedding.provider = \"local\"\nembedding.backend = \"onnx-int8\"\n" \
          "[rag.vector_store]\nprovider = \"turboquant\"\n"
 
 #: Runs the CLI in-process, then names the heavy modules it imported.
@@ -72,7 +72,7 @@ LIBRARY = """
 import sys
 from ragloom import RAGConfig, RAGEngine
 for backend in ("torch", "onnx-int8"):
-    config = RAGConfig(embedding_provider="local", embedding_backend=backend,
+    config = RAGConfig(embedding={"provider": "local", "backend": backend},
                        vector_store={"provider": "turboquant"}, index_dir=".ragloom-" + backend)
     with RAGEngine(config, sys.argv[1]) as engine:
         engine.index_directory()

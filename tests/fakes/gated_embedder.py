@@ -1,4 +1,4 @@
-"""An embedding provider (``embedding_provider = "gated_embedder:factory"``) that embeds like
+"""An embedding provider (``[rag.embedding] provider = "gated_embedder:factory"``) that embeds like
 the hash provider but holds a query containing ``hold`` until a file appears: a search that
 stays in flight as long as a test wants, without sleeps. The folder of the signal files is
 ``$RAGLOOM_TEST_GATE``: ``started`` is written when a held query arrives, ``release`` lets it go."""
@@ -29,4 +29,4 @@ class GatedEmbedder(HashEmbeddingProvider):
 
 
 def factory(config: RAGConfig) -> GatedEmbedder:
-    return GatedEmbedder(config.embedding_dim or DEFAULT_HASH_DIMENSION)
+    return GatedEmbedder(config.embedding.dim or DEFAULT_HASH_DIMENSION)

@@ -109,8 +109,8 @@ def test_status_after_clearing_every_file_counts_zero(tmp_path: Path) -> None:
 @pytest.mark.parametrize("config", [
     config_for("memory"),  # in memory: nothing on disk to read
     config_for("chroma", vector_store={"provider": "chroma", "url": "http://localhost:1"}),
-    config_for("turboquant", embedding_dim=64),  # another model than the index's
-    config_for("turboquant", embedding_provider="local"),
+    config_for("turboquant", embedding={"dim": 64}),  # another model than the index's
+    config_for("turboquant", embedding={"provider": "local"}),
 ], ids=["memory", "chroma-server", "other-dimension", "other-provider"])
 def test_indexes_it_does_not_read_are_left_to_the_engine(tmp_path: Path, config: RAGConfig) -> None:
     build(tmp_path, config_for("turboquant"))
@@ -136,7 +136,7 @@ CLI = ("import sys\nfrom ragloom.apps.cli import main\ncode = main(sys.argv[1:])
 @pytest.mark.parametrize("store", STORES)
 def test_status_opens_no_store_and_imports_no_numpy(tmp_path: Path, store: str) -> None:
     build(tmp_path, config_for(store))
-    write(tmp_path, "ragloom.toml", f"[rag]\nembedding_provider = 'hash'\n[rag.vector_store]\n"
+    write(tmp_path, "ragloom.toml", f"[rag]\nembedding.provider = 'hash'\n[rag.vector_store]\n"
                                     f"provider = '{store}'\n")
     for args in (["status"], ["status", "--json"]):
         result = subprocess.run([sys.executable, "-c", CLI, *args], cwd=tmp_path, capture_output=True,
@@ -149,7 +149,7 @@ def test_status_opens_no_store_and_imports_no_numpy(tmp_path: Path, store: str) 
 
 def test_status_of_an_index_built_by_another_model_says_so(tmp_path: Path) -> None:
     build(tmp_path, config_for("turboquant"))
-    write(tmp_path, "ragloom.toml", "[rag]\nembedding_provider = 'hash'\nembedding_dim = 64\n"
+    write(tmp_path, "ragloom.toml", "[rag]\nembedding.provider = 'hash'\nembedding.dim = 64\n"
                                     "[rag.vector_store]\nprovider = 'turboquant'\n")
     result = subprocess.run([sys.executable, "-m", "ragloom", "status"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)

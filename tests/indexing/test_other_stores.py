@@ -37,7 +37,7 @@ def test_the_cli_names_the_chroma_index_the_new_default_does_not_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("chromadb")
     build(tmp_path, "chroma")
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n')  # the default store
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\n')  # the default store
     monkeypatch.chdir(tmp_path)
     for command in (["search", "launch"], ["status"]):
         assert main(command) == 1

@@ -21,7 +21,7 @@ def app(folder: Path) -> Path:
 
 def engine_at(base: Path, store: str = "turboquant") -> RAGEngine:
     base.mkdir(parents=True, exist_ok=True)
-    return RAGEngine(hash_config(vector_store={"provider": store}, relevance_gate=-1), base)
+    return RAGEngine(hash_config(vector_store={"provider": store}, relevance_gate=False), base)
 
 
 def test_a_folder_outside_base_dir_is_named_by_its_name(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def test_a_stopped_run_resumes_without_embedding_anything_twice(tmp_path: Path,
         write(tmp_path, f"notes/n{index:02}.md", f"# Note {index}\nrib number {index} of the wing\n")
     stop = threading.Event()
     provider = CountingStopper(stop, stop_after=5)
-    config = hash_config(vector_store={"provider": "turboquant"}, embedding_batch_size=4)
+    config = hash_config(vector_store={"provider": "turboquant"}, embedding={"batch_size": 4})
     with RAGEngine(config, tmp_path, embedding_provider=provider) as engine:
         with pytest.raises(IndexingStopped):
             engine.index_directory(stop=stop)

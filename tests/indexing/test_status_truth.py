@@ -66,7 +66,7 @@ def test_the_quick_status_walks_by_the_engine_rules(tmp_path: Path) -> None:
 
 def test_the_cli_json_and_api_give_one_format(tmp_path: Path) -> None:
     project(tmp_path)
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\n\n'
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\n\n'
           '[rag.vector_store]\nprovider = "turboquant"\n')
     run = [sys.executable, "-m", "ragloom"]
     subprocess.run([*run, "index"], cwd=tmp_path, check=True, capture_output=True)
@@ -143,7 +143,7 @@ def test_a_chroma_server_index_answers_status_without_chromadb(tmp_path: Path) -
     project(tmp_path / "app")
     with ChromaServer(tmp_path / "server") as server:
         url = server.url.replace("://", "://reader:ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8@")
-        write(tmp_path / "app", "ragloom.toml", '[rag]\nembedding_provider = "hash"\n\n'
+        write(tmp_path / "app", "ragloom.toml", '[rag]\nembedding.provider = "hash"\n\n'
               f'[rag.vector_store]\nprovider = "chroma"\nurl = "{server.url}"\n')
         subprocess.run([sys.executable, "-m", "ragloom", "index"], cwd=tmp_path / "app", check=True,
                        capture_output=True)

@@ -162,7 +162,7 @@ def test_status_prints_the_tenant_share_and_the_collection_total(store_config: A
 
 def test_per_tenant_limits_are_validated_naming_the_key() -> None:
     with pytest.raises(ConfigError, match="max_bytes_per_tenant"):
-        parse_config({"embedding_provider": "hash", "limits": {"max_bytes_per_tenant": 0}})
+        parse_config({"embedding": {"provider": "hash"}, "limits": {"max_bytes_per_tenant": 0}})
 
 
 def test_ragloom_status_json_of_a_tenant_config_shows_its_share(tmp_path: Path) -> None:
@@ -177,7 +177,7 @@ def test_ragloom_status_json_of_a_tenant_config_shows_its_share(tmp_path: Path) 
         service.add_documents(*texts("acme", 0, 2), tenant="acme")
         service.add_documents(*texts("globex", 0, 3), tenant="globex")
         service.ingest_text("own", TEXT.format(7))  # the untenanted index, readable from disk
-    write(tmp_path, "ragloom.toml", '[rag]\nembedding_provider = "hash"\ntenant = "acme"\n'
+    write(tmp_path, "ragloom.toml", '[rag]\nembedding.provider = "hash"\ntenant = "acme"\n'
           '[rag.vector_store]\nprovider = "turboquant"\n'
           '[rag.limits]\nmax_bytes = 1000\nmax_bytes_per_tenant = 100\n')
     result = subprocess.run([sys.executable, "-m", "ragloom", "status", "--json"], cwd=tmp_path,

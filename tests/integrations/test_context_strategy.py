@@ -39,7 +39,7 @@ def engine_with(tmp_path: Path, **settings: object) -> RAGEngine:
 
 def test_auto_preloads_a_corpus_that_fits_in_path_order(tmp_path: Path, chat) -> None:
     server, gemini = chat
-    with engine_with(tmp_path, strategy="auto", context_budget_tokens=2000) as engine:
+    with engine_with(tmp_path, prompt={"strategy": "auto", "context_budget_tokens": 2000}) as engine:
         result = gemini.send_detailed(ASSISTANT_PROMPT, "anything at all", rag_engine=engine)
     assert [path for path, _ in result.sources] == ["docs/a.md", "docs/b.md", "src/c.py"]
     instruction = result.system_instruction
@@ -53,7 +53,7 @@ def test_auto_preloads_a_corpus_that_fits_in_path_order(tmp_path: Path, chat) ->
 def test_auto_searches_when_the_corpus_is_larger_than_the_budget(tmp_path: Path, chat) -> None:
     _, gemini = chat
     write(tmp_path, "docs/big.md", "# Big\n" + "padding words here " * 200 + "\n")
-    with engine_with(tmp_path, strategy="auto", context_budget_tokens=100) as engine:
+    with engine_with(tmp_path, prompt={"strategy": "auto", "context_budget_tokens": 100}) as engine:
         assert engine.corpus_tokens() > 100
         result = gemini.send_detailed(ASSISTANT_PROMPT, "rockets", rag_engine=engine, top_k=1)
     assert [path for path, _ in result.sources] == ["docs/a.md"]
@@ -62,7 +62,7 @@ def test_auto_searches_when_the_corpus_is_larger_than_the_budget(tmp_path: Path,
 def test_preload_leaves_out_files_that_do_not_fit(tmp_path: Path, chat) -> None:
     _, gemini = chat
     write(tmp_path, "docs/big.md", "# Big\n" + "padding words here " * 200 + "\n")
-    with engine_with(tmp_path, strategy="preload", context_budget_tokens=120) as engine:
+    with engine_with(tmp_path, prompt={"strategy": "preload", "context_budget_tokens": 120}) as engine:
         result = gemini.send_detailed(ASSISTANT_PROMPT, "q", rag_engine=engine)
     assert [path for path, _ in result.sources] == ["docs/a.md", "docs/b.md", "src/c.py"]
     assert "padding words" not in result.system_instruction
@@ -71,18 +71,19 @@ def test_preload_leaves_out_files_that_do_not_fit(tmp_path: Path, chat) -> None:
 def test_budget_as_a_share_of_the_models_window(tmp_path: Path, chat) -> None:
     _, gemini = chat
     write(tmp_path, "docs/big.md", "# Big\n" + "padding words here " * 200 + "\n")
-    with engine_with(tmp_path, strategy="auto", context_budget=0.0001) as engine:  # 104 tokens of 1M
+    share = {"strategy": "auto", "context_budget": 0.0001}  # 104 tokens of 1M
+    with engine_with(tmp_path, prompt=share) as engine:
         searched = gemini.send_detailed(ASSISTANT_PROMPT, "rockets", rag_engine=engine, top_k=1)
         gemini.model = "my-finetune"
         with pytest.raises(ConfigError, match="context window, which ragloom does not know for model "
-                                              "'my-finetune'; set context_budget_tokens"):
+                                              "'my-finetune'; set prompt.context_budget_tokens"):
             gemini.send_detailed(ASSISTANT_PROMPT, "rockets", rag_engine=engine)
     assert [path for path, _ in searched.sources] == ["docs/a.md"]  # 104 tokens: it searched
 
 
 def test_the_notice_is_opt_in(tmp_path: Path, chat) -> None:
     server, gemini = chat
-    with engine_with(tmp_path, min_score=0.99, no_results_notice=True) as engine:
+    with engine_with(tmp_path, min_score=0.99, prompt={"no_results_notice": True}) as engine:
         noticed = gemini.send_detailed(ASSISTANT_PROMPT, "quantum chromodynamics", rag_engine=engine)
     assert noticed.sources == []
     assert noticed.system_instruction == ASSISTANT_PROMPT.rstrip("\n") + \
@@ -93,5 +94,6 @@ def test_the_notice_is_opt_in(tmp_path: Path, chat) -> None:
 
 
 def test_preloading_needs_a_budget() -> None:
-    with pytest.raises(ConfigError, match="strategy 'auto' needs a budget: set context_budget_tokens"):
-        parse_config({"strategy": "auto"})
+    with pytest.raises(ConfigError, match=r"^\[rag\]: key 'prompt': strategy 'auto' needs a budget: "
+                                          r"set context_budget_tokens"):
+        parse_config({"prompt": {"strategy": "auto"}})

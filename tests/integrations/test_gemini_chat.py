@@ -157,7 +157,7 @@ def test_small_talk_injects_nothing_with_the_real_model(server: FakeGeminiServer
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     write(tmp_path, "textwrap.py", (stdlib / "textwrap.py").read_text(encoding="utf-8"))
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "memory"})
+    config = RAGConfig(embedding={"provider": "local"}, vector_store={"provider": "memory"})
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()
         for reply in ("Hi!", "Hi!", "Use wrap()."):

@@ -139,7 +139,7 @@ def test_a_damaged_bm25_segment_read_at_open_is_rebuilt_from_the_store_and_repor
 def test_status_check_names_the_damaged_file_and_exits_non_zero(pristine: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(pristine, project)
-    write(project, "ragloom.toml", "[rag]\nembedding_provider = 'hash'\n[rag.vector_store]\n"
+    write(project, "ragloom.toml", "[rag]\nembedding.provider = 'hash'\n[rag.vector_store]\n"
                                    "provider = 'turboquant'\n")
     clean = ragloom(project, "status", "--check")
     assert clean.returncode == 0 and "check: ok" in clean.stdout, clean.stdout + clean.stderr

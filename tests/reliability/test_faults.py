@@ -68,7 +68,7 @@ def test_a_damaged_index_is_named_and_rebuilt_on_purpose_from_the_sources(tmp_pa
         with pytest.raises(CorruptIndexError, match=rf"{re.escape(str(damaged))} is damaged .*"
                            r"'ragloom index --rebuild'"):
             RAGEngine(hash_config(vector_store=TURBOQUANT), tmp_path, read_only=read_only)
-    write(tmp_path, "ragloom.toml", "[rag]\nembedding_provider = 'hash'\n[rag.vector_store]\n"
+    write(tmp_path, "ragloom.toml", "[rag]\nembedding.provider = 'hash'\n[rag.vector_store]\n"
                                     "provider = 'turboquant'\n")
     refused = ragloom(tmp_path, "index")
     assert refused.returncode == 1 and str(damaged) in refused.stderr and "--rebuild" in refused.stderr
@@ -104,7 +104,7 @@ def test_a_garbage_embedding_cache_never_blocks_a_write(tmp_path: Path) -> None:
 def test_another_model_is_refused_and_the_index_kept(tmp_path: Path) -> None:
     indexed_project(tmp_path)
     with pytest.raises(IndexMismatchError, match=r"\(384-d\).*not hash/feature-hash-v1 \(128-d\)"):
-        RAGEngine(hash_config(embedding_dim=128, vector_store=TURBOQUANT), tmp_path)
+        RAGEngine(hash_config(embedding={"dim": 128}, vector_store=TURBOQUANT), tmp_path)
     with RAGEngine(hash_config(vector_store=TURBOQUANT), tmp_path, read_only=True) as reader:
         assert reader.count() == 6
 

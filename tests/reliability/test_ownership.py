@@ -83,7 +83,7 @@ def test_user_files_survive_dimension_change_reset_and_rebuild(tmp_path: Path, s
     index_dir = project / ".ragloom"
     write(store_dir, "important.txt", "keep me\n")
     write(index_dir, "important.txt", "keep me too\n")
-    changed = hash_config(embedding_dim=256, vector_store={"provider": store, "path": str(store_dir)})
+    changed = hash_config(embedding={"dim": 256}, vector_store={"provider": store, "path": str(store_dir)})
     with pytest.raises(IndexMismatchError):  # another dimension: refused, nothing deleted
         RAGEngine(changed, project)
     assert (store_dir / "important.txt").is_file() and (index_dir / "important.txt").is_file()
@@ -105,7 +105,7 @@ def test_reading_with_another_model_never_drops_the_index(tmp_path: Path, store:
     config = hash_config(vector_store={"provider": store})
     with RAGEngine(config, tmp_path) as engine:
         engine.index_directory()
-    other = hash_config(embedding_dim=256, vector_store={"provider": store})
+    other = hash_config(embedding={"dim": 256}, vector_store={"provider": store})
     with pytest.raises(StoreError, match=r"built with hash/feature-hash-v1 \(384-d\).*ragloom index"):
         RAGEngine(other, tmp_path, read_only=True)
     with RAGEngine(config, tmp_path, read_only=True) as reader:
@@ -156,7 +156,7 @@ def test_user_files_named_like_segments_survive_merges_reset_and_rebuild(tmp_pat
     with RAGEngine(config, project, rebuild=True) as engine:
         engine.index_directory()
         assert engine.count() == 13
-    changed = hash_config(embedding_dim=256, vector_store={"provider": "turboquant",
+    changed = hash_config(embedding={"dim": 256}, vector_store={"provider": "turboquant",
                                                            "path": str(store_dir)})
     with RAGEngine(changed, project, rebuild=True) as engine:  # another model: files dropped
         engine.index_directory()
@@ -182,7 +182,7 @@ def test_a_folder_from_before_the_ledger_is_still_cleaned(tmp_path: Path) -> Non
     project, store_dir, config = indexed_turboquant(tmp_path)
     (store_dir / ".ragloom-written").unlink()
     old = sorted(p.name for p in store_dir.glob("*.seg"))
-    changed = hash_config(embedding_dim=256, vector_store={"provider": "turboquant",
+    changed = hash_config(embedding={"dim": 256}, vector_store={"provider": "turboquant",
                                                            "path": str(store_dir)})
     with RAGEngine(changed, project, rebuild=True) as engine:
         engine.index_directory()

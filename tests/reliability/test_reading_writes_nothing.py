@@ -28,7 +28,7 @@ STORES = ["turboquant", "chroma"]
 
 
 def make_project(root: Path, store: str) -> Path:
-    write(root, "ragloom.toml", f'[rag]\nembedding_provider = "hash"\nrelevance_gate = 0.0\n\n'
+    write(root, "ragloom.toml", f'[rag]\nembedding.provider = "hash"\nrelevance_gate = 0.0\n\n'
                                 f'[rag.vector_store]\nprovider = "{store}"\n')
     write(root, "docs/guide.md", "# Guide\n\nRockets launch satellites into orbit.\n")
     write(root, "src/parser.py", "def parse_config(text):\n    return text.split('=')\n")

@@ -24,9 +24,9 @@ from ragloom.embeddings.hashing import HashEmbeddingProvider
 
 CONFIG = """
 [rag]
-embedding_provider = "hash"
-relevance_gate = -1.0
-api_key = "{config_key}"
+embedding.provider = "hash"
+relevance_gate = false
+embedding.api_key = "{config_key}"
 
 [rag.vector_store]
 provider = "turboquant"
@@ -164,7 +164,8 @@ def test_config_errors_do_not_print_secrets(tmp_path: Path) -> None:
     from ragloom import ConfigError
     from ragloom.config import parse_config
 
-    for data in ({"api_key_env": SECRETS["hf"], "bogus": 1}, {"embedding_dim": SECRETS["env"]},
+    for data in ({"embedding": {"api_key_env": SECRETS["hf"]}, "bogus": 1},
+                 {"embedding": {"dim": SECRETS["env"]}},
                  {"vector_store": {"provider": "turboquant", "path": 3, "api_key": ["x", SECRETS["npm"]]}}):
         with pytest.raises(ConfigError) as error:
             parse_config(data)

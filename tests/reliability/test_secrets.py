@@ -23,8 +23,8 @@ def test_keys_never_leak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     write(tmp_path, "a.md", "# Doc\nrockets and orbits\n")
     with FakeGeminiServer() as server, caplog.at_level(logging.DEBUG):
         config = RAGConfig.model_validate({
-            "embedding_provider": "gemini", "embedding_dim": 64, "api_key_env": "MY_KEY",
-            "embedding_base_url": server.base_url, "embedding_max_retries": 1,
+            "embedding": {"provider": "gemini", "dim": 64, "base_url": server.base_url, "max_retries": 1,
+                          "api_key_env": "MY_KEY"},
             "vector_store": {"provider": "turboquant", "api_key": STORE_TOKEN}})
         with RAGEngine(config, tmp_path) as engine:
             engine.index_directory()
@@ -52,8 +52,8 @@ def test_secrets_in_project_files_never_reach_the_prompt_or_the_embedding_api(tm
     openai = "sk-proj-" + "Ab3dEf6hIj9kLm2n" * 3
     github = "ghp_" + "a1B2c3D4e5F6" * 3
     with FakeGeminiServer() as server:
-        write(tmp_path, "app.toml", f'[rag]\nembedding_provider = "gemini"\nembedding_dim = 64\n'
-              f'api_key = "{google}"\nembedding_base_url = "{server.base_url}"\n'
+        write(tmp_path, "app.toml", f'[rag]\nembedding.provider = "gemini"\nembedding.dim = 64\n'
+              f'embedding.api_key = "{google}"\nembedding.base_url = "{server.base_url}"\n'
               f'[rag.vector_store]\nprovider = "turboquant"\n')
         write(tmp_path, "settings.py", f'"""Settings."""\nOPENAI_API_KEY = "{openai}"\nTIMEOUT = 30\n')
         write(tmp_path, "notes.md", f"# Deploy notes\n\nThe api key for CI is {github}, rotate it.\n")

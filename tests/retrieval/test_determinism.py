@@ -43,7 +43,7 @@ def build(root: Path, store: str, shuffled: bool) -> RAGEngine:
     for relative, text in files:
         write(root, relative, text)
     engine = RAGEngine(hash_config(vector_store={"provider": store}, chunk_size=160,
-                                   chunk_overlap=0, relevance_gate=-1), base_dir=root)
+                                   chunk_overlap=0, relevance_gate=False), base_dir=root)
     if shuffled:
         for relative, _ in random.Random(11).sample(files, len(files)):
             engine.index_file(root / relative)

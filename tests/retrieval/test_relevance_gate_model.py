@@ -23,7 +23,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory):
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     for name in ("textwrap.py", "json/decoder.py", "shlex.py"):
         write(project, name, (stdlib / name).read_text(encoding="utf-8"))
-    config = RAGConfig(embedding_provider="local", vector_store={"provider": "memory"})
+    config = RAGConfig(embedding={"provider": "local"}, vector_store={"provider": "memory"})
     with RAGEngine(config, project) as built:
         built.index_directory()
         yield built

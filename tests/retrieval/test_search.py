@@ -139,7 +139,7 @@ def test_relevance_gate_returns_nothing_for_an_unrelated_query(make_engine, proj
     kept = gated.search("space rockets carry satellites into orbit", top_k=2)
     assert [r.path for r in kept] == ["space.md", "garden.md"]  # a gate, not a per-result cut
     gated.close()
-    open_gate = make_engine(relevance_gate=-1.0)
+    open_gate = make_engine(relevance_gate=False)
     open_gate.index_directory()
     assert len(open_gate.search("rockets orbit satellites weather", top_k=2)) == 2
 

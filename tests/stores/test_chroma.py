@@ -100,7 +100,7 @@ def test_engine_refuses_another_dimension_and_rebuilds_only_on_purpose(tmp_path:
     write(project, "b.md", "# Fruit\napples and pears\n")
     store = {"provider": "chroma"}
     for dimension, expected_embedded in ((384, 2), (768, 2), (384, 0)):
-        config = hash_config(embedding_dim=dimension, vector_store=store)
+        config = hash_config(embedding={"dim": dimension}, vector_store=store)
         if dimension != 384 or expected_embedded == 0:
             with pytest.raises(IndexMismatchError, match=r"built with .*not hash/feature-hash-v1 "
                                rf"\({dimension}-d\).*ragloom index --rebuild"):

@@ -65,7 +65,7 @@ def test_rebuild_drops_only_its_own_collection(chroma_server, tmp_path: Path) ->
     write(tmp_path, "a.md", "# A\nrockets and orbits\n")
     with RAGEngine(config_for(chroma_server, ours), tmp_path) as engine:
         engine.index_directory()
-    other_model = config_for(chroma_server, ours, embedding_dim=256)
+    other_model = config_for(chroma_server, ours, embedding={"dim": 256})
     with RAGEngine(other_model, tmp_path, rebuild=True) as engine:
         engine.index_directory()
         assert engine.count() == 1

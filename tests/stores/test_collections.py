@@ -127,7 +127,7 @@ def test_the_model_stays_fixed_per_collection(place: Any, tmp_path: Path) -> Non
     write(tmp_path, "a.md", "# A\nrockets and orbits\n")
     with RAGEngine(config(name), tmp_path) as engine:
         engine.index_directory()
-    other = config(name, embedding_dim=256)
+    other = config(name, embedding={"dim": 256})
     [listed] = [info for info in list_collections(other, tmp_path) if info.name == name]
     assert (listed.embedding_model, listed.dimension) == ("hash/feature-hash-v1", 384)
     with pytest.raises(IndexMismatchError, match="256"):

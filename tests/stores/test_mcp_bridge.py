@@ -21,7 +21,7 @@ from ragloom.config import parse_config  # noqa: E402
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 SERVED_CONFIG = """
 [rag]
-embedding_provider = "hash"
+embedding.provider = "hash"
 relevance_gate = 0.0
 
 [rag.vector_store]
@@ -45,10 +45,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def bridge_config(server: str, **settings: object) -> dict:
-    table: dict = {"provider": "mcp", "mcp_server": server}
-    if settings:
-        table["mcp"] = settings
-    return {"embedding_provider": "hash", "vector_store": table}
+    table: dict = {"provider": "mcp", "mcp": {"server": server, **settings}}
+    return {"embedding": {"provider": "hash"}, "vector_store": table}
 
 
 def ragloom_command(root: Path, *extra: str) -> str:
@@ -120,7 +118,8 @@ def misbehaving(mode: str, *extra: str) -> str:
 @pytest.mark.parametrize(("mode", "message"), [
     ("hang", r"MCP server .*mcp_misbehaving.py hang did not answer within 2 s"),
     ("die", r"MCP server .*mcp_misbehaving.py die failed: "),
-    ("no-tool", r"MCP server .* has no tool 'rag_search' \(it has: web_search\); set vector_store.mcp_tool"),
+    ("no-tool", r"MCP server .* has no tool 'rag_search' \(it has: web_search\); "
+                r"set \[rag.vector_store.mcp\] tool"),
     ("garbage", r"tool 'rag_search' answered in a form ragloom cannot read \(no '--- Result N"),
     ("error", r"tool 'rag_search' failed: .*index is being rebuilt"),
 ])
@@ -147,8 +146,9 @@ def test_a_dead_server_is_restarted_on_the_next_call_and_keys_never_show(tmp_pat
 def test_config_needs_a_server_for_the_bridge(tmp_path: Path) -> None:
     from ragloom import ConfigError
 
-    with pytest.raises(ConfigError, match=r"provider 'mcp' \(the MCP bridge store\) needs mcp_server"):
-        parse_config({"vector_store": {"provider": "mcp"}})
+    with pytest.raises(ConfigError, match=r"^\[rag.vector_store.mcp\]: the MCP bridge store \(provider = "
+                                          r"\"mcp\"\) needs server: a command line"):
+        RAGEngine(parse_config({"vector_store": {"provider": "mcp"}}), tmp_path)
     # A store's own table is checked against that store when the engine is built.
     with pytest.raises(ConfigError, match=r"\[rag.vector_store.mcp\]: key 'timeout_seconds' = 0: Input "
                                           r"should be greater than 0"):

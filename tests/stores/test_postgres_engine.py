@@ -99,7 +99,7 @@ def test_model_change_is_refused_not_dropped(postgres_server, postgres_schema, t
     with RAGEngine(config, project(tmp_path / "a")) as a:
         a.index_directory()
         count = a.count()
-    other = pg_config(postgres_server, postgres_schema, embedding_dim=64)
+    other = pg_config(postgres_server, postgres_schema, embedding={"dim": 64})
     with pytest.raises(IndexMismatchError, match=r"never drops it implicitly; rebuild it on "
                        r"purpose with 'ragloom index --rebuild'"):
         RAGEngine(other, tmp_path / "a")

@@ -193,7 +193,7 @@ def test_a_tenant_rebuild_empties_that_tenant_and_never_discards_the_shared_stor
             engine.add_documents(["notes", "more"], TEXTS[tenant])
     with RAGEngine(config, tmp_path, tenant="acme", rebuild=True) as engine:
         assert engine.count() == 0  # acme's chunks and records went
-    other_model = hash_config(vector_store={"provider": "turboquant"}, embedding_dim=48)
+    other_model = hash_config(vector_store={"provider": "turboquant"}, embedding={"dim": 48})
     with pytest.raises(RebuildNeededError, match="tenant 'acme' cannot discard the store every "
                                                  "tenant shares"):
         RAGEngine(other_model, tmp_path, tenant="acme", rebuild=True)

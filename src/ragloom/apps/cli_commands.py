@@ -113,9 +113,9 @@ def search(args: argparse.Namespace, config: RAGConfig, base_dir: Path, out: Tex
     from ragloom.prompt import format_context
 
     filters = filters_from(args)  # a bad filter is a usage error before anything opens
-    gate_off = config.relevance_gate
+    gate_off = None if config.relevance_gate is False else config.relevance_gate
     if args.no_gate:
-        config = config.model_copy(update={"relevance_gate": -1.0})
+        config = config.model_copy(update={"relevance_gate": False})
     if test_settings(args):
         config = config.model_copy(update={"retrieval": config.retrieval.model_copy(
             update=test_settings(args))})

@@ -40,7 +40,7 @@ def resolve_chunk_sizing(config: RAGConfig, tokens: TokenMeasure | None) -> Chun
     if unit == "tokens" and tokens is None:
         if config.chunk_unit == "tokens":
             raise ConfigError(
-                f"key 'chunk_unit' = 'tokens': embedding provider {config.embedding_provider!r} "
+                f"key 'chunk_unit' = 'tokens': embedding provider {config.embedding.provider!r} "
                 f"has no local tokenizer to count tokens with; set chunk_unit = 'characters'")
         unit = "characters"
     if unit == "characters":

@@ -11,17 +11,17 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from ragloom.config.embedding import EmbeddingConfig
 from ragloom.config.limits import LimitsConfig
 from ragloom.config.messages import describe_errors
 from ragloom.config.rules import (
     StrictModel,
-    resolve_secret,
     usable_path,
     valid_globs,
 )
-from ragloom.config.tables import ChunkingConfig, RetrievalConfig, VectorStoreConfig
+from ragloom.config.tables import ChunkingConfig, PromptConfig, RetrievalConfig, VectorStoreConfig
 from ragloom.errors import ConfigError
 from ragloom.tenancy import check_tenant
 
@@ -39,26 +39,8 @@ class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""
 
     enabled: bool = True
-    #: A built-in ("local", "gemini", "hash"), an installed plugin, or "module:factory"
-    #: (checked against the provider registry when the engine is built).
-    embedding_provider: str = Field("local", min_length=1)
-    embedding_model: str | None = None
-    embedding_dim: int | None = Field(None, ge=1, le=65536)
-    #: Texts per forward pass of the local model; None: 8 on a CPU (small batches pad least,
-    #: which suits a CPU), 64 on an accelerator.
-    embedding_batch_size: int | None = Field(None, ge=1, le=100_000)
-    embedding_device: str | None = None
-    embedding_max_seq_length: int | None = Field(None, ge=1, le=1_048_576)
-    #: How the local model runs: "torch", ONNX Runtime "onnx" (fp32) or "onnx-int8", or
-    #: "auto" (onnx-int8 when ONNX Runtime and onnx are installed, as ragloom[local] does,
-    #: else torch). See bench/embedding_throughput.py.
-    embedding_backend: Literal["torch", "onnx", "onnx-int8", "auto"] = "auto"
-    embedding_base_url: str | None = None
-    embedding_concurrency: int = Field(4, ge=1, le=64)
-    embedding_max_retries: int = Field(5, ge=0, le=20)
-    embedding_cache: bool = True
-    api_key: SecretStr | None = None
-    api_key_env: str | None = None
+    #: ``[rag.embedding]``: the embedding model and how it runs.
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     #: Size unit: "tokens" of the embedding model (default when chunk_size is unset) or
     #: "characters" (default when chunk_size is given alone, as before token sizing).
     chunk_unit: Literal["tokens", "characters"] | None = None
@@ -68,8 +50,8 @@ class RAGConfig(StrictModel):
     #: A cosine: results below it are dropped.
     min_score: float | None = Field(None, ge=-1.0, le=1.0)
     #: No results at all when none reaches this cosine (None: the embedding model's
-    #: measured gate, 0.35 for all-MiniLM-L6-v2; -1 turns the gate off).
-    relevance_gate: float | None = Field(None, ge=-1.0, le=1.0)
+    #: measured gate, 0.35 for all-MiniLM-L6-v2; false: no gate).
+    relevance_gate: float | Literal[False] | None = None
     respect_gitignore: bool = True
     redact_secrets: bool = True
     include: list[str] = Field(default_factory=list)
@@ -90,15 +72,8 @@ class RAGConfig(StrictModel):
     vector_store: VectorStoreConfig = Field(default_factory=VectorStoreConfig)
     #: ``[rag.limits]``: chunks, files and bytes per collection, turns per session.
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
-    #: What goes in front of the model: search per message, whole files, or whichever fits.
-    strategy: Literal["rag", "preload", "auto"] = "rag"
-    #: Token budget of the context block (wins over context_budget).
-    context_budget_tokens: int | None = Field(None, ge=1, le=10_000_000)
-    #: Budget as a share of the model's context window (known for the default models).
-    context_budget: float | None = Field(None, gt=0.0, le=1.0)
-    #: Say in one line that nothing was retrieved, so the model does not invent sources.
-    no_results_notice: bool = False
-    no_results_notice_text: str = "No project documents were retrieved for this question."
+    #: ``[rag.prompt]``: what ``send()`` and conversations put in front of the model.
+    prompt: PromptConfig = Field(default_factory=PromptConfig)
     #: ``[rag.source_types]``: source type -> path globs, checked before the defaults.
     source_types: dict[str, list[str]] = Field(default_factory=dict)
     _source_file: Path | None = PrivateAttr(None)
@@ -115,10 +90,6 @@ class RAGConfig(StrictModel):
         None for a config built in code."""
         return None if self._source_file is None else f"{self._source_file} [{self._source_table}]"
 
-    def resolved_api_key(self) -> str | None:
-        """The Gemini API key from ``api_key`` or the variable named by ``api_key_env``."""
-        return resolve_secret(self.api_key, self.api_key_env, "api_key_env")
-
     @field_validator("source_types")
     @classmethod
     def _source_type_names(cls, types: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -133,6 +104,15 @@ class RAGConfig(StrictModel):
     def _globs_compile(cls, globs: list[str]) -> list[str]:
         return valid_globs(globs)
 
+    @field_validator("relevance_gate", mode="before")
+    @classmethod
+    def _gate_is_a_cosine_or_false(cls, gate: Any) -> Any:
+        if gate is None or gate is False:
+            return gate
+        if isinstance(gate, bool) or not isinstance(gate, (int, float)) or not -1 <= gate <= 1:
+            raise ValueError("must be a cosine in [-1, 1], or false for no gate")
+        return gate
+
     @field_validator("tenant")
     @classmethod
     def _tenant_name(cls, tenant: str | None) -> str | None:
@@ -142,13 +122,6 @@ class RAGConfig(StrictModel):
     @classmethod
     def _index_dir_usable(cls, path: str) -> str:
         return usable_path(path)
-
-    @model_validator(mode="after")
-    def _preloading_needs_a_budget(self) -> RAGConfig:
-        if self.strategy != "rag" and self.context_budget_tokens is None and self.context_budget is None:
-            raise ValueError(f"strategy {self.strategy!r} needs a budget: set context_budget_tokens "
-                             f"(tokens) or context_budget (a share of the model's window)")
-        return self
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> RAGConfig:

@@ -36,7 +36,8 @@ def describe_errors(exc: ValidationError, source: str, model: type[BaseModel]) -
             continue
         if error["type"] == "extra_forbidden":
             known = _keys_at(model, loc[:-1])
-            lines.append(f"{source}: unknown key '{key}'{did_you_mean(loc[-1], known)}")
+            hint = _new_place(model, loc) or did_you_mean(loc[-1], known) or _store_table(model, loc)
+            lines.append(f"{source}: unknown key '{key}'{hint}")
             continue
         value = error.get("input")
         if isinstance(value, dict):
@@ -70,15 +71,49 @@ def _looks_like_a_number(text: str) -> bool:
     return True
 
 
-def _keys_at(model: type[BaseModel], path: list[str]) -> list[str]:
-    """The keys the table at ``path`` (below ``model``) takes; none when it is not a model."""
+def _new_place(model: type[BaseModel], loc: list[str]) -> str:
+    """``" (did you mean 'embedding.model'?)"`` for a key written beside the table it lives in
+    (``embedding_model``, or ``strategy`` for ``prompt.strategy``), else ``""``."""
+    current = _model_at(model, loc[:-1])
+    if current is None:
+        return ""
+    key = loc[-1]
+    for table, field in current.model_fields.items():
+        inner = _model_in(field.annotation)
+        if inner is None:
+            continue
+        for name in (key.removeprefix(f"{table}_"), key):
+            if name in inner.model_fields:
+                return f" (did you mean {'.'.join([*loc[:-1], table, name])!r}?)"
+    return ""
+
+
+def _store_table(model: type[BaseModel], loc: list[str]) -> str:
+    """``" (did you mean 'vector_store.mcp.server'?)"`` for ``mcp_server`` written in a table
+    whose sub-tables are per-backend settings (``VectorStoreConfig.settings``)."""
+    owner = _model_at(model, loc[:-1])
+    name, _, rest = loc[-1].partition("_")
+    if owner is None or not rest or not any(
+            typing.get_origin(field.annotation) is dict
+            and typing.get_origin(typing.get_args(field.annotation)[-1]) is dict
+            for field in owner.model_fields.values()):
+        return ""
+    return f" (did you mean {'.'.join([*loc[:-1], name, rest])!r}?)"
+
+
+def _model_at(model: type[BaseModel], path: list[str]) -> Any:
+    """The config model of the table at ``path`` below ``model``, else None."""
     current: Any = model
     for part in path:
         field = current.model_fields.get(part) if _is_model(current) else None
-        if field is None:
-            return []
-        current = _model_in(field.annotation)
-    return list(current.model_fields) if _is_model(current) else []
+        current = None if field is None else _model_in(field.annotation)
+    return current if _is_model(current) else None
+
+
+def _keys_at(model: type[BaseModel], path: list[str]) -> list[str]:
+    """The keys the table at ``path`` (below ``model``) takes; none when it is not a model."""
+    current = _model_at(model, path)
+    return [] if current is None else list(current.model_fields)
 
 
 def _model_in(annotation: Any) -> Any:

@@ -1,5 +1,5 @@
 """The sub-tables of ``[rag]``: ``[rag.vector_store]`` (with one table per store backend,
-``[rag.vector_store.turboquant]``), ``[rag.chunking]`` and ``[rag.retrieval]``."""
+``[rag.vector_store.<name>]``), ``[rag.prompt]``, ``[rag.chunking]`` and ``[rag.retrieval]``."""
 
 from __future__ import annotations
 
@@ -10,21 +10,13 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from ragloom.config.rules import StrictModel, resolve_secret, usable_path
 
 
-class TurboQuantSettings(StrictModel):
-    """The ``[rag.vector_store.turboquant]`` table."""
-
-    bits: int = Field(4, ge=1, le=8)
-    residual: bool = False
-    refine_bits: int = Field(0, ge=0, le=8)
-    first_pass: int = Field(4000, ge=1, le=10_000_000)
-
-
 class VectorStoreConfig(StrictModel):
     """The ``[rag.vector_store]`` table: which store keeps the vectors and where.
 
-    Keys of one backend live in a sub-table named after it (``[rag.vector_store.turboquant]``),
-    validated by that backend's own model; a plugin store declares its model as the
-    ``settings_model`` of its backend (``stores.backend.StoreBackend``).
+    Keys of one backend live in a sub-table named after it (``[rag.vector_store.turboquant]``,
+    ``[rag.vector_store.postgres]``, ``[rag.vector_store.<plugin>]``), kept in ``settings``
+    and validated by the ``settings_model`` of that backend (``stores.backend.StoreBackend``)
+    when the engine is built: ``stores.registry.store_settings`` gives them.
     """
 
     #: A built-in ("chroma", "turboquant", "postgres", "memory", "mcp"), an installed plugin, or
@@ -36,12 +28,8 @@ class VectorStoreConfig(StrictModel):
     url: str | None = None
     api_key: SecretStr | None = None
     api_key_env: str | None = None
-    mcp_server: str | None = None
-    mcp_tool: str | None = None
-    turboquant: TurboQuantSettings = Field(default_factory=TurboQuantSettings)
-    #: Sub-tables of plugin stores, by store name (validated by their ``settings_model``
-    #: when the engine is built; ``stores.registry.store_settings`` gives them).
-    plugin_settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    #: The ``[rag.vector_store.<name>]`` sub-tables, by store name, as written.
+    settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -56,17 +44,16 @@ class VectorStoreConfig(StrictModel):
     @model_validator(mode="before")
     @classmethod
     def _sub_tables(cls, data: Any) -> Any:
-        """A sub-table is a plugin store's settings (checked against that store when the
-        engine is built: ``check_config``)."""
+        """Every sub-table is one store's settings, gathered in ``settings``."""
         if not isinstance(data, dict):
             return data
         known = set(cls.model_fields)
-        plugin_tables = {key: value for key, value in data.items()
-                         if key not in known and isinstance(value, dict)}
-        if not plugin_tables:
+        tables = {key: value for key, value in data.items()
+                  if key not in known and isinstance(value, dict)}
+        if not tables:
             return data
-        data = {key: value for key, value in data.items() if key not in plugin_tables}
-        data["plugin_settings"] = {**data.get("plugin_settings", {}), **plugin_tables}
+        data = {key: value for key, value in data.items() if key not in tables}
+        data["settings"] = {**data.get("settings", {}), **tables}
         return data
 
     @field_validator("path")
@@ -74,23 +61,34 @@ class VectorStoreConfig(StrictModel):
     def _path_usable(cls, path: str | None) -> str | None:
         return None if path is None else usable_path(path)
 
-    @model_validator(mode="after")
-    def _mcp_keys_need_the_mcp_store(self) -> VectorStoreConfig:
-        if self.provider == "mcp" and self.mcp_server is None:
-            raise ValueError("provider 'mcp' (the MCP bridge store) needs mcp_server: a command "
-                             "line that starts the server, or its http(s):// URL")
-        for key in ("mcp_server", "mcp_tool"):
-            if getattr(self, key) is not None and self.provider != "mcp":
-                raise ValueError(f"{key} is set but provider is {self.provider!r}; {key} is for "
-                                 f"the MCP bridge store (provider = \"mcp\")")
-        return self
-
     def resolved_api_key(self) -> str | None:
         """The store API key from ``api_key`` or the environment variable ``api_key_env``."""
         return resolve_secret(self.api_key, self.api_key_env, "vector_store.api_key_env")
 
 
-_OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env", "mcp_server", "mcp_tool"})
+_OPTIONAL_TEXT = frozenset({"path", "url", "api_key", "api_key_env"})
+
+
+class PromptConfig(StrictModel):
+    """The ``[rag.prompt]`` table: what ``send()`` and conversations put in front of the model
+    (``integrations.context``); the core engine never reads it."""
+
+    #: What goes in front of the model: search per message, whole files, or whichever fits.
+    strategy: Literal["rag", "preload", "auto"] = "rag"
+    #: Token budget of the context block (wins over context_budget).
+    context_budget_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    #: Budget as a share of the model's context window (known for the default models).
+    context_budget: float | None = Field(None, gt=0.0, le=1.0)
+    #: Say in one line that nothing was retrieved, so the model does not invent sources.
+    no_results_notice: bool = False
+    no_results_notice_text: str = "No project documents were retrieved for this question."
+
+    @model_validator(mode="after")
+    def _preloading_needs_a_budget(self) -> PromptConfig:
+        if self.strategy != "rag" and self.context_budget_tokens is None and self.context_budget is None:
+            raise ValueError(f"strategy {self.strategy!r} needs a budget: set context_budget_tokens "
+                             f"(tokens) or context_budget (a share of the model's window)")
+        return self
 
 
 class ChunkingConfig(StrictModel):

@@ -23,7 +23,7 @@ DEFAULT_GEMINI_MODEL = "gemini-embedding-001"
 MAX_TEXTS_PER_REQUEST = 100
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
-#: Full output sizes of known models; other models need ``embedding_dim``.
+#: Full output sizes of known models; other models need ``[rag.embedding] dim``.
 FULL_DIMENSIONS = {"gemini-embedding-001": 3072, "text-embedding-004": 768,
                    "embedding-001": 768}
 TASK_TYPES = {"document": "RETRIEVAL_DOCUMENT", "query": "RETRIEVAL_QUERY"}
@@ -43,7 +43,7 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         full = FULL_DIMENSIONS.get(model_name.removeprefix("models/"))
         size = dimension or full
         if size is None:
-            raise ConfigError(f"embedding_dim must be set for Gemini model {model_name!r}")
+            raise ConfigError(f"key 'embedding.dim' must be set for Gemini model {model_name!r}")
         self.model_name = model_name
         self.dimension = int(size)
         self._send_dimension = dimension is not None and dimension != full

@@ -30,7 +30,7 @@ def build_client(api_key: str | None, base_url: str | None, purpose: str) -> Any
     key = api_key or api_key_from_environment()
     if not key:
         raise ConfigError(
-            f"{purpose} needs a Gemini API key: set rag.api_key_env to the name of an "
+            f"{purpose} needs a Gemini API key: set [rag.embedding] api_key_env to the name of an "
             f"environment variable holding it, or set {' or '.join(API_KEY_VARIABLES)}"
         )
     http_options = genai.types.HttpOptions(base_url=base_url) if base_url else None

@@ -207,7 +207,7 @@ class LocalEmbeddingProvider(EmbeddingProvider):
 
     def vector_settings(self) -> str:
         """The backend (int8 vectors differ from torch's by a cosine of ~0.003: one space, so
-        not the index identity, which ``embedding_backend = "auto"`` would make differ from
+        not the index identity, which ``[rag.embedding] backend = "auto"`` would make differ from
         machine to machine, but not one cache entry), and truncation."""
         return f"backend={self.backend};max_seq_length={self.max_seq_length}"
 

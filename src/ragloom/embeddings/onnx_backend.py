@@ -64,7 +64,7 @@ def check_exportable(info: ModelInfo, model_name: str) -> None:
     modules = list(info.modules)
     if modules[:2] != ["Transformer", "Pooling"] or not info.mean_pooling or set(modules[2:]) - {"Normalize"}:
         raise EmbeddingError(f"the ONNX backends need a transformer + mean pooling model; "
-                             f"{model_name!r} has {modules}: use embedding_backend = \"torch\"")
+                             f"{model_name!r} has {modules}: use [rag.embedding] backend = \"torch\"")
 
 
 def cache_root() -> Path:

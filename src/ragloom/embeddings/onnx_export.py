@@ -78,7 +78,7 @@ def _save_tokenizer(tokenizer: Any, target: Path) -> Path:
         from ragloom.errors import EmbeddingError
 
         raise EmbeddingError("the ONNX backends need a model with a fast (Rust) tokenizer; "
-                             "use embedding_backend = \"torch\"")
+                             "use [rag.embedding] backend = \"torch\"")
     from tokenizers import Tokenizer
 
     copy = Tokenizer.from_str(backend.to_str())

@@ -14,27 +14,27 @@ ProviderFactory = Callable[[RAGConfig], EmbeddingProvider]
 
 #: Built-ins plus the ``ragloom.embedding_providers`` entry points of installed plugins.
 embedding_providers: Registry[ProviderFactory] = Registry(
-    "embedding provider", "embedding_provider", "ragloom.embedding_providers"
+    "embedding provider", "embedding.provider", "ragloom.embedding_providers"
 )
 
 
 @embedding_providers.register("hash")
 def _hash_provider(config: RAGConfig) -> EmbeddingProvider:
-    return HashEmbeddingProvider(config.embedding_dim or DEFAULT_HASH_DIMENSION)
+    return HashEmbeddingProvider(config.embedding.dim or DEFAULT_HASH_DIMENSION)
 
 
 @embedding_providers.register("local")
 def _local_provider(config: RAGConfig) -> EmbeddingProvider:
     from ragloom.embeddings.local import DEFAULT_LOCAL_MODEL, LocalEmbeddingProvider
 
+    table = config.embedding
     provider = LocalEmbeddingProvider(
-        config.embedding_model or DEFAULT_LOCAL_MODEL, device=config.embedding_device,
-        batch_size=config.embedding_batch_size,
-        max_seq_length=config.embedding_max_seq_length, backend=config.embedding_backend,
+        table.model or DEFAULT_LOCAL_MODEL, device=table.device, batch_size=table.batch_size,
+        max_seq_length=table.max_seq_length, backend=table.backend,
     )
-    if config.embedding_dim is not None and config.embedding_dim != provider.dimension:
+    if table.dim is not None and table.dim != provider.dimension:
         raise ConfigError(
-            f"key 'embedding_dim' = {config.embedding_dim}: local model "
+            f"key 'embedding.dim' = {table.dim}: local model "
             f"{provider.model_name!r} produces {provider.dimension}-d vectors"
         )
     return provider
@@ -44,13 +44,14 @@ def _local_provider(config: RAGConfig) -> EmbeddingProvider:
 def _gemini_provider(config: RAGConfig) -> EmbeddingProvider:
     from ragloom.embeddings.gemini import DEFAULT_GEMINI_MODEL, GeminiEmbeddingProvider
 
+    table = config.embedding
     return GeminiEmbeddingProvider(
-        config.embedding_model or DEFAULT_GEMINI_MODEL, config.embedding_dim,
-        api_key=config.resolved_api_key(), base_url=config.embedding_base_url,
-        max_concurrency=config.embedding_concurrency, max_retries=config.embedding_max_retries,
+        table.model or DEFAULT_GEMINI_MODEL, table.dim,
+        api_key=table.resolved_api_key(), base_url=table.base_url,
+        max_concurrency=table.concurrency, max_retries=table.max_retries,
     )
 
 
 def create_embedding_provider(config: RAGConfig) -> EmbeddingProvider:
-    """The provider for ``config.embedding_provider``."""
-    return embedding_providers.get(config.embedding_provider)(config)
+    """The provider for ``config.embedding.provider``."""
+    return embedding_providers.get(config.embedding.provider)(config)

@@ -24,11 +24,11 @@ def check_config(config: RAGConfig) -> None:
     table of a store sub-table that does not validate; the file the config was read from
     comes first."""
     try:
-        embedding_providers.get(config.embedding_provider)
+        embedding_providers.get(config.embedding.provider)
         vector_stores.get(config.vector_store.provider)
         if config.retrieval.reranker:
             rerankers.get(config.retrieval.reranker)
-        for name in sorted({config.vector_store.provider, *config.vector_store.plugin_settings}):
+        for name in sorted({config.vector_store.provider, *config.vector_store.settings}):
             store_settings(config, name)
     except ConfigError as exc:
         raise _naming_the_file(config, exc) from None

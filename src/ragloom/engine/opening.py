@@ -104,7 +104,7 @@ class IndexOpener:
         chunking settings (``readers_writer`` is held while a rebuild empties the store)."""
         owns_state = self._owns_state()  # then the store holds its own lock, no folder
         with ExitStack() as closing:
-            if (self._persistent() or self.config.embedding_cache) and not owns_state:
+            if (self._persistent() or self.config.embedding.cache) and not owns_state:
                 claim_folder(self.index_dir, INDEX_MARKER, "index_dir")  # both write there
                 self._refuse_case_variants()
             if self._persistent() and not owns_state:
@@ -238,14 +238,14 @@ class IndexOpener:
                 closing.callback(state.cache.close)
             if state.lock is not None:
                 closing.callback(state.lock.release)
-            use_cache = config.embedding_cache and not read_only
+            use_cache = config.embedding.cache and not read_only
             return IndexParts(store, state.cache if use_cache else None, state.manifest,
                               state.sparse, sizing, text_of, owns_state=True,
                               persistent=self._persistent(),
                               queries=self._queries(state.cache if use_cache else None, closing),
                               tenant=self.tenant)
         cache = (EmbeddingCache(self.layout.embedding_cache)
-                 if config.embedding_cache and not read_only else None)
+                 if config.embedding.cache and not read_only else None)
         if cache is not None:
             closing.callback(cache.close)
         queries = self._queries(cache, closing, reader=read_only)
@@ -261,8 +261,8 @@ class IndexOpener:
                  reader: bool = False) -> QueryEmbedder:
         """Query vectors through memory and ``cache`` (a writer's, which keeps new ones,
         the last of them when the engine closes); a ``reader`` reads the cache file without
-        writing it. ``embedding_cache = false`` caches no query either."""
-        if not self.config.embedding_cache:
+        writing it. ``[rag.embedding] cache = false`` caches no query either."""
+        if not self.config.embedding.cache:
             return QueryEmbedder(self.provider, None, memory=0)
         if reader:
             file = EmbeddingCacheReader(self.layout.embedding_cache)

@@ -102,9 +102,9 @@ def _same_model(config: RAGConfig, signature: list) -> bool:
     if not (isinstance(signature, list) and len(signature) == 3):
         return False
     provider, model, dimension = signature
-    return (provider == config.embedding_provider
-            and config.embedding_model in (None, model)
-            and config.embedding_dim in (None, dimension))
+    return (provider == config.embedding.provider
+            and config.embedding.model in (None, model)
+            and config.embedding.dim in (None, dimension))
 
 
 def _pending(config: RAGConfig, base_dir: Path, manifest_path: Path, roots: list[str]) -> PendingWork:

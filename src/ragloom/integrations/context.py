@@ -1,6 +1,6 @@
 """What goes in front of the model: the context strategy, its token budget, the notice.
 
-``[rag] strategy``: ``"rag"`` searches for each message (the default); ``"preload"``
+``[rag.prompt] strategy``: ``"rag"`` searches for each message (the default); ``"preload"``
 puts whole indexed files into the system prompt, in path order, within the budget;
 ``"auto"`` preloads when the whole indexed corpus fits the budget and searches otherwise.
 The budget is ``token_budget`` when a call gives one, else ``context_budget_tokens``,
@@ -46,15 +46,16 @@ def resolve_budget(config: RAGConfig | None, explicit: int | None, model: str | 
         return explicit
     if config is None:
         return None
-    if config.context_budget_tokens is not None:
-        return config.context_budget_tokens
-    if config.context_budget is not None:
+    prompt = config.prompt
+    if prompt.context_budget_tokens is not None:
+        return prompt.context_budget_tokens
+    if prompt.context_budget is not None:
         window = CONTEXT_WINDOWS.get(model or "")
         if window is None:
-            raise ConfigError(f"context_budget = {config.context_budget} is a share of the model's "
-                              f"context window, which ragloom does not know for model {model!r}; "
-                              f"set context_budget_tokens instead")
-        return int(window * config.context_budget)
+            raise ConfigError(f"prompt.context_budget = {prompt.context_budget} is a share of the "
+                              f"model's context window, which ragloom does not know for model "
+                              f"{model!r}; set prompt.context_budget_tokens instead")
+        return int(window * prompt.context_budget)
     return None
 
 
@@ -67,7 +68,7 @@ def prepare(rag_engine: RAGEngine | None, query: str, *, md_content: str,
     strategy = "rag"
     results: list[SearchResult] = []
     if rag_engine is not None and config is not None and config.enabled and not rag_engine.is_empty():
-        strategy = config.strategy
+        strategy = config.prompt.strategy
         if strategy == "auto":
             fits = budget is not None and rag_engine.corpus_tokens() <= budget
             strategy = "preload" if fits else "rag"
@@ -75,7 +76,8 @@ def prepare(rag_engine: RAGEngine | None, query: str, *, md_content: str,
             results = rag_engine.preload_results(budget)
         else:
             results = rag_engine.search(query, top_k=top_k)
-    notice = config.no_results_notice_text if config is not None and config.no_results_notice else None
+    notice = (config.prompt.no_results_notice_text
+              if config is not None and config.prompt.no_results_notice else None)
     instruction = system_instruction(md_content, results, system_prompt, budget, notice)
     return PromptContext(instruction, results_in_context(results, budget), budget, strategy)
 

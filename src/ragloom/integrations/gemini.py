@@ -22,13 +22,13 @@ DEFAULT_MODEL = "gemini-2.5-flash"
 
 
 def resolve_client(client: Any, rag_engine: RAGEngine | None) -> Any:
-    """The given client, else one built from the engine's config (api_key, api_key_env,
-    embedding_base_url) or GEMINI_API_KEY / GOOGLE_API_KEY."""
+    """The given client, else one built from the engine's config (``[rag.embedding]``
+    api_key, api_key_env, base_url) or GEMINI_API_KEY / GOOGLE_API_KEY."""
     if client is not None:
         return client
     config = rag_engine.config if rag_engine is not None else None
-    return build_client(config.resolved_api_key() if config else None,
-                        config.embedding_base_url if config else None, "ragloom.send")
+    return build_client(config.embedding.resolved_api_key() if config else None,
+                        config.embedding.base_url if config else None, "ragloom.send")
 
 
 def rag_search_declaration() -> Any:

@@ -258,6 +258,8 @@ class Searcher:
     def relevance_gate(self) -> float | None:
         """The cosine a query's best result must reach: the config's, else the model's."""
         gate = self.config.relevance_gate
+        if gate is False:  # no gate
+            return None
         return self.provider.default_relevance_gate if gate is None else gate
 
     def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],

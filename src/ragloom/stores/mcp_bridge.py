@@ -1,7 +1,7 @@
 """The MCP bridge store (``vector_store.provider = "mcp"``): searches go to a ``rag_search``
 tool on an MCP server (another ragloom, or anything offering that tool) instead of a local
-index. ``mcp_server`` is a command line (stdio) or an ``http(s)://`` URL (streamable HTTP);
-``mcp_tool`` names the tool (default ``rag_search``).
+index. ``[rag.vector_store.mcp] server`` is a command line (stdio) or an ``http(s)://`` URL
+(streamable HTTP); ``tool`` names the tool (default ``rag_search``).
 
 The bridge searches by text (``searches_text``): the server embeds and ranks. It holds no
 vectors and refuses every write (the server owns its index). The SDK's client is async;
@@ -165,7 +165,7 @@ class McpBridgeStore(StoreDefaults):
         if self.tool not in names:
             await self._disconnect()
             raise StoreError(f"MCP server {self.location} has no tool {self.tool!r} (it has: "
-                             f"{', '.join(names) or 'none'}); set vector_store.mcp_tool")
+                             f"{', '.join(names) or 'none'}); set [rag.vector_store.mcp] tool")
         self._has_status = "rag_status" in names
         self._client = client
 
@@ -192,7 +192,7 @@ class McpBridgeStore(StoreDefaults):
             return self.server
         words = shlex.split(self.server)
         if not words:
-            raise StoreError("vector_store.mcp_server is empty")
+            raise StoreError("[rag.vector_store.mcp] server is empty")
         # A search is a few small matrix products: OpenBLAS threads spinning after each one
         # only compete with this process on a small machine (bench/mcp_latency.py).
         environment = {"OPENBLAS_NUM_THREADS": "1", **os.environ}

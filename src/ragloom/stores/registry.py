@@ -10,12 +10,12 @@ from pydantic import BaseModel, ValidationError
 from ragloom._registry import Registry
 from ragloom.config import RAGConfig
 from ragloom.config.messages import describe_errors
-from ragloom.config.tables import TurboQuantSettings
 from ragloom.errors import ConfigError, did_you_mean
 from ragloom.layout import IndexLayout
 from ragloom.stores.backend import StoreBackend
 from ragloom.stores.mcp_settings import McpBridgeSettings
 from ragloom.stores.postgres import PostgresSettings, Tables
+from ragloom.stores.turboquant_settings import TurboQuantSettings
 
 if TYPE_CHECKING:  # the stores (and numpy) are imported when one is opened
     from ragloom.chunking.context import IndexedText
@@ -98,7 +98,8 @@ class TurboQuantBackend(StoreBackend):
              read_only: bool) -> VectorStore:
         from ragloom.stores.turboquant import TurboQuantStore
 
-        settings = config.vector_store.turboquant
+        settings = store_settings(config, "turboquant")
+        assert isinstance(settings, TurboQuantSettings)
         return TurboQuantStore(store_path(config, base_dir), embedding, settings.bits,
                                settings.residual, settings.refine_bits,
                                first_pass=settings.first_pass, read_only=read_only)
@@ -146,13 +147,15 @@ class McpBridgeBackend(StoreBackend):
     @classmethod
     def open(cls, config: RAGConfig, base_dir: Path, embedding: EmbeddingSpec,
              read_only: bool) -> VectorStore:
-        from ragloom.stores.mcp_bridge import DEFAULT_TOOL, McpBridgeStore
+        from ragloom.stores.mcp_bridge import McpBridgeStore
 
-        settings = config.vector_store
         table = store_settings(config, "mcp")
         assert isinstance(table, McpBridgeSettings)
-        return McpBridgeStore(str(settings.mcp_server), settings.mcp_tool or DEFAULT_TOOL,
-                              table.timeout_seconds)
+        if not table.server:
+            raise ConfigError("[rag.vector_store.mcp]: the MCP bridge store (provider = \"mcp\") "
+                              "needs server: a command line that starts the server, or its "
+                              "http(s):// URL")
+        return McpBridgeStore(str(table.server), table.tool, table.timeout_seconds)
 
 
 def store_settings(config: RAGConfig, name: str | None = None) -> BaseModel | None:
@@ -162,9 +165,7 @@ def store_settings(config: RAGConfig, name: str | None = None) -> BaseModel | No
     a ConfigError naming it."""
     settings = config.vector_store
     name = settings.provider if name is None else name
-    if name == "turboquant":
-        return settings.turboquant
-    table = settings.plugin_settings.get(name)
+    table = settings.settings.get(name)
     if table is not None and name not in vector_stores:
         valid = ", ".join(repr(n) for n in vector_stores.names())
         raise ConfigError(f"[rag.vector_store.{name}]: no vector store is named {name!r}"

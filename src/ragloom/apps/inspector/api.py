@@ -74,7 +74,7 @@ class Inspector:
         self.make_up = MakeUp(engine)
         self._ungated: Searcher | None = None
         if engine.config.enabled:
-            ungated = engine.config.model_copy(update={"relevance_gate": -1.0})
+            ungated = engine.config.model_copy(update={"relevance_gate": False})
             self._ungated = Searcher(engine.provider, engine.store, engine.sparse, ungated)
 
     def search(self, params: dict[str, list[str]]) -> dict[str, Any]:
