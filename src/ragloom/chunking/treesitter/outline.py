@@ -33,9 +33,11 @@ class Grammar:
         self.language = tree_sitter.Language(getattr(module, row.loader)())
         tags = getattr(module, "TAGS_QUERY", None) if row.tags else None
         self._query = tree_sitter.Query(self.language, tags) if tags else None
+        # Concrete kinds only: a supertype (``_declarator``) matches what its kinds match, at
+        # a cost quadratic in the nesting depth (deeply nested C took seconds per kilobyte).
         declarators = sorted({kind for kind in map(self.language.node_kind_for_id,
                                                    range(self.language.node_kind_count))
-                              if kind and kind.endswith("declarator")})
+                              if kind and kind.endswith("declarator") and not kind.startswith("_")})
         patterns = []
         for pattern in [*_PARENT_PATTERNS, *(f"(_ ({kind}) @child) @parent" for kind in declarators)]:
             try:
