@@ -1,0 +1,220 @@
+"""The full index time of a whole application repository: ragloom's pure defaults against
+LlamaIndex's SentenceSplitter over the same files with the same model and against the raw
+model on ragloom's own chunks, each app one process, ratios within that process.
+
+Per app and run, in one child process (``--one``), on the checkout as the dev sets use it
+(``<apps-dir>/<app>``, bench/app_search.py), nothing cached from an earlier run or system:
+
+* **ragloom**: ``RAGEngine(RAGConfig(index_dir=...))`` (every other setting its default:
+  the local all-MiniLM-L6-v2, its default backend, the default store, progressive indexing)
+  and ``index_directory()`` of the whole checkout into a fresh index folder (so a fresh
+  embedding cache). Progressive indexing writes BM25 first and embeds behind;
+  ``index_directory`` returns once ``Backfill.finish`` has stored every vector, and the run
+  checks ``status().chunks_unembedded == 0`` (every chunk dense-searchable) before it stops
+  the clock. Wall time includes the model's load. ``embedding busy``: the seconds the
+  provider spent in its model calls during the index (they run beside reading and chunking).
+* **raw model**: ragloom's chunks exactly as its embedder read them (``text_of``: header and
+  text), embedded by a new provider for the same config (same model, backend and calls of up
+  to 1,024 texts), the model loaded before the clock starts: no reading, chunking or I/O.
+* **sentence**: LlamaIndex's ``SentenceSplitter()`` (its defaults) over the files ragloom
+  indexed, read + split + embedded (``node.get_content(MetadataMode.EMBED)``) with a new
+  provider for the same model (its load inside the clock, as ragloom's), a fresh vector file:
+  no vector is shared with ragloom or an earlier run.
+
+Wall seconds and process CPU seconds (every thread) are kept per system in
+``<work-dir>/<app>/run<N>.json`` with the load average, and ragloom's chunks by
+source_type / language / path kind with SentenceSplitter's nodes for the same files (what
+ragloom embeds more of). The table prints medians over the runs found.
+
+    HF_HUB_OFFLINE=1 nice -n 10 python bench/app_index_time.py --work-dir DIR \\
+        [--apps solidtime babybuddy miniflux] [--runs 1] [--table-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from app_questions import is_import_only, is_test_path  # noqa: E402
+
+APPS = ("solidtime", "babybuddy", "miniflux")
+
+
+def _clock() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _since(start: tuple[float, float]) -> dict[str, float]:
+    wall, cpu = _clock()
+    return {"wall": round(wall - start[0], 1), "cpu": round(cpu - start[1], 1)}
+
+
+def path_kind(path: str, text: str) -> str:
+    """A coarse class of a chunk's file: what kind of thing it is, for the breakdown."""
+    name = path.rsplit("/", 1)[-1]
+    if is_test_path(path):
+        return "test"
+    if is_import_only(text):
+        return "import-only"
+    if "/migrations/" in f"/{path}" or "/migration/" in f"/{path}":
+        return "migration"
+    if name.endswith((".md", ".rst", ".txt")) or path.startswith("docs/"):
+        return "docs"
+    if name.endswith((".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".neon", ".ini")):
+        return "data/config"
+    return "code/other"
+
+
+def ragloom_index(root: Path, index: Path) -> tuple[dict, list[str], list[dict], list[str]]:
+    """(timings, chunk texts as embedded, chunk facts, indexed paths) of a fresh index."""
+    from ragloom import RAGConfig, RAGEngine
+
+    if index.exists():
+        shutil.rmtree(index)
+    busy = {"seconds": 0.0, "texts": 0}
+    started = _clock()
+    engine = RAGEngine(RAGConfig(index_dir=str(index)), root)
+    provider = engine.provider
+    embed_batch = provider._embed_batch  # the model call, timed where it runs
+
+    def timed(texts, task):  # type: ignore[no-untyped-def]
+        began = time.perf_counter()
+        try:
+            return embed_batch(texts, task)
+        finally:
+            busy["seconds"] += time.perf_counter() - began
+            busy["texts"] += len(texts)
+
+    provider._embed_batch = timed  # type: ignore[method-assign]
+    report = engine.index_directory()
+    status = engine.status(count_pending=False)
+    timing = _since(started)
+    if status.chunks_unembedded:
+        raise SystemExit(f"{root}: index_directory returned with {status.chunks_unembedded} "
+                         "chunks not dense-searchable")
+    ids = engine.store.ids()
+    chunks = [c for at in range(0, len(ids), 2000) for c in engine.store.get(ids[at:at + 2000])]
+    text_of = engine._indexer.text_of
+    texts = [text_of(c.text, c.metadata) for c in chunks]
+    facts = [{"path": str(c.metadata["path"]), "source_type": str(c.metadata.get("source_type")),
+              "language": str(c.metadata.get("language")), "kind": str(c.metadata.get("kind")),
+              "chars": len(c.text), "class": path_kind(str(c.metadata["path"]), c.text)}
+             for c in chunks]
+    paths = engine.get_all_indexed_paths()
+    engine.close()
+    timing.update(files=report.files_indexed, chunks=len(chunks), embedded=report.chunks_embedded,
+                  busy=round(busy["seconds"], 1), busy_texts=busy["texts"],
+                  skipped=report.files_skipped)
+    return timing, texts, facts, paths
+
+
+def raw_model(texts: list[str]) -> dict:
+    from ragloom import RAGConfig
+    from ragloom.embeddings.registry import create_embedding_provider
+
+    provider = create_embedding_provider(RAGConfig())
+    provider.embed(["warm up"], "document")  # the model loads outside the clock
+    started = _clock()
+    provider.embed(texts, "document")
+    return {**_since(started), "chunks": len(texts)}
+
+
+def sentence_splitter(root: Path, paths: list[str], work: Path) -> tuple[dict, Counter]:
+    from app_llama import LlamaSystem
+
+    from ragloom import RAGConfig
+    from ragloom.embeddings.registry import create_embedding_provider
+
+    vectors = work / "sentence-vectors.sqlite"
+    vectors.unlink(missing_ok=True)
+    started = _clock()
+    system = LlamaSystem("sentence", root, paths, create_embedding_provider(RAGConfig()), vectors)
+    timing = _since(started)
+    vectors.unlink(missing_ok=True)
+    timing.update(chunks=len(system.nodes), embedded=system.embedded,
+                  split=round(system.split_seconds, 1))
+    return timing, Counter(path for path, *_ in system.nodes)
+
+
+def one_run(app: str, root: Path, work: Path, run: int) -> None:
+    """Every system once on one app, in this process; the figures to ``run<N>.json``."""
+    work.mkdir(parents=True, exist_ok=True)
+    load = [round(os.getloadavg()[0], 1)]
+    ragloom, texts, facts, paths = ragloom_index(root, work / "ragloom")
+    print(f"{app} run {run}: ragloom {ragloom}", flush=True)
+    load.append(round(os.getloadavg()[0], 1))
+    raw = raw_model(texts)
+    print(f"{app} run {run}: raw model {raw}", flush=True)
+    load.append(round(os.getloadavg()[0], 1))
+    sentence, nodes = sentence_splitter(root, paths, work)
+    print(f"{app} run {run}: sentence {sentence}", flush=True)
+    load.append(round(os.getloadavg()[0], 1))
+    (work / f"run{run}.json").write_text(json.dumps(
+        {"ragloom": ragloom, "raw": raw, "sentence": sentence, "load": load}, indent=1))
+    (work / "chunks.json").write_text(json.dumps({"ragloom": facts, "sentence_nodes": nodes}))
+
+
+def _median(runs: list[dict], system: str, key: str) -> float:
+    return statistics.median(float(r[system][key]) for r in runs)
+
+
+def print_table(work_dir: Path, apps: list[str]) -> None:
+    print("\n| app | runs | files | system | chunks embedded | wall s | chunks/s | CPU s "
+          "| wall / raw model | load (1-min) |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for app in apps:
+        runs = [json.loads(f.read_text()) for f in sorted((work_dir / app).glob("run*.json"))]
+        if not runs:
+            continue
+        files = int(_median(runs, "ragloom", "files"))
+        raw = _median(runs, "raw", "wall")
+        loads = [x for r in runs for x in r["load"]]
+        for system, label in (("ragloom", "ragloom defaults"), ("sentence", "SentenceSplitter"),
+                              ("raw", "raw model, ragloom's chunks")):
+            embedded = int(_median(runs, system, "embedded" if system != "raw" else "chunks"))
+            wall = _median(runs, system, "wall")
+            print(f"| {app} | {len(runs)} | {files:,} | {label} | {embedded:,} | {wall:.0f} | "
+                  f"{embedded / wall:.1f} | {_median(runs, system, 'cpu'):.0f} | {wall / raw:.2f} | "
+                  f"{min(loads):.1f}-{max(loads):.1f} |")
+        not_embedding = statistics.median(1 - r["raw"]["wall"] / r["ragloom"]["wall"] for r in runs)
+        busy = statistics.median(r["ragloom"]["busy"] / r["ragloom"]["wall"] for r in runs)
+        print(f"| {app} | | | ragloom's time not embedding: {not_embedding:.0%} (1 - raw / ragloom); "
+              f"model busy {busy:.0%} of its wall | | | | | | |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", nargs="*", default=list(APPS))
+    parser.add_argument("--apps-dir", type=Path,
+                        default=Path(os.environ.get("RAGLOOM_APPSETS", "/work/appsets")))
+    parser.add_argument("--work-dir", type=Path, default=Path("/tmp/ragloom-app-index-time"))
+    parser.add_argument("--runs", type=int, default=1, help="runs per app (each its own process)")
+    parser.add_argument("--table-only", action="store_true", help="print the runs found")
+    parser.add_argument("--one", nargs=2, metavar=("APP", "RUN"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        app, run = args.one[0], int(args.one[1])
+        one_run(app, args.apps_dir / app, args.work_dir / app, run)
+        return
+    if not args.table_only:
+        for app in args.apps:
+            done = len(list((args.work_dir / app).glob("run*.json")))
+            for run in range(done, done + args.runs):
+                subprocess.run([sys.executable, __file__, "--one", app, str(run), "--apps-dir",
+                                str(args.apps_dir), "--work-dir", str(args.work_dir)], check=True)
+    print_table(args.work_dir, args.apps)
+
+
+if __name__ == "__main__":
+    main()
