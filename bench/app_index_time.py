@@ -24,10 +24,13 @@ Per app and run, in one child process (``--one``), on the checkout as the dev se
 Wall seconds and process CPU seconds (every thread) are kept per system in
 ``<work-dir>/<app>/run<N>.json`` with the load average, and ragloom's chunks by
 source_type / language / path kind with SentenceSplitter's nodes for the same files (what
-ragloom embeds more of). The table prints medians over the runs found.
+ragloom embeds more of). The table prints medians over the runs found. On a loaded machine
+``--sample N`` times the raw model and SentenceSplitter's embedding on N random chunks /
+nodes and scales by the count (the model's time is linear in the texts; printed as such);
+ragloom's index is always timed whole.
 
     HF_HUB_OFFLINE=1 nice -n 10 python bench/app_index_time.py --work-dir DIR \\
-        [--apps solidtime babybuddy miniflux] [--runs 1] [--table-only]
+        [--apps solidtime babybuddy miniflux] [--runs 1] [--sample N] [--table-only]
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -76,8 +80,9 @@ def path_kind(path: str, text: str) -> str:
     return "code/other"
 
 
-def ragloom_index(root: Path, index: Path) -> tuple[dict, list[str], list[dict], list[str]]:
-    """(timings, chunk texts as embedded, chunk facts, indexed paths) of a fresh index."""
+def ragloom_index(root: Path, index: Path) -> dict:
+    """Wall and CPU seconds of a fresh index of the whole checkout, until every chunk is
+    dense-searchable; files, chunks, chunks embedded, the model's busy seconds."""
     from ragloom import RAGConfig, RAGEngine
 
     if index.exists():
@@ -100,64 +105,100 @@ def ragloom_index(root: Path, index: Path) -> tuple[dict, list[str], list[dict],
     report = engine.index_directory()
     status = engine.status(count_pending=False)
     timing = _since(started)
+    engine.close()
     if status.chunks_unembedded:
         raise SystemExit(f"{root}: index_directory returned with {status.chunks_unembedded} "
                          "chunks not dense-searchable")
-    ids = engine.store.ids()
-    chunks = [c for at in range(0, len(ids), 2000) for c in engine.store.get(ids[at:at + 2000])]
-    text_of = engine._indexer.text_of
-    texts = [text_of(c.text, c.metadata) for c in chunks]
+    timing.update(files=report.files_indexed, chunks=status.chunks, embedded=report.chunks_embedded,
+                  busy=round(busy["seconds"], 1), busy_texts=busy["texts"],
+                  skipped=report.files_skipped)
+    return timing
+
+
+def read_index(root: Path, index: Path) -> tuple[list[str], list[dict], list[str]]:
+    """(chunk texts as the embedder read them, chunk facts, indexed paths) of an index in
+    which every chunk is dense-searchable."""
+    from ragloom import RAGConfig, RAGEngine
+
+    with RAGEngine(RAGConfig(index_dir=str(index)), root, read_only=True) as engine:
+        waiting = engine.status(count_pending=False).chunks_unembedded
+        if waiting:
+            raise SystemExit(f"{index}: {waiting} chunks are not dense-searchable")
+        ids = engine.store.ids()
+        chunks = [c for at in range(0, len(ids), 2000) for c in engine.store.get(ids[at:at + 2000])]
+        text_of = engine._indexer.text_of
+        texts = [text_of(c.text, c.metadata) for c in chunks]
+        paths = engine.get_all_indexed_paths()
     facts = [{"path": str(c.metadata["path"]), "source_type": str(c.metadata.get("source_type")),
               "language": str(c.metadata.get("language")), "kind": str(c.metadata.get("kind")),
               "chars": len(c.text), "class": path_kind(str(c.metadata["path"]), c.text)}
              for c in chunks]
-    paths = engine.get_all_indexed_paths()
-    engine.close()
-    timing.update(files=report.files_indexed, chunks=len(chunks), embedded=report.chunks_embedded,
-                  busy=round(busy["seconds"], 1), busy_texts=busy["texts"],
-                  skipped=report.files_skipped)
-    return timing, texts, facts, paths
+    return texts, facts, paths
 
 
-def raw_model(texts: list[str]) -> dict:
+def _sample(texts: list[str], size: int, seed: int) -> list[str]:
+    return texts if not size or size >= len(texts) else random.Random(seed).sample(texts, size)
+
+
+def raw_model(texts: list[str], size: int, seed: int) -> dict:
+    """The model alone on ragloom's chunk texts (or a random ``size`` of them: the time
+    for all is then the sample's scaled by the count)."""
     from ragloom import RAGConfig
     from ragloom.embeddings.registry import create_embedding_provider
 
     provider = create_embedding_provider(RAGConfig())
     provider.embed(["warm up"], "document")  # the model loads outside the clock
+    sample = _sample(texts, size, seed)
     started = _clock()
-    provider.embed(texts, "document")
-    return {**_since(started), "chunks": len(texts)}
+    provider.embed(sample, "document")
+    spent = _since(started)
+    scale = len(texts) / len(sample)
+    return {"wall": round(spent["wall"] * scale, 1), "cpu": round(spent["cpu"] * scale, 1),
+            "chunks": len(texts), "embedded": len(texts), "measured": len(sample)}
 
 
-def sentence_splitter(root: Path, paths: list[str], work: Path) -> tuple[dict, Counter]:
-    from app_llama import LlamaSystem
+def sentence_splitter(root: Path, paths: list[str], size: int, seed: int) -> tuple[dict, Counter]:
+    """LlamaIndex's SentenceSplitter: model load, read + split every file, embed its nodes
+    (or a random ``size`` of them, the embedding time then scaled by the count)."""
+    import llama_index.core.node_parser  # noqa: F401  # imported before the clock, as ragloom is
+    from app_llama import split_files
 
     from ragloom import RAGConfig
     from ragloom.embeddings.registry import create_embedding_provider
 
-    vectors = work / "sentence-vectors.sqlite"
-    vectors.unlink(missing_ok=True)
     started = _clock()
-    system = LlamaSystem("sentence", root, paths, create_embedding_provider(RAGConfig()), vectors)
-    timing = _since(started)
-    vectors.unlink(missing_ok=True)
-    timing.update(chunks=len(system.nodes), embedded=system.embedded,
-                  split=round(system.split_seconds, 1))
-    return timing, Counter(path for path, *_ in system.nodes)
+    provider = create_embedding_provider(RAGConfig())
+    provider.embed(["warm up"], "document")  # its load is inside the clock, as ragloom's is
+    nodes, texts, _ = split_files("sentence", root, paths)
+    before = _since(started)
+    sample = _sample(texts, size, seed)
+    embedding = _clock()
+    provider.embed(sample, "document")
+    spent = _since(embedding)
+    scale = len(texts) / len(sample)
+    timing = {"wall": round(before["wall"] + spent["wall"] * scale, 1),
+              "cpu": round(before["cpu"] + spent["cpu"] * scale, 1), "split": before["wall"],
+              "chunks": len(texts), "embedded": len(texts), "measured": len(sample)}
+    return timing, Counter(path for path, *_ in nodes)
 
 
-def one_run(app: str, root: Path, work: Path, run: int) -> None:
-    """Every system once on one app, in this process; the figures to ``run<N>.json``."""
+def one_run(app: str, root: Path, work: Path, run: int, size: int) -> None:
+    """Every system once on one app, in this process; the figures to ``run<N>.json``.
+    ragloom's figures go to ``run<N>.ragloom.json`` as soon as its index is done; a run
+    finding that file and the index resumes after it."""
     work.mkdir(parents=True, exist_ok=True)
     load = [round(os.getloadavg()[0], 1)]
-    ragloom, texts, facts, paths = ragloom_index(root, work / "ragloom")
+    saved = work / f"run{run}.ragloom.json"
+    if not (saved.is_file() and (work / "ragloom").is_dir()):
+        saved.write_text(json.dumps(ragloom_index(root, work / "ragloom"), indent=1))
+    ragloom = json.loads(saved.read_text())
+    texts, facts, paths = read_index(root, work / "ragloom")
     print(f"{app} run {run}: ragloom {ragloom}", flush=True)
     load.append(round(os.getloadavg()[0], 1))
-    raw = raw_model(texts)
+    raw = raw_model(texts, size, run)
     print(f"{app} run {run}: raw model {raw}", flush=True)
     load.append(round(os.getloadavg()[0], 1))
-    sentence, nodes = sentence_splitter(root, paths, work)
+    sentence, nodes = sentence_splitter(root, paths, size, run)
     print(f"{app} run {run}: sentence {sentence}", flush=True)
     load.append(round(os.getloadavg()[0], 1))
     (work / f"run{run}.json").write_text(json.dumps(
@@ -169,12 +210,17 @@ def _median(runs: list[dict], system: str, key: str) -> float:
     return statistics.median(float(r[system][key]) for r in runs)
 
 
+def _runs(work: Path) -> list[Path]:
+    """The finished runs' files (not ragloom's part of a run: ``run<N>.ragloom.json``)."""
+    return sorted(f for f in work.glob("run*.json") if f.name.count(".") == 1)
+
+
 def print_table(work_dir: Path, apps: list[str]) -> None:
     print("\n| app | runs | files | system | chunks embedded | wall s | chunks/s | CPU s "
           "| wall / raw model | load (1-min) |")
     print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for app in apps:
-        runs = [json.loads(f.read_text()) for f in sorted((work_dir / app).glob("run*.json"))]
+        runs = [json.loads(f.read_text()) for f in _runs(work_dir / app)]
         if not runs:
             continue
         files = int(_median(runs, "ragloom", "files"))
@@ -184,6 +230,9 @@ def print_table(work_dir: Path, apps: list[str]) -> None:
                               ("raw", "raw model, ragloom's chunks")):
             embedded = int(_median(runs, system, "embedded" if system != "raw" else "chunks"))
             wall = _median(runs, system, "wall")
+            measured = int(_median(runs, system, "measured")) if "measured" in runs[0][system] else 0
+            if measured and measured < embedded:
+                label += f" (timed on {measured:,} random, scaled)"
             print(f"| {app} | {len(runs)} | {files:,} | {label} | {embedded:,} | {wall:.0f} | "
                   f"{embedded / wall:.1f} | {_median(runs, system, 'cpu'):.0f} | {wall / raw:.2f} | "
                   f"{min(loads):.1f}-{max(loads):.1f} |")
@@ -200,19 +249,23 @@ def main() -> None:
                         default=Path(os.environ.get("RAGLOOM_APPSETS", "/work/appsets")))
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/ragloom-app-index-time"))
     parser.add_argument("--runs", type=int, default=1, help="runs per app (each its own process)")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="time the raw model and SentenceSplitter's embedding on this many "
+                             "random chunks / nodes and scale by the count (0: all)")
     parser.add_argument("--table-only", action="store_true", help="print the runs found")
     parser.add_argument("--one", nargs=2, metavar=("APP", "RUN"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         app, run = args.one[0], int(args.one[1])
-        one_run(app, args.apps_dir / app, args.work_dir / app, run)
+        one_run(app, args.apps_dir / app, args.work_dir / app, run, args.sample)
         return
     if not args.table_only:
         for app in args.apps:
-            done = len(list((args.work_dir / app).glob("run*.json")))
+            done = len(_runs(args.work_dir / app))
             for run in range(done, done + args.runs):
                 subprocess.run([sys.executable, __file__, "--one", app, str(run), "--apps-dir",
-                                str(args.apps_dir), "--work-dir", str(args.work_dir)], check=True)
+                                str(args.apps_dir), "--work-dir", str(args.work_dir),
+                                "--sample", str(args.sample)], check=True)
     print_table(args.work_dir, args.apps)
 
 
