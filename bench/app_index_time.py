@@ -64,18 +64,16 @@ def _since(start: tuple[float, float]) -> dict[str, float]:
     return {"wall": round(wall - start[0], 1), "cpu": round(cpu - start[1], 1)}
 
 
-def path_kind(path: str, text: str) -> str:
-    """A coarse class of a chunk's file: what kind of thing it is, for the breakdown."""
+def file_class(path: str) -> str:
+    """A coarse class of a file, for what ragloom embeds more of than SentenceSplitter."""
     name = path.rsplit("/", 1)[-1]
     if is_test_path(path):
         return "test"
-    if is_import_only(text):
-        return "import-only"
     if "/migrations/" in f"/{path}" or "/migration/" in f"/{path}":
         return "migration"
     if name.endswith((".md", ".rst", ".txt")) or path.startswith("docs/"):
         return "docs"
-    if name.endswith((".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".neon", ".ini")):
+    if name.endswith((".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".neon", ".ini", ".lock")):
         return "data/config"
     return "code/other"
 
@@ -131,7 +129,8 @@ def read_index(root: Path, index: Path) -> tuple[list[str], list[dict], list[str
         paths = engine.get_all_indexed_paths()
     facts = [{"path": str(c.metadata["path"]), "source_type": str(c.metadata.get("source_type")),
               "language": str(c.metadata.get("language")), "kind": str(c.metadata.get("kind")),
-              "chars": len(c.text), "class": path_kind(str(c.metadata["path"]), c.text)}
+              "chars": len(c.text), "class": file_class(str(c.metadata["path"])),
+              "import_only": is_import_only(c.text)}
              for c in chunks]
     return texts, facts, paths
 
@@ -206,6 +205,33 @@ def one_run(app: str, root: Path, work: Path, run: int, size: int) -> None:
     (work / "chunks.json").write_text(json.dumps({"ragloom": facts, "sentence_nodes": nodes}))
 
 
+def print_breakdown(work_dir: Path, apps: list[str]) -> None:
+    """ragloom's chunks against SentenceSplitter's nodes of the same files, by file class;
+    ragloom's by source_type and language (the last run's ``chunks.json``)."""
+    for app in apps:
+        file = work_dir / app / "chunks.json"
+        if not file.is_file():
+            continue
+        data = json.loads(file.read_text())
+        facts, nodes = data["ragloom"], Counter(data["sentence_nodes"])
+        print(f"\n{app}: {len(facts):,} ragloom chunks, {sum(nodes.values()):,} SentenceSplitter nodes")
+        print("| file class | ragloom chunks | of which import-only | SentenceSplitter nodes | ratio |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        ours = Counter(f["class"] for f in facts)
+        imports = Counter(f["class"] for f in facts if f["import_only"])
+        theirs = Counter()
+        for path, count in nodes.items():
+            theirs[file_class(path)] += count
+        for name, count in ours.most_common():
+            print(f"| {name} | {count:,} | {imports[name]:,} | {theirs[name]:,} | "
+                  f"{count / max(theirs[name], 1):.1f} |")
+        for key in ("source_type", "language", "kind"):
+            counts = Counter(f[key] for f in facts).most_common(10)
+            print(f"by {key}: " + ", ".join(f"{name} {count:,}" for name, count in counts))
+        chars = sorted(f["chars"] for f in facts)
+        print(f"chunk characters: median {chars[len(chars) // 2]:,}, total {sum(chars):,}")
+
+
 def _median(runs: list[dict], system: str, key: str) -> float:
     return statistics.median(float(r[system][key]) for r in runs)
 
@@ -267,6 +293,7 @@ def main() -> None:
                                 str(args.apps_dir), "--work-dir", str(args.work_dir),
                                 "--sample", str(args.sample)], check=True)
     print_table(args.work_dir, args.apps)
+    print_breakdown(args.work_dir, args.apps)
 
 
 if __name__ == "__main__":
