@@ -11,7 +11,7 @@ unembedded. The saving is the class's share of the chunks (the model's time is n
 in them: bench/app_index_time.py).
 
     HF_HUB_OFFLINE=1 nice -n 10 python bench/app_bm25_only.py --index-dir DIR \\
-        [--apps solidtime babybuddy miniflux] [--classes test imports data test+imports]
+        [--apps solidtime babybuddy miniflux] [--classes test imports data config test+imports+data]
 
 ``DIR/<app>/ragloom`` is an index of the whole checkout with ragloom's defaults (what
 bench/app_index_time.py and bench/app_search.py leave there); the checkouts are read from
@@ -45,7 +45,7 @@ from ragloom import RAGConfig, RAGEngine  # noqa: E402
 #: The dense retriever is asked for this many times its pool, so that dropping a class
 #: still leaves a full pool of other chunks.
 DENSE_SLACK = 4
-DATA_LANGUAGES = frozenset({"json", "yaml", "xml", "csv", "toml", "ini"})
+DATA_LANGUAGES = frozenset({"json", "yaml", "xml", "toml", "ini"})
 Metadata = dict[str, object]
 
 #: Class name -> whether a chunk (its metadata and text) belongs to it.
@@ -54,7 +54,9 @@ CLASSES: dict[str, Callable[[Metadata, str], bool]] = {
     "imports": lambda m, t: m.get("kind") == "imports",
     "import-only": lambda m, t: is_import_only(t),
     "test-path": lambda m, t: is_test_path(str(m.get("path"))),
-    "data": lambda m, t: str(m.get("language")) in DATA_LANGUAGES,
+    "data": lambda m, t: m.get("source_type") == "data",  # CSV, TSV, JSON lines
+    "config": lambda m, t: m.get("source_type") == "config",
+    "data-languages": lambda m, t: str(m.get("language")) in DATA_LANGUAGES,
     "docs": lambda m, t: m.get("source_type") == "docs",
     "text": lambda m, t: m.get("language") == "text",
 }
@@ -145,7 +147,7 @@ def main() -> None:
     parser.add_argument("--apps-dir", type=Path,
                         default=Path(os.environ.get("RAGLOOM_APPSETS", "/work/appsets")))
     parser.add_argument("--index-dir", type=Path, required=True)
-    parser.add_argument("--classes", nargs="*", default=["test", "imports", "data", "test+imports"])
+    parser.add_argument("--classes", nargs="*", default=["test", "imports", "data", "config", "test+imports+data"])
     args = parser.parse_args()
     for classes in args.classes:
         for name in classes.split("+"):
