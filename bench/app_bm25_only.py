@@ -147,7 +147,8 @@ def main() -> None:
     parser.add_argument("--apps-dir", type=Path,
                         default=Path(os.environ.get("RAGLOOM_APPSETS", "/work/appsets")))
     parser.add_argument("--index-dir", type=Path, required=True)
-    parser.add_argument("--classes", nargs="*", default=["test", "imports", "data", "config", "test+imports+data"])
+    parser.add_argument("--classes", nargs="*",
+                        default=["test", "imports", "data", "config", "test+imports+data"])
     args = parser.parse_args()
     for classes in args.classes:
         for name in classes.split("+"):
