@@ -69,12 +69,14 @@ def file_class(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     if is_test_path(path):
         return "test"
+    if name.endswith((".csv", ".tsv", ".jsonl", ".ndjson")):
+        return "data (CSV, TSV, JSON lines)"
+    if name.endswith((".json", ".yaml", ".yml", ".toml", ".xml", ".neon", ".ini", ".lock")):
+        return "config (JSON, YAML, XML, ...)"
     if "/migrations/" in f"/{path}" or "/migration/" in f"/{path}":
         return "migration"
     if name.endswith((".md", ".rst", ".txt")) or path.startswith("docs/"):
         return "docs"
-    if name.endswith((".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".neon", ".ini", ".lock")):
-        return "data/config"
     return "code/other"
 
 
@@ -129,8 +131,7 @@ def read_index(root: Path, index: Path) -> tuple[list[str], list[dict], list[str
         paths = engine.get_all_indexed_paths()
     facts = [{"path": str(c.metadata["path"]), "source_type": str(c.metadata.get("source_type")),
               "language": str(c.metadata.get("language")), "kind": str(c.metadata.get("kind")),
-              "chars": len(c.text), "class": file_class(str(c.metadata["path"])),
-              "import_only": is_import_only(c.text)}
+              "chars": len(c.text), "import_only": is_import_only(c.text)}
              for c in chunks]
     return texts, facts, paths
 
@@ -217,8 +218,8 @@ def print_breakdown(work_dir: Path, apps: list[str]) -> None:
         print(f"\n{app}: {len(facts):,} ragloom chunks, {sum(nodes.values()):,} SentenceSplitter nodes")
         print("| file class | ragloom chunks | of which import-only | SentenceSplitter nodes | ratio |")
         print("| --- | ---: | ---: | ---: | ---: |")
-        ours = Counter(f["class"] for f in facts)
-        imports = Counter(f["class"] for f in facts if f["import_only"])
+        ours = Counter(file_class(f["path"]) for f in facts)
+        imports = Counter(file_class(f["path"]) for f in facts if f["import_only"])
         theirs = Counter()
         for path, count in nodes.items():
             theirs[file_class(path)] += count
