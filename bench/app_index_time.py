@@ -30,7 +30,7 @@ nodes and scales by the count (the model's time is linear in the texts; printed 
 ragloom's index is always timed whole.
 
     HF_HUB_OFFLINE=1 nice -n 10 python bench/app_index_time.py --work-dir DIR \\
-        [--apps solidtime babybuddy miniflux] [--runs 1] [--sample N] [--table-only]
+        [--apps solidtime babybuddy miniflux] [--runs 1] [--sample N] [--table-only] [--tokens]
 """
 
 from __future__ import annotations
@@ -233,6 +233,28 @@ def print_breakdown(work_dir: Path, apps: list[str]) -> None:
         print(f"chunk characters: median {chars[len(chars) // 2]:,}, total {sum(chars):,}")
 
 
+def print_tokens(work_dir: Path, apps_dir: Path, apps: list[str]) -> None:
+    """How much of each system's text reaches the model: the model's own tokens of ragloom's
+    chunks (as embedded) and of SentenceSplitter's nodes, and how many fit its window."""
+    from app_llama import split_files
+
+    from ragloom import RAGConfig
+    from ragloom.embeddings.registry import create_embedding_provider
+
+    provider = create_embedding_provider(RAGConfig())
+    window = provider.max_seq_length - 2  # [CLS] and [SEP]
+    for app in apps:
+        texts, _, paths = read_index(apps_dir / app, work_dir / app / "ragloom")
+        _, nodes, _ = split_files("sentence", apps_dir / app, paths)
+        for name, part in (("ragloom", texts), ("SentenceSplitter", nodes)):
+            counts = [len(ends) for ends in provider._token_ends(part)]
+            seen, total = sum(min(c, window) for c in counts), sum(counts)
+            over = sum(c > window for c in counts)
+            print(f"{app} {name}: {len(part):,} texts, {total:,} tokens, {seen:,} ({seen / total:.0%}) "
+                  f"reach the model; {over:,} ({over / len(part):.0%}) longer than its window of "
+                  f"{window}; median {sorted(counts)[len(counts) // 2]} tokens", flush=True)
+
+
 def _median(runs: list[dict], system: str, key: str) -> float:
     return statistics.median(float(r[system][key]) for r in runs)
 
@@ -280,6 +302,8 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=0,
                         help="time the raw model and SentenceSplitter's embedding on this many "
                              "random chunks / nodes and scale by the count (0: all)")
+    parser.add_argument("--tokens", action="store_true",
+                        help="also count the model's tokens of each system's texts (reads the indexes)")
     parser.add_argument("--table-only", action="store_true", help="print the runs found")
     parser.add_argument("--one", nargs=2, metavar=("APP", "RUN"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -296,6 +320,8 @@ def main() -> None:
                                 "--sample", str(args.sample)], check=True)
     print_table(args.work_dir, args.apps)
     print_breakdown(args.work_dir, args.apps)
+    if args.tokens:
+        print_tokens(args.work_dir, args.apps_dir, args.apps)
 
 
 if __name__ == "__main__":
