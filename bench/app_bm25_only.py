@@ -29,15 +29,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from app_questions import (  # noqa: E402
-    app_set_names,
-    check_spans,
-    hit_at,
-    is_import_only,
-    is_test_path,
-    load_app_set,
-    ndcg_at,
-)
+import app_questions as graded  # noqa: E402
 from app_search import print_table  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
@@ -52,8 +44,8 @@ Metadata = dict[str, object]
 CLASSES: dict[str, Callable[[Metadata, str], bool]] = {
     "test": lambda m, t: m.get("source_type") == "test",
     "imports": lambda m, t: m.get("kind") == "imports",
-    "import-only": lambda m, t: is_import_only(t),
-    "test-path": lambda m, t: is_test_path(str(m.get("path"))),
+    "import-only": lambda m, t: graded.is_import_only(t),
+    "test-path": lambda m, t: graded.is_test_path(str(m.get("path"))),
     "data": lambda m, t: m.get("source_type") == "data",  # CSV, TSV, JSON lines
     "config": lambda m, t: m.get("source_type") == "config",
     "data-languages": lambda m, t: str(m.get("language")) in DATA_LANGUAGES,
@@ -107,9 +99,9 @@ class BM25Only:
 
 
 def run_app(name: str, apps_dir: Path, index_dir: Path, classes: list[str]) -> dict[str, dict]:
-    app = load_app_set(name)
+    app = graded.load_app_set(name)
     root = apps_dir / app.name
-    problems = check_spans(app, root)
+    problems = graded.check_spans(app, root)
     if problems:
         raise SystemExit(f"{app.name}: gold spans do not match {root}:\n  " + "\n  ".join(problems))
     index = index_dir / app.name / "ragloom"
@@ -130,10 +122,10 @@ def run_app(name: str, apps_dir: Path, index_dir: Path, classes: list[str]) -> d
                             int(r.metadata["end_line"]), r.text) for r in engine.search(question.text, 10)]
                 spans = [(p, a, b) for p, a, b, _ in results]
                 top = results[:5]
-                tests = 0 if question.about_tests else sum(is_test_path(p) for p, *_ in top)
-                imports = 0 if question.about_imports else sum(is_import_only(t) for *_, t in top)
-                rows[question.id] = (question.kind, ndcg_at(spans, question.gold),
-                                     hit_at(spans, question.gold), tests, imports)
+                tests = 0 if question.about_tests else sum(graded.is_test_path(p) for p, *_ in top)
+                imports = 0 if question.about_imports else sum(graded.is_import_only(t) for *_, t in top)
+                rows[question.id] = (question.kind, graded.ndcg_at(spans, question.gold),
+                                     graded.hit_at(spans, question.gold), tests, imports)
         scores[label] = rows
         print(f"{app.name} {label}: {len(kept_out)} of {len(chunks)} chunks BM25-only", flush=True)
     engine.close()
@@ -143,7 +135,7 @@ def run_app(name: str, apps_dir: Path, index_dir: Path, classes: list[str]) -> d
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--apps", nargs="*", default=app_set_names())
+    parser.add_argument("--apps", nargs="*", default=graded.app_set_names())
     parser.add_argument("--apps-dir", type=Path,
                         default=Path(os.environ.get("RAGLOOM_APPSETS", "/work/appsets")))
     parser.add_argument("--index-dir", type=Path, required=True)
