@@ -11,8 +11,9 @@ Per app and run, in one child process (``--one``), on the checkout as the dev se
   embedding cache). Progressive indexing writes BM25 first and embeds behind;
   ``index_directory`` returns once ``Backfill.finish`` has stored every vector, and the run
   checks ``status().chunks_unembedded == 0`` (every chunk dense-searchable) before it stops
-  the clock. Wall time includes the model's load. ``embedding busy``: the seconds the
-  provider spent in its model calls during the index (they run beside reading and chunking).
+  the clock. Wall time includes the model's load. The provider's model calls are timed where
+  they run (beside reading and chunking): the share of the wall time with none running is
+  ragloom's time not embedding.
 * **raw model**: ragloom's chunks exactly as its embedder read them (``text_of``: header and
   text), embedded by a new provider for the same config (same model, backend and calls of up
   to 1,024 texts), the model loaded before the clock starts: no reading, chunking or I/O.
@@ -23,8 +24,10 @@ Per app and run, in one child process (``--one``), on the checkout as the dev se
 
 Wall seconds and process CPU seconds (every thread) are kept per system in
 ``<work-dir>/<app>/run<N>.json`` with the load average, and ragloom's chunks by
-source_type / language / path kind with SentenceSplitter's nodes for the same files (what
-ragloom embeds more of). The table prints medians over the runs found. On a loaded machine
+file class with SentenceSplitter's nodes of the same files, by source_type, language and
+kind (what ragloom embeds more of; ``chunks.json``). ``--tokens`` counts the model's own
+tokens of both systems' texts and how many fit its window (what reaches the vectors).
+The table prints medians over the runs found. On a loaded machine
 ``--sample N`` times the raw model and SentenceSplitter's embedding on N random chunks /
 nodes and scales by the count (the model's time is linear in the texts; printed as such);
 ragloom's index is always timed whole.
