@@ -19,8 +19,8 @@ Per app and run, in one child process (``--one``), on the checkout as the dev se
   to 1,024 texts), the model loaded before the clock starts: no reading, chunking or I/O.
 * **sentence**: LlamaIndex's ``SentenceSplitter()`` (its defaults) over the files ragloom
   indexed, read + split + embedded (``node.get_content(MetadataMode.EMBED)``) with a new
-  provider for the same model (its load inside the clock, as ragloom's), a fresh vector file:
-  no vector is shared with ragloom or an earlier run.
+  provider for the same model (its load inside the clock, as ragloom's), no vector cache:
+  nothing is shared with ragloom or an earlier run.
 
 Wall seconds and process CPU seconds (every thread) are kept per system in
 ``<work-dir>/<app>/run<N>.json`` with the load average, and ragloom's chunks by
