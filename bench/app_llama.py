@@ -67,58 +67,66 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+def split_files(kind: str, root: Path, paths: list[str]) -> tuple[list[tuple[str, int, int, str]],
+                                                                   list[str], int]:
+    """LlamaIndex's ``kind`` splitter ("sentence" or "code") over the files: (nodes as
+    (path, first line, last line, text), the texts LlamaIndex embeds of them, how many
+    files CodeSplitter failed on and SentenceSplitter cut instead)."""
+    from llama_index.core import Document
+    from llama_index.core.node_parser import CodeSplitter, SentenceSplitter
+    from llama_index.core.schema import MetadataMode
+
+    sentence = SentenceSplitter()
+    code: dict[str, object] = {}
+    fallbacks = 0
+    found: list[tuple[str, int, int, str]] = []
+    embed_texts: list[str] = []
+    for path in paths:
+        try:
+            text = (root / path).read_text(encoding="utf-8", errors="ignore")
+        except OSError:
+            continue
+        if not text.strip():
+            continue
+        document = Document(text=text, metadata={"file_path": path})
+        splitter = sentence
+        grammar = GRAMMARS.get(Path(path).suffix) if kind == "code" else None
+        if grammar is not None:
+            if grammar[0] not in code:
+                from tree_sitter import Language, Parser
+
+                module = importlib.import_module(grammar[1])
+                code[grammar[0]] = CodeSplitter(
+                    language=grammar[0], parser=Parser(Language(getattr(module, grammar[2])())))
+            splitter = code[grammar[0]]  # type: ignore[assignment]
+        try:
+            nodes = splitter.get_nodes_from_documents([document])  # type: ignore[attr-defined]
+        except (ValueError, RecursionError):
+            fallbacks += 1
+            nodes = sentence.get_nodes_from_documents([document])
+        cursor = 0
+        for node in nodes:
+            body = node.get_content()
+            if not body.strip():
+                continue
+            start = node.start_char_idx
+            if start is None:
+                start = text.find(body, cursor)
+                start = text.find(body) if start < 0 else start
+            start = max(start, 0)
+            cursor = start + len(body)
+            found.append((path, _line_of(text, start), _line_of(text, start + len(body) - 1), body))
+            embed_texts.append(node.get_content(metadata_mode=MetadataMode.EMBED))
+    return found, embed_texts, fallbacks
+
+
 class LlamaSystem:
     """One LlamaIndex splitter over the files; ``search`` is dense top 10."""
 
     def __init__(self, kind: str, root: Path, paths: list[str], provider, cache_file: Path) -> None:  # type: ignore[no-untyped-def]
-        from llama_index.core import Document
-        from llama_index.core.node_parser import CodeSplitter, SentenceSplitter
-        from llama_index.core.schema import MetadataMode
-
         self.provider = provider
-        sentence = SentenceSplitter()
-        code: dict[str, object] = {}
-        fallbacks = 0
         started = time.perf_counter()
-        self.nodes: list[tuple[str, int, int, str]] = []
-        embed_texts: list[str] = []
-        for path in paths:
-            try:
-                text = (root / path).read_text(encoding="utf-8", errors="ignore")
-            except OSError:
-                continue
-            if not text.strip():
-                continue
-            document = Document(text=text, metadata={"file_path": path})
-            splitter = sentence
-            grammar = GRAMMARS.get(Path(path).suffix) if kind == "code" else None
-            if grammar is not None:
-                if grammar[0] not in code:
-                    from tree_sitter import Language, Parser
-
-                    module = importlib.import_module(grammar[1])
-                    code[grammar[0]] = CodeSplitter(
-                        language=grammar[0], parser=Parser(Language(getattr(module, grammar[2])())))
-                splitter = code[grammar[0]]  # type: ignore[assignment]
-            try:
-                nodes = splitter.get_nodes_from_documents([document])  # type: ignore[attr-defined]
-            except (ValueError, RecursionError):
-                fallbacks += 1
-                nodes = sentence.get_nodes_from_documents([document])
-            cursor = 0
-            for node in nodes:
-                body = node.get_content()
-                if not body.strip():
-                    continue
-                start = node.start_char_idx
-                if start is None:
-                    start = text.find(body, cursor)
-                    start = text.find(body) if start < 0 else start
-                start = max(start, 0)
-                cursor = start + len(body)
-                self.nodes.append((path, _line_of(text, start), _line_of(text, start + len(body) - 1),
-                                   body))
-                embed_texts.append(node.get_content(metadata_mode=MetadataMode.EMBED))
+        self.nodes, embed_texts, fallbacks = split_files(kind, root, paths)
         split_seconds = time.perf_counter() - started
         self.matrix, self.embedded = VectorCache(cache_file).embed(provider, embed_texts)
         total = time.perf_counter() - started
