@@ -104,6 +104,10 @@ class ScopeLayout:
         result: list[Item] = []
         for item in filled:
             previous = result[-1] if result else None
+            if previous is not None and previous.family == item.family == "comment" \
+                    and item.first == previous.last + 1:
+                previous.last = item.last  # a run of line comments (`///`, `#`, `//`) is one
+                continue
             if previous is not None and previous.family == "comment" \
                     and item.family in ("definition", "imports") and self._documents(previous, item):
                 item.first = previous.first  # comments and attributes right above a definition
