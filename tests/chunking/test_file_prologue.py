@@ -92,3 +92,8 @@ def test_a_licence_longer_than_the_pragmas_stays_out_of_a_definition() -> None:
     licence = "// Copyright 2026 The Shop Authors.\n// Licensed under MIT.\n// See LICENSE.\n// No warranty.\n\n"
     found = spans(licence + "export function total(a: number, b: number) {\n  return a + b\n}\n", "t.ts")
     assert found == [(1, 4, "module", None), (6, 8, "function", "total")]
+
+
+def test_pragmas_apart_by_blank_lines_open_the_code_together() -> None:
+    source = '// @ts-check\n\n"use strict";\n\nfunction main() {\n  return 1\n}\n'
+    assert spans(source, "app/javascript/application.js") == [(1, 7, "function", "main")]

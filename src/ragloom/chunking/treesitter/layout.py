@@ -143,7 +143,7 @@ class ScopeLayout:
                 continue
             opened.append(item)
         result = _overloads_joined(opened)
-        if len(result) > 1 and (self._closing_only(result[0]) or self._file_opening(result[0])
+        while len(result) > 1 and (self._closing_only(result[0]) or self._file_opening(result[0])
                                 or self._prologue(result[0])):
             result[1].first = result[0].first
             del result[0]
