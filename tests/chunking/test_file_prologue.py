@@ -89,7 +89,8 @@ def test_a_trailing_export_list_ends_the_definition_before_it() -> None:
 
 
 def test_a_licence_longer_than_the_pragmas_stays_out_of_a_definition() -> None:
-    licence = "// Copyright 2026 The Shop Authors.\n// Licensed under MIT.\n// See LICENSE.\n// No warranty.\n\n"
+    licence = ("// Copyright 2026 The Shop Authors.\n// Licensed under MIT.\n// See LICENSE.\n"
+               "// No warranty.\n\n")
     found = spans(licence + "export function total(a: number, b: number) {\n  return a + b\n}\n", "t.ts")
     assert found == [(1, 4, "module", None), (6, 8, "function", "total")]
 

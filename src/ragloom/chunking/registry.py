@@ -14,8 +14,7 @@ from ragloom.chunking.base import Chunker, LineIndex, chunk_id
 from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.chunking.treesitter.languages import EXTENSIONS as TREE_SITTER_EXTENSIONS
-from ragloom.chunking.treesitter.languages import FILE_NAMES
-from ragloom.chunking.treesitter.languages import LANGUAGES
+from ragloom.chunking.treesitter.languages import FILE_NAMES, LANGUAGES
 from ragloom.config import RAGConfig
 from ragloom.types import Chunk
 

@@ -1,7 +1,8 @@
 """Files an application's repository holds that nobody asks questions about: lock files,
-minified and compiled assets, snapshots, vendored third-party code, rendered copies of docs committed beside their
-sources, files reached again through a symlink, generated one-line blobs, translation
-catalogs, SVG images, hashed copies of assets and collected static folders.
+minified and compiled assets, snapshots, vendored third-party code, rendered copies of
+docs committed beside their sources, files reached again through a symlink, generated
+one-line blobs, translation catalogs, SVG images, hashed copies of assets and collected
+static folders.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
