@@ -83,3 +83,18 @@ def test_a_licence_apart_from_the_doc_comment_still_opens_the_imports() -> None:
               "// Lists the open orders.\n// Newest first.\nexport function openOrders() {\n"
               "  return db.order.findMany({ where: { open: true } })\n}\n")
     assert spans(source, "orders.ts") == [(1, 4, None), (6, 10, "openOrders")]
+
+
+def test_a_module_doc_is_not_buried_in_the_imports() -> None:
+    # Import runs rank last; a module's own doc (Rust `//!`, Go `// Package`) above them is
+    # what a question about the module finds, so it keeps a chunk of its own.
+    rust = ("//! Sync with the server.\n//!\n//! Uploads local history records in batches.\n\n"
+            "use std::time::Duration;\nuse crate::api::Client;\n\n"
+            "pub async fn sync(client: &Client) -> Result<(), Error> {\n"
+            "    client.push(Duration::from_secs(5)).await\n}\n")
+    assert spans(rust, "src/sync.rs") == [(1, 3, None), (5, 6, None), (8, 10, "sync")]
+    go = ("// Package sync uploads local history\n// and downloads what other machines wrote.\n"
+          "package sync\n\nimport \"time\"\n\nfunc Run() {\n\ttime.Sleep(1)\n}\n")
+    assert spans(go, "sync/sync.go") == [(1, 2, None), (3, 5, None), (7, 9, "Run")]
+    chunks = FileChunker(hash_config(chunk_size=400, chunk_overlap=80)).chunk(go, "sync/sync.go")
+    assert [c.metadata["kind"] for c in chunks] == ["module", "imports", "function"]

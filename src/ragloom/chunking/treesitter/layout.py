@@ -21,6 +21,8 @@ _CLOSING_LINE = re.compile(r"^\s*([\])};,]+|end|#\s*endif\b.*|#\s*else\b.*)?\s*(
 _PRAGMA_LINE = re.compile(r"""^\s*(#|//|/\*|\*|--|<\?php\b|(["'])use [\w ]+\2;?\s*$)""")
 #: An export list of local names (``export { a, b as c }``), no ``from``.
 _EXPORT_LIST = re.compile(r"^\s*export\s+(type\s+)?\{[\w\s,$]*\}\s*;?\s*$")
+#: A line of a module's own documentation (``_module_doc``).
+_MODULE_DOC = re.compile(r"^\s*(//!|/\*!|// Package \w|(/\*\*|\*)\s*@(file|fileoverview|module)\b)")
 #: At most this many non-blank pragma lines open the file's first item.
 _PROLOGUE_LINES = 3
 #: Lines that open a block whose members follow (``return [``, ``extern "C" {``).
@@ -152,7 +154,10 @@ class ScopeLayout:
     def _documents(self, comment: Item, item: Item) -> bool:
         """Whether ``comment`` documents ``item``: right above it, or one blank line above
         (Laravel's config banners, section comments); a comment opening the file (a
-        licence) only the imports."""
+        licence) only the imports; a module's own doc (``//!``, ``// Package``) never the
+        imports: in their chunk it would rank last with them."""
+        if item.family == "imports" and self._module_doc(comment):
+            return False
         gap = item.first - comment.last - 1
         if gap <= 0:
             return True
@@ -173,7 +178,13 @@ class ScopeLayout:
         lines = [self.source.line_texts[n - 1] for n in range(item.first, item.last + 1)]
         written = [line for line in lines if line.strip()]
         return item.first == 1 and 0 < len(written) <= _PROLOGUE_LINES and all(
-            _PRAGMA_LINE.match(line) for line in written)
+            _PRAGMA_LINE.match(line) for line in written) and not self._module_doc(item)
+
+    def _module_doc(self, item: Item) -> bool:
+        """Whether ``item`` holds the module's own documentation: Rust's ``//!`` / ``/*!``,
+        Go's ``// Package name ...``, a JSDoc ``@file`` / ``@fileoverview`` / ``@module``."""
+        return any(_MODULE_DOC.match(self.source.line_texts[n - 1])
+                   for n in range(item.first, item.last + 1))
 
     def _export_list(self, item: Item) -> bool:
         """Whether ``item`` is only a JavaScript / TypeScript export list of the file's own
