@@ -41,7 +41,9 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     ("locale/de/LC_MESSAGES/django.po", "translations"), ("lang/en.json", "translations"),
     ("internal/locale/translations/en_US.json", "translations"), ("config/locales/fr.yml", "translations"),
     ("resources/js/i18n/de.json", "translations"), ("messages.pot", "translations"),
-    ("static_src/font/icons.svg", "svg-image"),
+    ("static_src/font/icons.svg", "svg-image"), ("vendor/javascript/autosize.js", "vendored"),
+    ("vendor/github.com/lib/pq/conn.go", "vendored"), ("hc/static/vendor/jquery.js", "vendored"),
+    ("app/assets/vendor/select.css", "vendored"), ("native/third_party/zlib/inflate.c", "vendored"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -52,7 +54,9 @@ def test_glob_rules(path: str, rule: str) -> None:
 @pytest.mark.parametrize("path", ["src/lock.py", "docs/building.md", "src/build/steps.py", "app/Dist.php",
                                   "minify.js", "src/map.ts", "src/snapshot.py", "locks/redis.lock.py",
                                   "app/Lang/Translator.php", "src/i18n/index.ts", "locale/setup.py",
-                                  "lang/en/messages.php", "src/csv.py", "resources/svg/Icon.vue"])
+                                  "lang/en/messages.php", "src/csv.py", "resources/svg/Icon.vue",
+                                  "app/vendor/[id]/page.tsx", "app/Models/Vendor.php",
+                                  "src/vendors/list.ts"])
 def test_glob_rules_leave_sources_alone(path: str) -> None:
     assert path_noise(path, RULE_NAMES) is None
 

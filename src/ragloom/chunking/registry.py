@@ -14,7 +14,7 @@ from ragloom.chunking.base import Chunker, LineIndex, chunk_id
 from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.chunking.treesitter.languages import EXTENSIONS as TREE_SITTER_EXTENSIONS
-from ragloom.chunking.treesitter.languages import LANGUAGES
+from ragloom.chunking.treesitter.languages import FILE_NAMES, LANGUAGES
 from ragloom.config import RAGConfig
 from ragloom.types import Chunk
 
@@ -53,7 +53,10 @@ chunkers: Registry[ChunkerFactory] = Registry("chunker", "chunking", "ragloom.ch
 def language_for_path(path: str) -> str:
     """The language a file's extension implies (its last two suffixes first:
     ``.blade.php``), ``"text"`` when unknown; an ``.html`` file in a templates folder is a
-    ``django-template`` (``markup.template_language``)."""
+    ``django-template`` (``markup.template_language``); a file a language names whole
+    (``Gemfile``, ``Rakefile``) is of that language."""
+    if (name := PurePath(path).name) in FILE_NAMES:
+        return FILE_NAMES[name]
     suffixes = [s.lower() for s in PurePath(path).suffixes[-2:]]
     if len(suffixes) == 2 and "".join(suffixes) in LANGUAGE_BY_EXTENSION:
         return LANGUAGE_BY_EXTENSION["".join(suffixes)]

@@ -1,7 +1,8 @@
 """Files an application's repository holds that nobody asks questions about: lock files,
-minified and compiled assets, snapshots, rendered copies of docs committed beside their
-sources, files reached again through a symlink, generated one-line blobs, translation
-catalogs, SVG images, hashed copies of assets and collected static folders.
+minified and compiled assets, snapshots, vendored third-party code, rendered copies of
+docs committed beside their sources, files reached again through a symlink, generated
+one-line blobs, translation catalogs, SVG images, hashed copies of assets and collected
+static folders.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -42,6 +43,11 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
               ("**/public/build/**", "**/public/vendor/**", "**/public/hot", "**/dist/**",
                "build/**")),
     NoiseRule("snapshot", "test snapshot (rule snapshot)", ("**/__snapshots__/**", "*.snap")),
+    # Third-party code committed into the tree: Rails' ``vendor/javascript``, Go's and
+    # Composer's ``vendor/`` (at the top only), a front end's ``static/vendor/jquery.js``.
+    NoiseRule("vendored", "vendored third-party code (rule vendored)",
+              ("vendor/**", "**/static/vendor/**", "**/assets/vendor/**", "**/third_party/**",
+               "**/bower_components/**")),
     NoiseRule("rendered-docs", "rendered copy of a document beside it (rule rendered-docs)"),
     NoiseRule("symlink-copy", "symlink to a file indexed under its own path (rule symlink-copy)"),
     NoiseRule("long-lines", "generated or minified: most of its text is in lines over 2,000 "

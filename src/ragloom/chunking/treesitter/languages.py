@@ -45,6 +45,8 @@ class LanguageRow:
     module: str
     #: File extensions of the language (lower case, e.g. ``.go``).
     extensions: tuple[str, ...] = ()
+    #: Whole file names of the language without an extension (``Gemfile``).
+    file_names: tuple[str, ...] = ()
     #: For a second grammar of a language (TSX): that language; its files take this
     #: grammar, and are of that language otherwise.
     grammar_of: str | None = None
@@ -150,7 +152,10 @@ LANGUAGES: dict[str, LanguageRow] = {
                      "namespace_declaration": "module", "delegate_declaration": "type"},
         imports=frozenset({"using_directive", "file_scoped_namespace_declaration"}),
         namespaces_in_symbols=False),
-    "ruby": LanguageRow("tree_sitter_ruby", extensions=(".rb", ".rake"), member_separator="#",
+    "ruby": LanguageRow("tree_sitter_ruby", member_separator="#",
+                        extensions=(".rb", ".rake", ".ru", ".gemspec", ".builder", ".jbuilder", ".thor"),
+                        file_names=("Gemfile", "Rakefile", "Guardfile", "Capfile", "Vagrantfile",
+                                    "Podfile", "Fastfile", "Brewfile", "Dangerfile", "Berksfile"),
                         separator="::", import_calls=frozenset({"require", "require_relative", "load"})),
     "kotlin": LanguageRow(
         "tree_sitter_kotlin", extensions=(".kt", ".kts"), tags=False,
@@ -167,6 +172,9 @@ GRAMMAR_BY_SUFFIX = {extension: name for name, row in LANGUAGES.items() if row.g
 #: grammar's files are of its language).
 EXTENSIONS = {extension: row.grammar_of or name for name, row in LANGUAGES.items()
               for extension in row.extensions}
+
+#: File name -> language, for the files a language names without an extension.
+FILE_NAMES = {file_name: name for name, row in LANGUAGES.items() for file_name in row.file_names}
 
 #: Tags-query captures that are definitions the chunker keeps, with the kind it records.
 TAG_KINDS = {"class": "class", "interface": "interface", "function": "function",

@@ -17,6 +17,14 @@ from ragloom.chunking.treesitter.outline import Definition, body_of
 
 #: Lines that only close what came before (``}``, ``});``, ``end``, ``#endif``).
 _CLOSING_LINE = re.compile(r"^\s*([\])};,]+|end|#\s*endif\b.*|#\s*else\b.*)?\s*(//.*|/\*.*|#.*)?$")
+#: A file's pragma lines (``_prologue``): comments, a shebang, ``<?php``, directive strings.
+_PRAGMA_LINE = re.compile(r"""^\s*(#|//|/\*|\*|--|<\?php\b|(["'])use [\w ]+\2;?\s*$)""")
+#: An export list of local names (``export { a, b as c }``), no ``from``.
+_EXPORT_LIST = re.compile(r"^\s*export\s+(type\s+)?\{[\w\s,$]*\}\s*;?\s*$")
+#: A line of a module's own documentation (``_module_doc``).
+_MODULE_DOC = re.compile(r"^\s*(//!|/\*!|// Package \w|(/\*\*|\*)\s*@(file|fileoverview|module)\b)")
+#: At most this many non-blank pragma lines open the file's first item.
+_PROLOGUE_LINES = 3
 #: Lines that open a block whose members follow (``return [``, ``extern "C" {``).
 _OPENS_BLOCK = re.compile(r"[\[{(]\s*$")
 
@@ -104,6 +112,10 @@ class ScopeLayout:
         result: list[Item] = []
         for item in filled:
             previous = result[-1] if result else None
+            if previous is not None and previous.family == item.family == "comment" \
+                    and item.first == previous.last + 1:
+                previous.last = item.last  # a run of line comments (`///`, `#`, `//`) is one
+                continue
             if previous is not None and previous.family == "comment" \
                     and item.family in ("definition", "imports") and self._documents(previous, item):
                 item.first = previous.first  # comments and attributes right above a definition
@@ -111,8 +123,8 @@ class ScopeLayout:
                 result[-1] = item
                 continue
             if previous is not None and item.family in ("statements", "comment") \
-                    and self._closing_only(item):
-                previous.last = item.last  # `}` / `end` lines end the item before
+                    and (self._closing_only(item) or self._export_list(item)):
+                previous.last = item.last  # `}` / `end` lines, `export { a, b }` end the item before
                 continue
             if previous is not None and previous.family == "comment" and item.family == "statements":
                 previous.family = "statements"
@@ -133,7 +145,8 @@ class ScopeLayout:
                 continue
             opened.append(item)
         result = _overloads_joined(opened)
-        if len(result) > 1 and (self._closing_only(result[0]) or self._file_opening(result[0])):
+        while len(result) > 1 and (self._closing_only(result[0]) or self._file_opening(result[0])
+                                or self._prologue(result[0])):
             result[1].first = result[0].first
             del result[0]
         return result
@@ -141,7 +154,10 @@ class ScopeLayout:
     def _documents(self, comment: Item, item: Item) -> bool:
         """Whether ``comment`` documents ``item``: right above it, or one blank line above
         (Laravel's config banners, section comments); a comment opening the file (a
-        licence) only the imports."""
+        licence) only the imports; a module's own doc (``//!``, ``// Package``) never the
+        imports: in their chunk it would rank last with them."""
+        if item.family == "imports" and self._module_doc(comment):
+            return False
         gap = item.first - comment.last - 1
         if gap <= 0:
             return True
@@ -153,6 +169,29 @@ class ScopeLayout:
         return item.first == 1 and all(
             self.source.line_texts[n - 1].strip() in ("", "<?php", "<?")
             for n in range(item.first, item.last + 1))
+
+    def _prologue(self, item: Item) -> bool:
+        """Whether ``item`` is only a file's pragmas (``# frozen_string_literal: true``,
+        ``# typed: false``, ``// @ts-nocheck``, a shebang, ``"use client"``): it opens what
+        follows. Alone it was a chunk of one line that answers nothing, yet reached the top 5
+        (a Next.js component's ``"use client"`` for a question about the component)."""
+        lines = [self.source.line_texts[n - 1] for n in range(item.first, item.last + 1)]
+        written = [line for line in lines if line.strip()]
+        return item.first == 1 and 0 < len(written) <= _PROLOGUE_LINES and all(
+            _PRAGMA_LINE.match(line) for line in written) and not self._module_doc(item)
+
+    def _module_doc(self, item: Item) -> bool:
+        """Whether ``item`` holds the module's own documentation: Rust's ``//!`` / ``/*!``,
+        Go's ``// Package name ...``, a JSDoc ``@file`` / ``@fileoverview`` / ``@module``."""
+        return any(_MODULE_DOC.match(self.source.line_texts[n - 1])
+                   for n in range(item.first, item.last + 1))
+
+    def _export_list(self, item: Item) -> bool:
+        """Whether ``item`` is only a JavaScript / TypeScript export list of the file's own
+        names (``export { Badge, badgeVariants }``): names the code before defined, no
+        chunk of its own."""
+        lines = self.source.line_texts[item.first - 1:item.last]
+        return lines[0].lstrip().startswith("export") and _EXPORT_LIST.match("\n".join(lines)) is not None
 
     def _closing_only(self, item: Item) -> bool:
         """Whether ``item`` only closes blocks (``}``, ``end``; comments may follow)."""
