@@ -106,6 +106,20 @@ def test_a_role_with_create_on_its_schema_only_builds_the_index(postgres_server,
             assert "rockets" in engine.search("rockets orbit", top_k=1)[0].text.lower()
 
 
+def test_pgvector_off_the_search_path_still_works(postgres_server, postgres_schema,
+                                                  tmp_path: Path) -> None:
+    """Was: type "vector" does not exist, with the extension installed (in public, which
+    the role's search_path leaves out; the same as an extension in a schema of its own)."""
+    s = postgres_schema
+    with role(postgres_server, f'GRANT USAGE, CREATE ON SCHEMA "{s}" TO {{r}}',
+              search_path=f'"{s}"') as url:
+        root = project(tmp_path / "p")
+        with RAGEngine(engine_config(url, s, table="kb"), root) as engine:
+            engine.index_directory()
+        with RAGEngine(engine_config(url, s, table="kb"), root, read_only=True) as engine:
+            assert "banana" in engine.search("peel banana", top_k=1)[0].text
+
+
 def test_a_read_only_role_searches_and_a_write_fails_naming_the_table(
         postgres_server, postgres_schema, tmp_path: Path) -> None:
     s = postgres_schema
