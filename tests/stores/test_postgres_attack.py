@@ -18,8 +18,13 @@ import pytest
 from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.errors import StoreError
+from ragloom.stores.base import EmbeddingSpec
 from ragloom.stores.postgres import Tables
 from ragloom.stores.postgres.collections import drop_index, list_indexes
+from ragloom.stores.postgres.store import PostgresStore
+from ragloom.testing.stores import DIM, sample_rows
+
+SPEC = EmbeddingSpec("hash/test", DIM)
 
 
 def engine_config(url: str, schema: str, **settings: Any) -> Any:
@@ -208,3 +213,41 @@ def test_two_collections_and_user_objects_then_drop_and_rebuild(postgres_server,
     with RAGEngine(engine_config(postgres_server.url, s, store={"collection_name": "notes"}),
                    roots["notes"], read_only=True) as engine:
         assert "submarine" in engine.search("submarine", top_k=1)[0].text
+
+
+@pytest.mark.parametrize("statements, named", [
+    (["CREATE INDEX my_idx ON \"{s}\".kb (model)"], "index {s}.my_idx"),
+    (["CREATE FUNCTION \"{s}\".stamp() RETURNS trigger LANGUAGE plpgsql AS "
+      "$$BEGIN RETURN NEW; END$$",
+      "CREATE TRIGGER my_trg BEFORE INSERT ON \"{s}\".kb FOR EACH ROW EXECUTE FUNCTION "
+      "\"{s}\".stamp()"], "trigger my_trg on table {s}.kb"),
+    (["CREATE POLICY my_pol ON \"{s}\".kb USING (model <> 'x')"], "policy my_pol on table {s}.kb"),
+    (["CREATE RULE my_rule AS ON DELETE TO \"{s}\".kb_files DO ALSO NOTIFY files_gone"],
+     "rule my_rule on table {s}.kb_files"),
+    (["CREATE STATISTICS \"{s}\".my_stats ON source, model FROM \"{s}\".kb"],
+     "statistics object {s}.my_stats"),
+    (["CREATE SEQUENCE \"{s}\".my_seq", "ALTER SEQUENCE \"{s}\".my_seq OWNED BY \"{s}\".kb.chunk_index"],
+     "sequence {s}.my_seq"),
+])
+def test_a_user_object_attached_to_an_index_table_stops_a_drop(
+        postgres_server, postgres_schema, statements: list[str], named: str) -> None:
+    """Was: dropping the index (a rebuild, ``ragloom collections drop``) removed a user's
+    index, trigger, policy, rule, statistics or owned sequence on its tables silently;
+    emptying it (TRUNCATE) leaves them be, so a reset still works."""
+    s = postgres_schema
+    store = PostgresStore(postgres_server.url, Tables(s, "kb"), SPEC)
+    store.upsert(*sample_rows())
+    for statement in statements:
+        postgres_server.execute(statement.format(s=s))
+    attached = postgres_server.execute(
+        "SELECT pg_describe_object(classid, objid, 0) FROM pg_depend WHERE refobjid IN "
+        f"('\"{s}\".kb'::regclass, '\"{s}\".kb_files'::regclass) AND deptype = 'a' ORDER BY 1")
+    store.reset()
+    store.close()
+    named = named.format(s=s)
+    with pytest.raises(StoreError, match=rf"cannot drop the ragloom index {s}\.kb: .*\({named}\)"):
+        drop_index(postgres_server.url, Tables(s, "kb"), with_cache=True)
+    assert postgres_server.execute(
+        "SELECT pg_describe_object(classid, objid, 0) FROM pg_depend WHERE refobjid IN "
+        f"('\"{s}\".kb'::regclass, '\"{s}\".kb_files'::regclass) AND deptype = 'a' ORDER BY 1") \
+        == attached

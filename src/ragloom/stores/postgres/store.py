@@ -216,7 +216,7 @@ class PostgresStore(StoreDefaults):
         t = self.tables
         with self.writer.transaction("reset"):
             check_owned(self.writer, t)
-            refuse_dependents(self.writer, t, "empty", views=False)  # a view outlives TRUNCATE
+            refuse_dependents(self.writer, t, "empty", dropping=False)  # a view outlives TRUNCATE
             emptied = [t.postings, t.lengths, t.symbols, t.chunks, t.terms]
             if self.writer.execute("reset", "SELECT to_regclass(%s)", (t.tokens,))[0][0]:
                 emptied.insert(0, t.tokens)
