@@ -125,6 +125,24 @@ def test_pgvector_off_the_search_path_still_works(postgres_server, postgres_sche
             assert "banana" in engine.search("peel banana", top_k=1)[0].text
 
 
+def test_a_user_staging_table_before_pg_temp_on_the_search_path_is_left_alone(
+        postgres_server, postgres_schema, tmp_path: Path) -> None:
+    """Was: with search_path = "<schema>", public, pg_temp the unqualified TRUNCATE and COPY
+    of ragloom's temporary staging table reached the user's table of that name first:
+    indexing failed on its columns (a table with the staging columns had its rows replaced)."""
+    s = postgres_schema
+    postgres_server.execute(f'CREATE TABLE "{s}".ragloom_stage (id text, note text)')
+    postgres_server.execute(f"INSERT INTO \"{s}\".ragloom_stage VALUES ('mine', 'keep me')")
+    before = catalog(postgres_server, s)
+    with role(postgres_server, f'GRANT USAGE, CREATE ON SCHEMA "{s}" TO {{r}}',
+              f'GRANT ALL ON "{s}".ragloom_stage TO {{r}}',
+              search_path=f'"{s}", public, pg_temp') as url:
+        with RAGEngine(engine_config(url, s, table="kb"), project(tmp_path / "p")) as engine:
+            engine.index_directory()
+            assert engine.search("rockets orbit", top_k=1)
+    assert catalog(postgres_server, s) == before
+
+
 def test_a_read_only_role_searches_and_a_write_fails_naming_the_table(
         postgres_server, postgres_schema, tmp_path: Path) -> None:
     s = postgres_schema
