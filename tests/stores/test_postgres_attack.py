@@ -114,7 +114,7 @@ def test_a_role_with_create_on_its_schema_only_builds_the_index(postgres_server,
 def test_pgvector_off_the_search_path_still_works(postgres_server, postgres_schema,
                                                   tmp_path: Path) -> None:
     """Was: type "vector" does not exist, with the extension installed (in public, which
-    the role's search_path leaves out; the same as an extension in a schema of its own)."""
+    the role's search_path leaves out)."""
     s = postgres_schema
     with role(postgres_server, f'GRANT USAGE, CREATE ON SCHEMA "{s}" TO {{r}}',
               search_path=f'"{s}"') as url:
@@ -123,6 +123,43 @@ def test_pgvector_off_the_search_path_still_works(postgres_server, postgres_sche
             engine.index_directory()
         with RAGEngine(engine_config(url, s, table="kb"), root, read_only=True) as engine:
             assert "banana" in engine.search("peel banana", top_k=1)[0].text
+
+
+@contextmanager
+def database(server: Any, *statements: str) -> Iterator[str]:
+    """A database of its own set up by ``statements``; yields its URL, dropped afterwards."""
+    name = f"d_{uuid.uuid4().hex[:10]}"
+    server.execute(f"CREATE DATABASE {name}")
+    parts = urlsplit(server.url)
+    url = urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+    try:
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as connection:
+            for statement in statements:
+                connection.execute(statement)
+        yield url
+    finally:
+        server.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.mark.parametrize("sparse", ["sql", "pg_textsearch"])
+def test_extensions_in_schemas_of_their_own(postgres_server, tmp_path: Path, sparse: str) -> None:
+    """CREATE EXTENSION vector SCHEMA vec (and pg_textsearch in one more), neither on the
+    search path: indexing, BM25 and search work, and the index lands in its schema."""
+    if sparse == "pg_textsearch" and not postgres_server.text_search:
+        pytest.skip("the server has no pg_textsearch")
+    with database(postgres_server, "CREATE SCHEMA vec", "CREATE SCHEMA bm", "CREATE SCHEMA app",
+                  "CREATE EXTENSION vector SCHEMA vec",
+                  *(["CREATE EXTENSION pg_textsearch SCHEMA bm"] if sparse != "sql" else [])) as url:
+        root = project(tmp_path / "p")
+        with RAGEngine(engine_config(url, "app", table="kb", sparse=sparse), root) as engine:
+            engine.index_directory()
+            assert "banana" in engine.search("peel banana", top_k=1)[0].text
+        with RAGEngine(engine_config(url, "app", table="kb", sparse=sparse), root,
+                       read_only=True) as engine:
+            assert "rockets" in engine.search("rockets orbit", top_k=1)[0].text.lower()
+        assert [index.table for index in list_indexes(url, "app")] == ["kb"]
 
 
 def test_a_user_staging_table_before_pg_temp_on_the_search_path_is_left_alone(
