@@ -192,7 +192,9 @@ def test_a_read_only_role_searches_and_a_write_fails_naming_the_table(
         with RAGEngine(engine_config(url, s, table="kb"), root, read_only=True) as engine:
             assert "rockets" in engine.search("rockets orbit", top_k=1)[0].text.lower()
         write(root, "c.md", "# Gamma\nGlaciers carve valleys.\n")
-        with pytest.raises(StoreError, match=r"permission denied for table kb\w*"):
+        with pytest.raises(StoreError, match=rf"role 'r_\w+' may not write the ragloom index at "
+                                             rf".* table {s}\.kb: it has no INSERT privilege on "
+                                             rf'table "{s}"\."kb\w*"; search it read-only'):
             with RAGEngine(engine_config(url, s, table="kb"), root) as engine:
                 engine.index_directory()
         with pytest.raises(StoreError, match=rf"permission denied for schema {s}"):

@@ -89,9 +89,12 @@ def existing_objects(database: Database, tables: Tables) -> dict[str, tuple[str,
     return found
 
 
-def check_owned(database: Database, tables: Tables) -> dict[str, tuple[str, str | None]]:
+def check_owned(database: Database, tables: Tables,
+                writing: str | None = None) -> dict[str, tuple[str, str | None]]:
     """The index's objects that exist, after making sure each is this index's: a StoreError
-    names the first that is not (a user's object, another ragloom index's, another layout)."""
+    names the first that is not (a user's object, another ragloom index's, another layout).
+    ``writing`` (the index's location, for a writer): the role must also be able to write
+    an existing index (``check_writable``)."""
     if len(tables.table) > MAX_TABLE:
         raise StoreError(f"[rag.vector_store.postgres] table {tables.table!r} is longer than "
                          f"{MAX_TABLE} characters: Postgres would cut the names of its companion "
@@ -117,7 +120,30 @@ def check_owned(database: Database, tables: Tables) -> dict[str, tuple[str, str 
                          f"[rag.vector_store.postgres] table (or vector_store.collection_name); "
                          f"tables of an index made by a ragloom before layout {LAYOUT_VERSION} "
                          f"carry no marker either: drop those yourself to rebuild there")
+    if writing is not None and tables.table in found:
+        check_writable(database, tables, writing)
     return found
+
+
+_UNWRITABLE = """
+SELECT current_user, name, privilege FROM unnest(%s::text[]) AS name,
+  unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) AS privilege
+WHERE to_regclass(name) IS NOT NULL AND NOT has_table_privilege(to_regclass(name), privilege)
+"""
+
+
+def check_writable(database: Database, tables: Tables, location: str) -> None:
+    """A StoreError naming the role, the table and the privilege when the connecting role
+    may not write every table of the index (a read-only role opened for writing), before
+    anything is written."""
+    missing = database.execute("ownership", _UNWRITABLE,
+                               ([tables.name(s) for s in TABLE_SUFFIXES],))
+    if missing:
+        role, table, privilege = missing[0]
+        raise StoreError(f"role {role!r} may not write the ragloom index at {location}: it has "
+                         f"no {privilege} privilege on table {table}; search it read-only "
+                         f"(RAGEngine(..., read_only=True)), or GRANT SELECT, INSERT, UPDATE, "
+                         f'DELETE ON ALL TABLES IN SCHEMA "{tables.schema}" TO {role}')
 
 
 _DEPENDENTS = """

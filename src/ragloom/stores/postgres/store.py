@@ -116,7 +116,8 @@ class PostgresStore(StoreDefaults):
             if not self.read_only:  # two processes creating one index: the second waits
                 database.execute("open", "SELECT pg_advisory_xact_lock(%s)",
                                  (lock_key(self.tables) ^ DDL_KEY,))
-            found = check_owned(database, self.tables)  # before anything is created or written
+            found = check_owned(database, self.tables,  # before anything is created or written
+                                writing=None if self.read_only else self.location)
             if self.tables.table not in found:
                 if self.read_only:
                     raise IndexNotFoundError(f"no ragloom index at {self.location}")
