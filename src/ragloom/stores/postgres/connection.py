@@ -21,6 +21,16 @@ from ragloom.errors import StoreError
 from ragloom.stores.base import DataRejectedError
 from ragloom.stores.postgres.settings import redacted
 
+#: Appends the schemas of the extensions ragloom names unqualified (pgvector's type and
+#: operators, pg_textsearch's) to this session's search_path when they are not on it.
+_EXTENSIONS_ON_PATH = """
+SELECT set_config('search_path', concat_ws(', ', nullif(current_setting('search_path'), ''),
+                  string_agg(DISTINCT quote_ident(n.nspname), ', ')), false)
+FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname IN ('vector', 'pg_textsearch') AND n.nspname <> ALL(current_schemas(false))
+HAVING count(*) > 0
+"""
+
 
 def psycopg() -> Any:
     return import_optional("psycopg", "postgres", "the Postgres vector store")
@@ -87,9 +97,17 @@ class Database:
         return first in (b"", b"E")  # end of file, or an ErrorResponse (FATAL) before it
 
     def _apply_settings(self) -> None:
-        """Session settings (HNSW search width, iterative scans) the server knows; one it
-        does not (an older pgvector) is left at its default."""
+        """The extensions' schemas on the session's search path (pgvector or pg_textsearch
+        installed in a schema of their own, or a role or database whose search_path leaves
+        it out: their types and operators are named unqualified), then session settings
+        (HNSW search width, iterative scans) the server knows; one it does not (an older
+        pgvector) is left at its default."""
         self.session = {}
+        try:
+            with self._connection.transaction():
+                self._connection.execute(_EXTENSIONS_ON_PATH)
+        except psycopg().Error:
+            pass  # the statements that need it then fail naming what is missing
         for name, value in self.settings:
             try:
                 with self._connection.transaction():

@@ -89,9 +89,12 @@ def existing_objects(database: Database, tables: Tables) -> dict[str, tuple[str,
     return found
 
 
-def check_owned(database: Database, tables: Tables) -> dict[str, tuple[str, str | None]]:
+def check_owned(database: Database, tables: Tables,
+                writing: str | None = None) -> dict[str, tuple[str, str | None]]:
     """The index's objects that exist, after making sure each is this index's: a StoreError
-    names the first that is not (a user's object, another ragloom index's, another layout)."""
+    names the first that is not (a user's object, another ragloom index's, another layout).
+    ``writing`` (the index's location, for a writer): the role must also be able to write
+    an existing index (``check_writable``)."""
     if len(tables.table) > MAX_TABLE:
         raise StoreError(f"[rag.vector_store.postgres] table {tables.table!r} is longer than "
                          f"{MAX_TABLE} characters: Postgres would cut the names of its companion "
@@ -117,7 +120,30 @@ def check_owned(database: Database, tables: Tables) -> dict[str, tuple[str, str 
                          f"[rag.vector_store.postgres] table (or vector_store.collection_name); "
                          f"tables of an index made by a ragloom before layout {LAYOUT_VERSION} "
                          f"carry no marker either: drop those yourself to rebuild there")
+    if writing is not None and tables.table in found:
+        check_writable(database, tables, writing)
     return found
+
+
+_UNWRITABLE = """
+SELECT current_user, name, privilege FROM unnest(%s::text[]) AS name,
+  unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) AS privilege
+WHERE to_regclass(name) IS NOT NULL AND NOT has_table_privilege(to_regclass(name), privilege)
+"""
+
+
+def check_writable(database: Database, tables: Tables, location: str) -> None:
+    """A StoreError naming the role, the table and the privilege when the connecting role
+    may not write every table of the index (a read-only role opened for writing), before
+    anything is written."""
+    missing = database.execute("ownership", _UNWRITABLE,
+                               ([tables.name(s) for s in TABLE_SUFFIXES],))
+    if missing:
+        role, table, privilege = missing[0]
+        raise StoreError(f"role {role!r} may not write the ragloom index at {location}: it has "
+                         f"no {privilege} privilege on table {table}; search it read-only "
+                         f"(RAGEngine(..., read_only=True)), or GRANT SELECT, INSERT, UPDATE, "
+                         f'DELETE ON ALL TABLES IN SCHEMA "{tables.schema}" TO {role}')
 
 
 _DEPENDENTS = """
@@ -128,11 +154,27 @@ WHERE d.refclassid = 'pg_class'::regclass AND d.deptype = 'n'
 """
 
 
-def foreign_dependents(database: Database, tables: Tables, views: bool = True) -> list[str]:
-    """User objects that depend on the index's tables (a foreign key into them, and with
-    ``views`` a view over them), described as Postgres names them; the index's own are
-    left out."""
-    rows = database.execute("ownership", _DEPENDENTS, ([tables.name(s) for s in TABLE_SUFFIXES],))
+_ATTACHED = """
+SELECT DISTINCT pg_describe_object(d.classid, d.objid, 0) FROM pg_depend d
+LEFT JOIN pg_trigger g ON d.classid = 'pg_trigger'::regclass AND g.oid = d.objid
+WHERE d.refclassid = 'pg_class'::regclass AND d.deptype = 'a'
+  AND d.refobjid IN (SELECT to_regclass(name) FROM unnest(%s::text[]) AS name)
+  AND CASE d.classid
+    WHEN 'pg_class'::regclass THEN obj_description(d.objid, 'pg_class') IS DISTINCT FROM %s
+    WHEN 'pg_trigger'::regclass THEN NOT g.tgisinternal
+      AND obj_description(g.tgfoid, 'pg_proc') IS DISTINCT FROM %s
+    ELSE d.classid IN ('pg_policy'::regclass, 'pg_rewrite'::regclass,
+                       'pg_statistic_ext'::regclass) END
+"""
+
+
+def foreign_dependents(database: Database, tables: Tables, dropping: bool = True) -> list[str]:
+    """User objects that depend on the index's tables (a foreign key into them), and when
+    ``dropping`` also those a drop would remove but emptying leaves be (a view over them;
+    an index, trigger, rule, row-security policy, statistics object or owned sequence a
+    user attached to them), described as Postgres names them; the index's own are left out."""
+    names = [tables.name(s) for s in TABLE_SUFFIXES]
+    rows = database.execute("ownership", _DEPENDENTS, (names,))
     own = marker(tables)
     described: list[str] = []
     for catalog, oid, description in rows:
@@ -143,21 +185,26 @@ def foreign_dependents(database: Database, tables: Tables, views: bool = True) -
             if holder and holder[0][0] == own:
                 continue  # a foreign key between the index's own tables
         elif catalog == "pg_rewrite":
-            if not views:
+            if not dropping:
                 continue
             view = database.execute(
                 "ownership", "SELECT ev_class::regclass::text FROM pg_rewrite WHERE oid = %s", (oid,))
             description = f"view {view[0][0]}" if view else description
+        elif catalog == "pg_policy" and not dropping:
+            continue  # a row-security policy outlives TRUNCATE
         elif catalog in ("pg_trigger", "pg_type", "pg_class", "pg_attrdef"):
             continue  # the index's triggers, row types and indexes
         described.append(description)
+    if dropping:
+        described += [row[0] for row in database.execute("ownership", _ATTACHED, (names, own, own))]
     return sorted(set(described))
 
 
-def refuse_dependents(database: Database, tables: Tables, doing: str, views: bool = True) -> None:
+def refuse_dependents(database: Database, tables: Tables, doing: str,
+                      dropping: bool = True) -> None:
     """StoreError naming the user objects depending on the index, before ``doing`` (a
-    truncate or drop that would have to cascade into them; emptying leaves a view be)."""
-    dependents = foreign_dependents(database, tables, views)
+    truncate or drop that would have to cascade into them or remove them with the tables)."""
+    dependents = foreign_dependents(database, tables, dropping)
     if dependents:
         raise StoreError(f"cannot {doing} the ragloom index {tables.label}: objects ragloom did "
                          f"not create depend on its tables ({'; '.join(dependents)}); ragloom "

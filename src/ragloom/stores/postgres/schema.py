@@ -40,7 +40,10 @@ def create_statements(tables: Tables, dimension: int, settings: PostgresSettings
     t = tables
     return [
         "CREATE EXTENSION IF NOT EXISTS vector",
-        f'CREATE SCHEMA IF NOT EXISTS "{t.schema}"',
+        # only when missing: CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even
+        # when the schema exists (a role owning just its schema could not build there)
+        f"DO $schema$ BEGIN IF to_regnamespace('\"{t.schema}\"') IS NULL THEN "
+        f'CREATE SCHEMA "{t.schema}"; END IF; END $schema$',
         f"CREATE TABLE {t.info} (key text PRIMARY KEY, value text NOT NULL)",
         f"CREATE TABLE {t.chunks} (id text PRIMARY KEY, source text, "
         f"chunk_index integer, text text NOT NULL, embedding vector({dimension}) NOT NULL, "

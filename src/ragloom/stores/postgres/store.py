@@ -54,7 +54,8 @@ from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
 
-_STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ragloom_stage (id text, source text, chunk_index "
+#: Named with pg_temp: a search_path listing pg_temp late must not reach a user's table so named.
+_STAGE = ("CREATE TEMP TABLE IF NOT EXISTS pg_temp.ragloom_stage (id text, source text, chunk_index "
           "integer, text text, embedding vector, metadata jsonb, content_hash text, model text)")
 _COLUMNS = "id, source, chunk_index, text, embedding, metadata, content_hash, model"
 _COPY_TYPES = ["text", "text", "int4", "text", "vector", "jsonb", "text", "text"]
@@ -112,7 +113,8 @@ class PostgresStore(StoreDefaults):
             if not self.read_only:  # two processes creating one index: the second waits
                 database.execute("open", "SELECT pg_advisory_xact_lock(%s)",
                                  (lock_key(self.tables) ^ DDL_KEY,))
-            found = check_owned(database, self.tables)  # before anything is created or written
+            found = check_owned(database, self.tables,  # before anything is created or written
+                                writing=None if self.read_only else self.location)
             if self.tables.table not in found:
                 if self.read_only:
                     raise IndexNotFoundError(f"no ragloom index at {self.location}")
@@ -186,14 +188,14 @@ class PostgresStore(StoreDefaults):
                          digest, self._embedding.model))
         with self.writer.transaction("upsert"), self.writer.cursor("upsert") as cursor:
             cursor.execute(_STAGE)
-            cursor.execute("TRUNCATE ragloom_stage")
-            with cursor.copy(f"COPY ragloom_stage ({_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
+            cursor.execute("TRUNCATE pg_temp.ragloom_stage")
+            with cursor.copy(f"COPY pg_temp.ragloom_stage ({_COLUMNS}) FROM STDIN BINARY") as copy:
                 copy.set_types(_COPY_TYPES)
                 for row in rows:
                     copy.write_row(row)
             updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS.split(", ")[1:])
             cursor.execute(f"INSERT INTO {self.tables.chunks} ({_COLUMNS}) SELECT {_COLUMNS} "
-                           f"FROM ragloom_stage ON CONFLICT (id) DO UPDATE SET {updates}")
+                           f"FROM pg_temp.ragloom_stage ON CONFLICT (id) DO UPDATE SET {updates}")
 
     def delete(self, ids: Sequence[str]) -> None:
         """Delete chunks with their postings (one statement per table: the BM25 statistics'
@@ -213,7 +215,7 @@ class PostgresStore(StoreDefaults):
         t = self.tables
         with self.writer.transaction("reset"):
             check_owned(self.writer, t)
-            refuse_dependents(self.writer, t, "empty", views=False)  # a view outlives TRUNCATE
+            refuse_dependents(self.writer, t, "empty", dropping=False)  # a view outlives TRUNCATE
             emptied = [t.postings, t.lengths, t.symbols, t.chunks, t.terms]
             if self.writer.execute("reset", "SELECT to_regclass(%s)", (t.tokens,))[0][0]:
                 emptied.insert(0, t.tokens)
