@@ -74,13 +74,12 @@ class Indexer:
         self.base_dir = rules.base_dir
         self.readers, self.chunker, self.embedder = parts.readers, parts.chunker, parts.embedder
         self.store, self.sparse, self.manifest = parts.store, parts.sparse, parts.manifest
-        self.commit = parts.commit  # held while the store and BM25 change, so readers see whole files
-        self.persist = parts.persist or parts.store.persist  # store and BM25 durable together
+        self.commit = parts.commit  # each field: see ``IndexerParts`` and ``IndexerOptions``
+        self.persist = parts.persist or parts.store.persist
         self.max_file_bytes, self.redact = options.max_file_bytes, options.redact
-        self.text_of = options.text_of  # what the embedder reads of a file chunk
+        self.text_of, self.progressive = options.text_of, options.progressive
         self.source_types = options.source_types or SourceTypes()
-        self.quota = options.quota or Quota.unlimited(parts.manifest)  # [rag.limits]
-        self.progressive = options.progressive  # BM25 first, embeddings behind
+        self.quota = options.quota or Quota.unlimited(parts.manifest)
         self.writer = JournaledWriter(self.store, self.sparse, self.manifest, self.commit, self.persist)
         #: The names files are indexed under (never an absolute machine path).
         self.names = PathNames(self.base_dir, self.manifest)
