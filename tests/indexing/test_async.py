@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.embeddings.hashing import HashEmbeddingProvider
+from ragloom.types import IndexReport
 
 
 class GatedEmbedder(HashEmbeddingProvider):
@@ -79,10 +81,18 @@ def test_cancelling_stops_between_consistent_states(tmp_path: Path, monkeypatch:
 
     async def main() -> None:
         with RAGEngine(config, tmp_path, embedding_provider=embedder) as engine:
+            stops: list[threading.Event | None] = []  # the stop signal each run is given
+            run = engine._indexer.index_directory
+
+            def index_directory(*args: Any, stop: threading.Event | None = None) -> IndexReport:
+                stops.append(stop)
+                return run(*args, stop=stop)
+
+            monkeypatch.setattr(engine._indexer, "index_directory", index_directory)
             task = asyncio.ensure_future(engine.aindex_directory())
             await asyncio.to_thread(embedder.waiting.wait, 60)
             task.cancel()
-            stop = engine._indexer.stop_event
+            stop = stops[0]
             assert stop is not None
             for _ in range(10_000):  # let the cancelled task ask the run to stop
                 if stop.is_set():

@@ -39,10 +39,9 @@ from ragloom.indexing.autosync import AutoSync
 from ragloom.indexing.consistency import VerifyReport, damaged_file_problems, verify_index
 from ragloom.indexing.discovery import Rules
 from ragloom.indexing.indexer import Indexer
+from ragloom.indexing.indexer_setup import IndexerParts, options_from_config
 from ragloom.indexing.progress import ProgressCallback
-from ragloom.indexing.quotas import quota_for
 from ragloom.indexing.skip_reasons import count_by_reason, load_skipped
-from ragloom.indexing.source_types import SourceTypes
 from ragloom.indexing.unembedded import unembedded_of
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
@@ -113,15 +112,11 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
     def _wire(self, parts: IndexParts) -> tuple[Indexer, Searcher]:
         """The indexer (write path) and searcher (read path) over the opened parts."""
         config = self.config
-        indexer = Indexer(
-            Rules.from_config(config, self.base_dir), FileReaders(config),
-            FileChunker(config, parts.sizing), CachedEmbedder(self.provider, parts.cache),
-            parts.store, parts.sparse, parts.manifest, config.max_file_bytes,
-            commit=self._readers_writer.writing, persist=self._persist,
-            redact=config.redact_secrets, text_of=parts.text_of,
-            source_types=SourceTypes(config.source_types),
-            quota=quota_for(config, parts.manifest, parts.tenant),  # [rag.limits]
-            progressive=config.progressive_indexing)
+        written = IndexerParts(FileReaders(config), FileChunker(config, parts.sizing),
+                               CachedEmbedder(self.provider, parts.cache), parts.store, parts.sparse,
+                               parts.manifest, self._readers_writer.writing, self._persist)
+        indexer = Indexer(Rules.from_config(config, self.base_dir), written,
+                          options_from_config(config, parts.manifest, parts.tenant, parts.text_of))
         return indexer, Searcher(self.provider, parts.store, parts.sparse, config, parts.queries,
                                  unembedded_of(parts.manifest))
 
@@ -151,11 +146,7 @@ class RAGEngine(SyncMethods, PreloadMethods, TextMethods, AsyncMethods):
                                progress: ProgressCallback | None) -> IndexReport:
         root = self._resolve(path)
         with self._writing():
-            self._indexer.stop_event = stop
-            try:
-                report = self._indexer.index_directory(root, include, exclude, progress)
-            finally:
-                self._indexer.stop_event = None
+            report = self._indexer.index_directory(root, include, exclude, progress, stop=stop)
             self._remember_root(root)
             return report
 

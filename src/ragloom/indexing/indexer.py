@@ -11,18 +11,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, closing, nullcontext
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragloom.chunking.context import IndexedText, plain_text
-from ragloom.chunking.registry import FileChunker, language_for_path
+from ragloom.chunking.registry import language_for_path
 from ragloom.digests import content_hash
-from ragloom.embeddings.cache import CachedEmbedder, EmbeddedTexts
+from ragloom.embeddings.cache import EmbeddedTexts
 from ragloom.indexing.backfill import Backfill, Rows
 from ragloom.indexing.discovery import Rules, named_by, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
-from ragloom.indexing.manifest import RECHUNK, FileRecord, ManifestStore
+from ragloom.indexing.indexer_setup import IndexerOptions, IndexerParts
+from ragloom.indexing.manifest import RECHUNK, FileRecord
 from ragloom.indexing.noise import mostly_long_lines
 from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
@@ -37,10 +37,7 @@ from ragloom.indexing.source_types import SourceTypes, in_test_module
 from ragloom.indexing.text_sources import TextSources
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
-from ragloom.readers.registry import FileReaders
-from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.security import redact_secrets
-from ragloom.stores.base import VectorStore
 from ragloom.types import Chunk, IndexReport, Metadata, SkippedFile
 
 logger = logging.getLogger("ragloom")
@@ -71,43 +68,31 @@ class _Prepared:
 class Indexer:
     """Keeps a store and its manifest in step with files on disk."""
 
-    def __init__(self, rules: Rules, readers: FileReaders, chunker: FileChunker,
-                 embedder: CachedEmbedder, store: VectorStore, sparse: SparseBackend,
-                 manifest: ManifestStore, max_file_bytes: int,
-                 commit: Callable[[], AbstractContextManager[object]] = nullcontext,
-                 persist: Callable[[], None] | None = None, redact: bool = True,
-                 text_of: IndexedText = plain_text, source_types: SourceTypes | None = None,
-                 quota: Quota | None = None, progressive: bool = True) -> None:
+    def __init__(self, rules: Rules, parts: IndexerParts, options: IndexerOptions) -> None:
         #: Which files are indexed (the walk's rules, ``Rules.from_config``).
         self.rules = rules
         self.base_dir = rules.base_dir
-        self.readers = readers
-        self.chunker = chunker
-        self.embedder = embedder
-        self.store = store
-        self.sparse = sparse
-        self.manifest = manifest
-        self.max_file_bytes = max_file_bytes
-        self.commit = commit  # held while the store and BM25 change, so readers see whole files
-        self.persist = persist or store.persist  # makes store and BM25 durable together
-        self.redact = redact  # secrets out of chunk text before embedding, BM25 and prompts
-        self.text_of = text_of  # what the embedder reads of a file chunk (e.g. with a header)
-        self.source_types = source_types or SourceTypes()
-        self.quota = quota or Quota.unlimited(manifest)  # [rag.limits], checked before a call writes
-        self.progressive = progressive  # BM25 first, embeddings behind (``indexing.backfill``)
-        self.writer = JournaledWriter(store, sparse, manifest, commit, self.persist)
+        self.readers, self.chunker, self.embedder = parts.readers, parts.chunker, parts.embedder
+        self.store, self.sparse, self.manifest = parts.store, parts.sparse, parts.manifest
+        self.commit = parts.commit  # each field: see ``IndexerParts`` and ``IndexerOptions``
+        self.persist = parts.persist or parts.store.persist
+        self.max_file_bytes, self.redact = options.max_file_bytes, options.redact
+        self.text_of, self.progressive = options.text_of, options.progressive
+        self.source_types = options.source_types or SourceTypes()
+        self.quota = options.quota or Quota.unlimited(parts.manifest)
+        self.writer = JournaledWriter(self.store, self.sparse, self.manifest, self.commit, self.persist)
         #: The names files are indexed under (never an absolute machine path).
-        self.names = PathNames(self.base_dir, manifest)
+        self.names = PathNames(self.base_dir, self.manifest)
         #: Texts added through the API (``ingest_text``, ``add_documents``) by source id.
-        self.texts = TextSources(chunker, lambda: embedder.provider.model_name, manifest,
-                                 self.writer, self._flush, redact, self.quota)
-        #: Set (by another thread) to stop the current run at the next safe point.
-        self.stop_event: threading.Event | None = None
+        self.texts = TextSources(self.chunker, lambda: parts.embedder.provider.model_name, self.manifest,
+                                 self.writer, self._flush, self.redact, self.quota)
 
     def index_directory(self, root: Path, include: Sequence[str] | None = None,
                         exclude: Sequence[str] | None = None,
-                        progress: ProgressCallback | None = None) -> IndexReport:
-        """Index every eligible file under ``root`` and drop files deleted from it."""
+                        progress: ProgressCallback | None = None,
+                        stop: threading.Event | None = None) -> IndexReport:
+        """Index every eligible file under ``root`` and drop files deleted from it; setting
+        ``stop`` (from another thread) ends the run at the next safe point (IndexingStopped)."""
         started = time.perf_counter()
         if not root.is_dir():
             raise NotADirectoryError(f"not a directory: {root}")
@@ -121,7 +106,7 @@ class Indexer:
                    lambda *item: self._prepare_or_skip(_ToRead(*item)), root, [s.path for s in found.skipped])
         self.writer.remove_files([s.path for s in found.skipped if s.path in records], report)
         try:
-            self._index_files(found.files, report, progress)
+            self._index_files(found.files, report, progress, stop)
         except IndexingStopped as stopped:
             report.seconds = time.perf_counter() - started
             pending = pending_work(found, root, self.names, self.manifest).files
@@ -161,7 +146,7 @@ class Indexer:
             return report
         self.names.register(path.parent)  # a file outside base_dir is named under its folder
         plan_files(self.quota, [path], self.names, lambda *item: self._prepare_or_skip(_ToRead(*item)))
-        self._index_files([path], report, None)
+        self._index_files([path], report, None, None)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -170,7 +155,7 @@ class Indexer:
         return self.writer.remove(relative)
 
     def _index_files(self, files: Sequence[Path], report: IndexReport,
-                     progress: ProgressCallback | None) -> None:
+                     progress: ProgressCallback | None, stop: threading.Event | None) -> None:
         records = self.manifest.records()
         unchanged_versions: list[FileRecord] = []
         to_read: list[_ToRead] = []
@@ -192,16 +177,20 @@ class Indexer:
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
         sparse_first = self.progressive and self.writer.unembedded is not None  # BM25 first
+
+        def embed(chunks: list[Chunk], told: Callable[[int], None]) -> EmbeddedTexts:
+            return self._embed(chunks, told, stop)
+
         # closing(): a stop or an error cancels the files queued ahead at once, not at exit
-        with EmbedAhead[Window](lambda window, told: self._embed(window.chunks(), told)) as line, \
-                EmbedAhead[Rows](lambda rows, told: self._embed([c for _, c in rows], told)) as behind, \
+        with EmbedAhead[Window](lambda window, told: embed(window.chunks(), told)) as line, \
+                EmbedAhead[Rows](lambda rows, told: embed([c for _, c in rows], told)) as behind, \
                 closing(read_ahead(to_read, self._prepare_or_skip, lambda item: item.size)) as prepared:
             backfill = None if self.writer.unembedded is None else Backfill(  # vectors behind
                 self.writer, behind, report, tracker, lambda path, why: self._skip(
                     report, path, why, self.manifest.get(path)), FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
             embedding: Embedding[Window] | None = None  # handed to the line, not written yet
             for item, outcome in zip(to_read, prepared):
-                self._stop_if_asked()
+                _stop_if_asked(stop)
                 chunks = 0
                 if isinstance(outcome, SkipFile):
                     self._skip(report, item.relative, str(outcome), item.previous)
@@ -265,10 +254,6 @@ class Indexer:
             return _Prepared(content, None, warnings)
         return _Prepared(content, self._chunk(item.relative, content, warnings), warnings)
 
-    def _stop_if_asked(self) -> None:
-        if self.stop_event is not None and self.stop_event.is_set():
-            raise IndexingStopped("indexing stopped on request")
-
     def _chunk(self, relative: str, content: FileContent, warnings: list[str]) -> list[Chunk]:
         segments = [span for span in content.spans if span.language]
         chunks = self.chunker.chunk(redacted(content.text, relative, warnings, self.redact), relative,
@@ -309,14 +294,15 @@ class Indexer:
                         report: IndexReport, tracker: ProgressTracker) -> None:
         self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
 
-    def _embed(self, chunks: list[Chunk], on_batch: Callable[[int], None]) -> EmbeddedTexts:
-        """Vectors of chunks as the embedder reads them; a stop request is honoured between
-        batches (embedded batches are cached; nothing is journaled yet)."""
+    def _embed(self, chunks: list[Chunk], on_batch: Callable[[int], None],
+               stop: threading.Event | None) -> EmbeddedTexts:
+        """Vectors of chunks as the embedder reads them; a ``stop`` request is honoured
+        between batches (embedded batches are cached; nothing is journaled yet)."""
         def batch_done(count: int) -> None:
             on_batch(count)
-            self._stop_if_asked()
+            _stop_if_asked(stop)
 
-        self._stop_if_asked()
+        _stop_if_asked(stop)
         return self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
                                    on_embedded=batch_done)
 
@@ -324,7 +310,7 @@ class Indexer:
         """Embed and write a window, here and now."""
         if window.files:
             tracker = ProgressTracker(None, len(window.files), len(window.files), 0)
-            self._write(window, self._embed(window.chunks(), tracker.batch_embedded), report, tracker)
+            self._write(window, self._embed(window.chunks(), tracker.batch_embedded, None), report, tracker)
 
     def _write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
                tracker: ProgressTracker) -> None:
@@ -338,3 +324,8 @@ class Indexer:
         report.skipped.append(SkippedFile(relative, reason))
         report.files_skipped += 1
         self.writer.remove_files([relative] if previous is not None else [], report)
+
+
+def _stop_if_asked(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise IndexingStopped("indexing stopped on request")
