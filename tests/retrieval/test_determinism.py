@@ -29,8 +29,8 @@ def corpus() -> dict[str, str]:
         files[f"docs/{topic.replace(' ', '_')}.md"] = (
             f"# {topic.title()}\n\nThe {topic} and the {other}.\n\n## Notes\n\nMore on the {topic}.\n")
     for folder in ("a", "b", "c"):  # identical texts: tied on every score
-        files[f"vendor/{folder}/license.txt"] = "Permission is granted to use the rocket fuel.\n"
-        files[f"vendor/{folder}/notes.md"] = "# Notes\n\nThe crew cabin and the radio antenna.\n"
+        files[f"packages/{folder}/license.txt"] = "Permission is granted to use the rocket fuel.\n"
+        files[f"packages/{folder}/notes.md"] = "# Notes\n\nThe crew cabin and the radio antenna.\n"
     return files
 
 

@@ -200,7 +200,7 @@ def test_a_store_without_vectors_serves_dense_search_only(make_engine, project: 
 def test_copies_of_one_text_take_one_slot_and_list_every_path(make_engine, project: Path,
                                                               mode: str) -> None:
     licence = "Permission is hereby granted, free of charge, to any person obtaining a copy\n"
-    for folder in ("vendor/a", "vendor/b", "vendor/c"):
+    for folder in ("packages/a", "packages/b", "packages/c"):
         write(project, f"{folder}/LICENSE.txt", licence)
     write(project, "notes.txt", "a copy of the permission notes\n")
     write(project, "other.txt", "granted permission to obtain a charge\n")
@@ -210,19 +210,19 @@ def test_copies_of_one_text_take_one_slot_and_list_every_path(make_engine, proje
     engine = make_engine(relevance_gate=0.0)
     engine.index_directory()
     results = engine.search(licence, top_k=3, mode=mode)
-    assert [r.path for r in results][0] in {"vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt",
-                                           "vendor/c/LICENSE.txt"}
+    assert [r.path for r in results][0] in {"packages/a/LICENSE.txt", "packages/b/LICENSE.txt",
+                                           "packages/c/LICENSE.txt"}
     assert sorted(r.path for r in results[1:]) == ["notes.txt", "other.txt"]  # slots refilled
     top = results[0]
     assert top.metadata["paths"][0] == top.path
-    assert sorted(top.metadata["paths"]) == ["vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt",
-                                             "vendor/c/LICENSE.txt"]
+    assert sorted(top.metadata["paths"]) == ["packages/a/LICENSE.txt", "packages/b/LICENSE.txt",
+                                             "packages/c/LICENSE.txt"]
     assert len(top.metadata["duplicate_ids"].split(",")) == 2
     assert "paths" not in results[1].metadata
     off = make_engine(relevance_gate=0.0, retrieval={"collapse_duplicates": False})
     off.index_directory()
     copies = [r.path for r in off.search(licence, top_k=3, mode=mode)]
-    assert sorted(copies) == ["vendor/a/LICENSE.txt", "vendor/b/LICENSE.txt", "vendor/c/LICENSE.txt"]
+    assert sorted(copies) == ["packages/a/LICENSE.txt", "packages/b/LICENSE.txt", "packages/c/LICENSE.txt"]
 
 
 class _ServerLikeStore(MemoryVectorStore):
