@@ -22,12 +22,7 @@ from ragloom import (
     list_collections,
 )
 
-#: Known open bug: in the whole suite (never alone, nor after any slice of it tried) the
-#: first open of a new collection on Postgres has failed with "UndefinedTable ..._info";
-#: not strict, so each run still reports whether it passed (XPASS) or not.
-POSTGRES = pytest.param("postgres", marks=pytest.mark.xfail(
-    strict=False, reason="order-dependent UndefinedTable on a new collection's _info in the full suite"))
-STORES = ["turboquant", "chroma", "chroma-server", POSTGRES]
+STORES = ["turboquant", "chroma", "chroma-server", "postgres"]
 
 
 @pytest.fixture
@@ -120,7 +115,7 @@ def test_list_then_drop_one_collection_leaves_the_other_and_the_users_objects(
         assert engine.index_directory().files_indexed == 2
 
 
-@pytest.mark.parametrize("place", ["turboquant", POSTGRES], indirect=True)
+@pytest.mark.parametrize("place", ["turboquant", "postgres"], indirect=True)
 def test_the_model_stays_fixed_per_collection(place: Any, tmp_path: Path) -> None:
     store, config = place
     name = "fixed" if store == "turboquant" else _unique("fixed")
@@ -143,8 +138,6 @@ def test_a_store_without_collections_says_so(tmp_path: Path) -> None:
         list_collections(hash_config(), tmp_path)
 
 
-@pytest.mark.xfail(strict=False, reason="order-dependent: a new Postgres collection's tables "
-                   "unseen on other connections in the full suite")
 def test_a_postgres_drop_is_refused_while_a_user_key_points_into_it_or_a_writer_works(
         postgres_server: Any, postgres_schema: str, tmp_path: Path) -> None:
     config = hash_config(vector_store={"provider": "postgres", "url": postgres_server.url,
