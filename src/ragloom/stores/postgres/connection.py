@@ -184,7 +184,8 @@ class Database:
             if not self._in_transaction:
                 return
             connection = self._connection
-            if connection is None or connection.closed or (
+            # libpq answers UNKNOWN for a closed connection, so this covers that case too
+            if connection is None or (
                     connection.info.transaction_status != psycopg().pq.TransactionStatus.INTRANS):
                 self._abandon(connection)
                 self._drop()
