@@ -130,8 +130,9 @@ class LocalEmbeddingProvider(EmbeddingProvider):
 
     provider_name: ClassVar[str] = "local"
     #: Texts per ``encode`` call: sentence-transformers sorts each call's texts by length
-    #: (little padding), and the cache keeps every call's vectors as soon as it ends.
-    max_texts_per_call: ClassVar[int] = 1024
+    #: (little padding), and the cache keeps every call's vectors as soon as it ends. A stop
+    #: (Ctrl-C) is honoured between calls: 256 costs ~1% CPU against 1,024 and stops 4x sooner.
+    max_texts_per_call: ClassVar[int] = 256
 
     def __init__(self, model_name: str = DEFAULT_LOCAL_MODEL, device: str | None = None,
                  batch_size: int | None = None,
