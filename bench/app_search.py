@@ -37,7 +37,7 @@ first time (no cached vectors), recorded in ``<work-dir>/<app>/timings.json``; `
 reuses the vectors ``sentence`` made for identical chunks (files without a grammar), so
 its time covers only the chunks it embedded itself (``embedded``).
 
-    nice -n 10 python bench/app_search.py [--apps solidtime babybuddy miniflux]
+    nice -n 10 python bench/app_search.py [--apps solidtime babybuddy miniflux vaultwarden]
         [--systems ragloom sentence code] [--show] [--fresh]
         [--variants max_per_file=2 max_per_file=1,test_weight=0.7 ...]
 
