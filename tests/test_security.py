@@ -267,6 +267,10 @@ def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.Monke
     (".env", True), ("config/.env.production", True), ("deploy/key.pem", True), ("id_rsa", True),
     ("secrets.yaml", True), ("credentials.json", True), ("gcp-credentials-prod.json", True),
     ("crates/vault/src/secrets.rs", False), ("app/credentials.py", False), ("lib/secrets.ts", False),
+    # committed templates: the settings an app reads, placeholders for values (redacted anyway)
+    (".env.example", False), ("playwright/.env.template", False), ("example.env", False),
+    (".env.local.dist", False), (".env.sample", False), ("deploy/key.pem.example", False),
+    (".env.testing", True), (".env.local", True), ("examples/.env", True), ("template.pem.key", True),
 ])
 def test_secret_files_are_data_files_not_source_named_like_them(path: str, secret: bool) -> None:
     from ragloom.indexing.discovery import is_secret_file

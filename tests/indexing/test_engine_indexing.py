@@ -138,13 +138,26 @@ def test_default_excludes_and_secrets(make_engine, project: Path) -> None:
 
 
 def test_secret_file_indexed_when_named_by_include(make_engine, project: Path) -> None:
-    write(project, "config/.env.example", "API_URL=http://localhost\n")
+    write(project, "config/.env.staging", "API_URL=http://localhost\n")
     write(project, "a.py", "x = 1\n")
     engine = make_engine()
     engine.index_directory(include=["*"])
     assert engine.get_all_indexed_paths() == ["a.py"]
-    engine.index_directory(include=[".env.example"])
-    assert "config/.env.example" in engine.get_all_indexed_paths()
+    engine.index_directory(include=[".env.staging"])
+    assert "config/.env.staging" in engine.get_all_indexed_paths()
+
+
+def test_committed_env_template_indexed_with_values_redacted(make_engine, project: Path) -> None:
+    write(project, ".env", "DB_PASSWORD=Qz7kLm2pXw9v\n")
+    write(project, ".env.example", "# Which database the app talks to\nDB_CONNECTION=mysql\n"
+                                   "DB_PASSWORD=Qz7kLm2pXw9v\n")
+    engine = make_engine()
+    report = engine.index_directory()
+    assert engine.get_all_indexed_paths() == [".env.example"]
+    assert [s.path for s in report.skipped] == [".env"]
+    result = engine.search("which database connection does the app use", top_k=1)[0]
+    assert result.metadata["path"] == ".env.example"
+    assert result.text.splitlines()[-2:] == ["DB_CONNECTION=mysql", "DB_PASSWORD=[REDACTED:secret]"]
 
 
 def test_include_and_exclude_globs(make_engine, project: Path) -> None:

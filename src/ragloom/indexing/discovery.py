@@ -45,8 +45,20 @@ def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
     return False
 
 
+#: A name part marking a committed template of a secret file (``.env.example``,
+#: ``example.env``, ``.env.local.dist``): the settings an application reads, documented,
+#: with placeholder values. Indexed (its values go through secret redaction like any file).
+TEMPLATE_MARKERS = frozenset({"example", "sample", "template", "tpl", "dist", "defaults"})
+
+
 def is_secret_file(relative_path: str) -> bool:
-    return matches_any(relative_path, SECRET_FILE_PATTERNS)
+    return matches_any(relative_path, SECRET_FILE_PATTERNS) and not _is_template(relative_path)
+
+
+def _is_template(relative_path: str) -> bool:
+    parts = relative_path.rsplit("/", 1)[-1].lower().strip(".").split(".")
+    return len(parts) > 1 and parts[-1] in TEMPLATE_MARKERS or (
+        len(parts) == 2 and parts[0] in TEMPLATE_MARKERS)  # example.env, not template.pem.key
 
 
 #: Every token format ragloom knows holds a run of 16+ letters and digits mixing both: paths
