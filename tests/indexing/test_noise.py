@@ -44,6 +44,9 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     ("static_src/font/icons.svg", "svg-image"), ("vendor/javascript/autosize.js", "vendored"),
     ("vendor/github.com/lib/pq/conn.go", "vendored"), ("hc/static/vendor/jquery.js", "vendored"),
     ("app/assets/vendor/select.css", "vendored"), ("native/third_party/zlib/inflate.c", "vendored"),
+    (".claude/skills/livewire-development/SKILL.md", "agent-files"), (".junie/guidelines.md", "agent-files"),
+    (".cursor/rules/laravel.mdc", "agent-files"), (".github/instructions/php.instructions.md", "agent-files"),
+    ("web/.agents/skills/pest/SKILL.md", "agent-files"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -56,7 +59,8 @@ def test_glob_rules(path: str, rule: str) -> None:
                                   "app/Lang/Translator.php", "src/i18n/index.ts", "locale/setup.py",
                                   "lang/en/messages.php", "src/csv.py", "resources/svg/Icon.vue",
                                   "app/vendor/[id]/page.tsx", "app/Models/Vendor.php",
-                                  "src/vendors/list.ts"])
+                                  "src/vendors/list.ts", "AGENTS.md", "CLAUDE.md", "src/claude/client.py",
+                                  ".github/workflows/tests.yml", "docs/cursor.md"])
 def test_glob_rules_leave_sources_alone(path: str) -> None:
     assert path_noise(path, RULE_NAMES) is None
 

@@ -1,8 +1,8 @@
 """Files an application's repository holds that nobody asks questions about: lock files,
 minified and compiled assets, snapshots, vendored third-party code, rendered copies of
 docs committed beside their sources, files reached again through a symlink, generated
-one-line blobs, translation catalogs, SVG images, hashed copies of assets and collected
-static folders.
+one-line blobs, translation catalogs, SVG images, hashed copies of assets, collected
+static folders and AI assistants' instruction folders.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -20,6 +20,12 @@ from pathlib import Path
 
 from ragloom.config import RAGConfig
 from ragloom.globs import compile_glob
+
+
+#: Folders AI coding assistants read their instructions and skills from.
+AGENT_FOLDERS = (".agents", ".claude", ".codex", ".cursor", ".junie", ".windsurf", ".gemini",
+                 ".kiro", ".roo", ".clinerules", ".continue", ".github/skills",
+                 ".github/instructions", ".github/prompts", ".github/chatmodes")
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,10 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
     NoiseRule("svg-image", "SVG image (rule svg-image)", ("*.svg",)),
     NoiseRule("hashed-copy", "copy of an asset beside it under a content-hash name "
               "(rule hashed-copy)"),
+    # Instructions and skills for AI coding assistants: mostly framework guidelines a tool
+    # (Laravel Boost, rulers) writes into each assistant's folder, the same text many times.
+    NoiseRule("agent-files", "AI-assistant instructions (rule agent-files)",
+              tuple(f"**/{folder}/**" for folder in AGENT_FOLDERS)),
     NoiseRule("collected-static", "collected static files: a folder holding Django's "
               "staticfiles.json manifest (rule collected-static)"),
 )
