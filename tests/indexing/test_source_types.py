@@ -24,7 +24,12 @@ from ragloom.indexing.source_types import SourceTypes
     ("api/testsuite.py", "python", "code"),
     ("e2e/utils/api.ts", "typescript", "test"),  # end-to-end suites and their helpers
     ("cypress/support/commands.js", "javascript", "test"),
-    ("docs/conf.py", "python", "docs"),
+    ("docs/conf.py", "python", "code"),  # a program under docs/ is code, the pages are docs
+    ("docs/views.py", "python", "code"),  # a Django app named ``docs``
+    ("app/docs/[slug]/page.tsx", "typescript", "code"),
+    ("docs/templates/docs/doc.html", "django-template", "code"),
+    ("docs/guide.md", "markdown", "docs"),
+    ("docs/build-notes", "text", "docs"),
     ("README.md", "markdown", "docs"),
     ("guide.rst", "rst", "docs"),
     ("pyproject.toml", "toml", "config"),

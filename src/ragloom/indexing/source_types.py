@@ -6,9 +6,10 @@
 Inline Rust tests (a chunk whose symbol lies in a ``tests`` module) are ``test`` too.
 The first matching pattern wins: the project's own ``[rag.source_types]`` patterns first
 (in their order), then the defaults below in their order; a path no pattern matches is
-``code`` when its language is a programming language, else ``text``. A template
-(``TEMPLATES``: Django/Jinja, Blade, ERB, Twig, Handlebars, Vue, Svelte) is ``code`` where
-only a default ``docs`` pattern would match it.
+``code`` when its language is a programming language, else ``text``. A program or a
+template (``TEMPLATES``: Django/Jinja, Blade, ERB, Twig, Handlebars, Vue, Svelte) is
+``code`` where only a default ``docs`` pattern would match it: ``templates/base.html`` is a
+Django template, and ``docs/views.py`` the views of an application named ``docs``.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class SourceTypes:
     def of(self, path: str, language: str) -> str:
         """The source type of ``path`` (relative, ``/``-separated) in ``language``."""
         for name, pattern, default in self._patterns:
-            if default and name == "docs" and language in TEMPLATES:
+            if default and name == "docs" and language not in NOT_CODE:
                 continue
             if pattern.matches(path):
                 return name
