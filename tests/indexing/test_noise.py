@@ -49,6 +49,13 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     ("static/img/logos/logo-negative.eps", "postscript"), ("print/poster.ai", "postscript"),
     (".phpstorm.meta.php", "generated"), ("_ide_helper_models.php", "generated"),
     ("api/v1/orders_pb2.py", "generated"), ("internal/rpc/orders.pb.go", "generated"),
+    ("server/.sqlx/query-5f1e0c2a9b.json", "generated"),
+    ("web/assets/syntaxes/Packages/Rust/Rust.sublime-syntax", "editor-syntax"),
+    ("web/assets/syntaxes/Packages/Rust/Comments.tmPreferences", "editor-syntax"),
+    ("web/assets/syntaxes/Packages/Go/tests/syntax_test_go.go", "editor-syntax"),
+    ("web/assets/syntaxes/Extras/TOML/TOML.tmLanguage", "editor-syntax"),
+    (".gitignore", "ignore-files"), ("storage/framework/views/.gitignore", "ignore-files"),
+    ("database/.gitignore", "ignore-files"), (".dockerignore", "ignore-files"), ("logs/.gitkeep", "ignore-files"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -60,7 +67,9 @@ def test_glob_rules(path: str, rule: str) -> None:
                                   "minify.js", "src/map.ts", "src/snapshot.py", "locks/redis.lock.py",
                                   "app/Lang/Translator.php", "src/i18n/index.ts", "locale/setup.py",
                                   "lang/en/messages.php", "resources/lang/en/auth.php",
-                                  "app/Helpers/ide_helper.php", "src/storage/app/files.go", "src/csv.py", "resources/svg/Icon.vue",
+                                  "app/Helpers/ide_helper.php", "src/storage/app/files.go", "src/csv.py",
+                                  "src/syntax/highlight.rs", "tests/syntax_test.py", "src/gitignore.rs",
+                                  "queries/orders.sql", "src/ignore/rules.ts", "resources/svg/Icon.vue",
                                   "app/vendor/[id]/page.tsx", "app/Models/Vendor.php",
                                   "src/vendors/list.ts"])
 def test_glob_rules_leave_sources_alone(path: str) -> None:

@@ -1,8 +1,9 @@
 """Files an application's repository holds that nobody asks questions about: lock files,
 minified and compiled assets, snapshots, vendored third-party code, rendered copies of
 docs committed beside their sources, files reached again through a symlink, generated
-one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, hashed
-copies of assets, collected static folders and a Laravel app's runtime storage.
+one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, editor
+syntax definitions, ignore lists, hashed copies of assets, collected static folders and a
+Laravel app's runtime storage.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -64,9 +65,22 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
               ("*.eps", "*.ps", "*.ai")),
     NoiseRule("app-storage", "runtime files of a Laravel app: uploads, caches, logs under "
               "storage/app, storage/framework, storage/logs beside artisan (rule app-storage)"),
-    # Files a tool writes and nobody edits: Laravel IDE Helper's stubs, protobuf output.
+    # Files a tool writes and nobody edits: Laravel IDE Helper's stubs, protobuf output,
+    # sqlx's offline query cache (each query of the source again, with its column types).
     NoiseRule("generated", "generated file (rule generated)",
-              (".phpstorm.meta.php", "_ide_helper*.php", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go")),
+              (".phpstorm.meta.php", "_ide_helper*.php", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go",
+               "**/.sqlx/query-*.json")),
+    # A highlighter's grammars committed into the tree (Sublime Text / TextMate packages
+    # that syntect or a docs site loads) and their syntax tests, one per language.
+    NoiseRule("editor-syntax", "editor syntax definitions (rule editor-syntax)",
+              ("*.sublime-*", "*.tmLanguage", "*.tmPreferences", "*.tmTheme", "*.YAML-tmLanguage",
+               "*.YAML-tmPreferences", "syntax_test_*")),
+    # Lists of paths for git, docker, npm and linters, and placeholder files: nothing in
+    # them answers a question, and their words (``database``, ``storage``) match many.
+    NoiseRule("ignore-files", "ignore list or placeholder (rule ignore-files)",
+              (".gitignore", ".gitattributes", ".gitkeep", ".keep", ".dockerignore", ".npmignore",
+               ".prettierignore", ".eslintignore", ".stylelintignore", ".slugignore",
+               ".vercelignore", ".gcloudignore")),
     NoiseRule("hashed-copy", "copy of an asset beside it under a content-hash name "
               "(rule hashed-copy)"),
     NoiseRule("collected-static", "collected static files: a folder holding Django's "
