@@ -55,7 +55,8 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     ("web/assets/syntaxes/Packages/Go/tests/syntax_test_go.go", "editor-syntax"),
     ("web/assets/syntaxes/Extras/TOML/TOML.tmLanguage", "editor-syntax"),
     (".gitignore", "ignore-files"), ("storage/framework/views/.gitignore", "ignore-files"),
-    ("database/.gitignore", "ignore-files"), (".dockerignore", "ignore-files"), ("logs/.gitkeep", "ignore-files"),
+    ("database/.gitignore", "ignore-files"), (".dockerignore", "ignore-files"),
+    ("logs/.gitkeep", "ignore-files"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -102,8 +103,10 @@ def test_collected_static_is_the_folder_of_a_staticfiles_manifest(tmp_path: Path
     write(tmp_path, "static/admin/js/core.js", "var a = 1;\n")
     write(tmp_path, "assets/static/app.js", "var b = 2;\n")
     roots = MarkerFiles(tmp_path)
-    assert roots.collected_static("static/admin/js/core.js") and roots.collected_static("static/staticfiles.json")
-    assert not roots.collected_static("assets/static/app.js") and not roots.collected_static("staticfiles.json")
+    assert roots.collected_static("static/admin/js/core.js")
+    assert roots.collected_static("static/staticfiles.json")
+    assert not roots.collected_static("assets/static/app.js")
+    assert not roots.collected_static("staticfiles.json")
     assert noise_of("static/admin/js/core.js", ["collected-static"], lambda: (), roots) == \
         "collected static files: a folder holding Django's staticfiles.json manifest (rule collected-static)"
     assert noise_of("static/admin/js/core.js", ["lock-file"], lambda: (), roots) is None
