@@ -57,9 +57,9 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
               ("*.po", "*.pot", "*.xlf", "*.xliff", *(f"**/{folder}/**/*.{suffix}"
                for folder in ("lang", "locale", "locales", "i18n", "l10n", "translations")
                for suffix in ("json", "yml", "yaml")),
-              # Laravel's PHP catalogs (``lang/de/auth.php``, published ``lang/vendor/...``):
-              # every locale folder but ``en``, the framework's default and fallback locale.
-              "**/lang/[!e]*/**/*.php", "**/lang/e[!n]*/**/*.php", "**/lang/en?*/**/*.php")),
+              # Laravel's PHP catalogs (``lang/en/auth.php``, published ``lang/vendor/...``):
+              # the labels of the features questions ask about, in every locale
+              "**/lang/*/**/*.php")),
     NoiseRule("svg-image", "SVG image (rule svg-image)", ("*.svg",)),
     NoiseRule("postscript", "PostScript or Illustrator drawing (rule postscript)",
               ("*.eps", "*.ps", "*.ai")),
