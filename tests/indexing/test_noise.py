@@ -15,7 +15,7 @@ from ragloom.config import NoiseRuleName, RAGConfig
 from ragloom.errors import ConfigError
 from ragloom.indexing.noise import (
     RULE_NAMES,
-    StaticRoots,
+    MarkerFiles,
     hashed_copy,
     mostly_long_lines,
     noise_of,
@@ -47,6 +47,20 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     (".claude/skills/livewire-development/SKILL.md", "agent-files"), (".junie/guidelines.md", "agent-files"),
     (".cursor/rules/laravel.mdc", "agent-files"), (".github/instructions/php.instructions.md", "agent-files"),
     ("web/.agents/skills/pest/SKILL.md", "agent-files"),
+    ("lang/de/auth.php", "translations"), ("resources/lang/pt_BR/validation.php", "translations"),
+    ("lang/en/birthday.php", "translations"), ("resources/lang/en/validation.php", "translations"),
+    ("lang/en_GB/passwords.php", "translations"), ("lang/vendor/backup/nl/notifications.php", "translations"),
+    ("static/img/logos/logo-negative.eps", "postscript"), ("print/poster.ai", "postscript"),
+    (".phpstorm.meta.php", "generated"), ("_ide_helper_models.php", "generated"),
+    ("api/v1/orders_pb2.py", "generated"), ("internal/rpc/orders.pb.go", "generated"),
+    ("server/.sqlx/query-5f1e0c2a9b.json", "generated"),
+    ("web/assets/syntaxes/Packages/Rust/Rust.sublime-syntax", "editor-syntax"),
+    ("web/assets/syntaxes/Packages/Rust/Comments.tmPreferences", "editor-syntax"),
+    ("web/assets/syntaxes/Packages/Go/tests/syntax_test_go.go", "editor-syntax"),
+    ("web/assets/syntaxes/Extras/TOML/TOML.tmLanguage", "editor-syntax"),
+    (".gitignore", "ignore-files"), ("storage/framework/views/.gitignore", "ignore-files"),
+    ("database/.gitignore", "ignore-files"), (".dockerignore", "ignore-files"),
+    ("logs/.gitkeep", "ignore-files"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -57,7 +71,10 @@ def test_glob_rules(path: str, rule: str) -> None:
 @pytest.mark.parametrize("path", ["src/lock.py", "docs/building.md", "src/build/steps.py", "app/Dist.php",
                                   "minify.js", "src/map.ts", "src/snapshot.py", "locks/redis.lock.py",
                                   "app/Lang/Translator.php", "src/i18n/index.ts", "locale/setup.py",
-                                  "lang/en/messages.php", "src/csv.py", "resources/svg/Icon.vue",
+                                  "lang/Translator.php", "app/Lang/en/Messages.php",
+                                  "app/Helpers/ide_helper.php", "src/storage/app/files.go", "src/csv.py",
+                                  "src/syntax/highlight.rs", "tests/syntax_test.py", "src/gitignore.rs",
+                                  "queries/orders.sql", "src/ignore/rules.ts", "resources/svg/Icon.vue",
                                   "app/vendor/[id]/page.tsx", "app/Models/Vendor.php",
                                   "src/vendors/list.ts", "AGENTS.md", "CLAUDE.md", "src/claude/client.py",
                                   ".github/workflows/tests.yml", "docs/cursor.md"])
@@ -90,12 +107,31 @@ def test_collected_static_is_the_folder_of_a_staticfiles_manifest(tmp_path: Path
     write(tmp_path, "static/staticfiles.json", '{"paths": {}}')
     write(tmp_path, "static/admin/js/core.js", "var a = 1;\n")
     write(tmp_path, "assets/static/app.js", "var b = 2;\n")
-    roots = StaticRoots(tmp_path)
-    assert roots.holds("static/admin/js/core.js") and roots.holds("static/staticfiles.json")
-    assert not roots.holds("assets/static/app.js") and not roots.holds("staticfiles.json")
+    roots = MarkerFiles(tmp_path)
+    assert roots.collected_static("static/admin/js/core.js")
+    assert roots.collected_static("static/staticfiles.json")
+    assert not roots.collected_static("assets/static/app.js")
+    assert not roots.collected_static("staticfiles.json")
     assert noise_of("static/admin/js/core.js", ["collected-static"], lambda: (), roots) == \
         "collected static files: a folder holding Django's staticfiles.json manifest (rule collected-static)"
     assert noise_of("static/admin/js/core.js", ["lock-file"], lambda: (), roots) is None
+
+
+def test_app_storage_is_laravels_runtime_folders_beside_artisan(tmp_path: Path) -> None:
+    write(tmp_path, "artisan", "#!/usr/bin/env php\n<?php\n")
+    write(tmp_path, "backend/artisan", "#!/usr/bin/env php\n<?php\n")
+    markers = MarkerFiles(tmp_path)
+    for runtime in ("storage/app/public/gedcom/family.ged", "storage/framework/views/3f2a.php",
+                    "storage/logs/laravel.log", "backend/storage/app/avatars/1.txt"):
+        assert markers.laravel_storage(runtime), runtime
+        assert noise_of(runtime, ["app-storage"], lambda: (), markers) == \
+            "runtime files of a Laravel app: uploads, caches, logs under storage/app, " \
+            "storage/framework, storage/logs beside artisan (rule app-storage)"
+    # not Laravel's: no artisan beside storage/, another folder of storage/, or a file in it
+    for source in ("src/storage/app/files.go", "storage/Drivers/S3.php", "storage/app.php",
+                   "app/Services/storage/app/Keys.php"):
+        assert not markers.laravel_storage(source), source
+    assert noise_of("storage/logs/laravel.log", ["lock-file"], lambda: (), markers) is None
 
 
 def test_long_lines_judged_by_share_of_text() -> None:
@@ -120,6 +156,8 @@ def _app(project: Path) -> None:
     write(project, "locale/de/LC_MESSAGES/django.po", 'msgid "Sleep"\nmsgstr "Schlaf"\n')
     write(project, "staticfiles/staticfiles.json", '{"paths": {"admin/base.css": "admin/base.1a2b3c4d.css"}}')
     write(project, "staticfiles/admin/base.css", "body { color: red; }\n")
+    write(project, "artisan", "#!/usr/bin/env php\n<?php\n$status = $kernel->handle($input);\n")
+    write(project, "storage/app/demo/family.ged", "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n0 TRLR\n")
     for folder in ("crates/a", "crates/b", "notes"):
         (project / folder).mkdir(parents=True)
     os.symlink("../../CHANGELOG.md", project / "crates/a/CHANGELOG.md")
@@ -149,6 +187,9 @@ def test_index_skips_noise_with_reasons_and_says_which_rule(make_engine, project
         "staticfiles/staticfiles.json": skipped["staticfiles/admin/base.css"],
         "staticfiles/admin/base.css": "collected static files: a folder holding Django's staticfiles.json "
                                  "manifest (rule collected-static)",
+        "storage/app/demo/family.ged": "runtime files of a Laravel app: uploads, caches, logs under "
+                                       "storage/app, storage/framework, storage/logs beside artisan "
+                                       "(rule app-storage)",
     }
     assert skipped["static/icons.json"].endswith("(rule long-lines)")
     indexed = set(engine.get_all_indexed_paths())
@@ -159,6 +200,8 @@ def test_index_skips_noise_with_reasons_and_says_which_rule(make_engine, project
     assert engine.excluded_reason(project / "templates/docs/api.html-fragment") is not None
     collected = "staticfiles/admin/base.css"
     assert engine.excluded_reason(project / collected) == skipped[collected]
+    stored = "storage/app/demo/family.ged"
+    assert engine.excluded_reason(project / stored) == skipped[stored]
 
 
 def test_skip_noise_empty_indexes_everything(make_engine, project: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
-from ragloom.indexing.source_types import SourceTypes
+from ragloom.indexing.source_types import SourceTypes, inline_test
 
 
 @pytest.mark.parametrize(("path", "language", "expected"), [
@@ -24,7 +24,12 @@ from ragloom.indexing.source_types import SourceTypes
     ("api/testsuite.py", "python", "code"),
     ("e2e/utils/api.ts", "typescript", "test"),  # end-to-end suites and their helpers
     ("cypress/support/commands.js", "javascript", "test"),
-    ("docs/conf.py", "python", "docs"),
+    ("docs/conf.py", "python", "code"),  # a program under docs/ is code, the pages are docs
+    ("docs/views.py", "python", "code"),  # a Django app named ``docs``
+    ("app/docs/[slug]/page.tsx", "typescript", "code"),
+    ("docs/templates/docs/doc.html", "django-template", "code"),
+    ("docs/guide.md", "markdown", "docs"),
+    ("docs/build-notes", "text", "docs"),
     ("README.md", "markdown", "docs"),
     ("guide.rst", "rst", "docs"),
     ("pyproject.toml", "toml", "config"),
@@ -78,3 +83,57 @@ def test_chunks_carry_it_filters_select_by_it_and_a_change_rechunks_only(tmp_pat
     assert (report.files_indexed, report.chunks_embedded) == (3, 0)
     assert found["tests/test_lift.py"] == "spec"
 
+
+
+SLUG_RS = '''/// Turns a title into the slug of its URL.
+pub fn slugify(title: &str) -> String {
+    title.to_lowercase().replace(' ', "-")
+}
+
+#[test]
+fn slugify_lowercases_and_joins() {
+    assert_eq!(slugify("Hello World"), "hello-world");
+}
+
+// Reads the slug back from a request path.
+#[tokio::test]
+async fn slug_from_path() {
+    assert_eq!(slug_of("/p/hello-world").await, "hello-world");
+}
+
+#[sqlx::test(migrations = "./migrations")]
+async fn stores_the_slug(pool: PgPool) {
+    insert_post(&pool, "Hello").await;
+}
+
+#[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))]
+pub struct Slug(String);
+
+#[cfg(not(test))]
+fn clock() -> Instant {
+    Instant::now()
+}
+'''
+
+
+def _items(text: str) -> list[str]:
+    """The file cut before each item (its doc comment and attributes with it)."""
+    blocks, current = [], []
+    for line in text.splitlines():
+        if not line.strip():
+            if current:
+                blocks.append("\n".join(current))
+            current = []
+        else:
+            current.append(line)
+    return blocks + (["\n".join(current)] if current else [])
+
+
+def test_rust_item_with_a_test_attribute_is_an_inline_test() -> None:
+    items = _items(SLUG_RS)
+    assert [inline_test(None, "rust", item) for item in items] == [
+        False, True, True, True, False, False]
+    assert inline_test("tests::it_adds", "rust") and inline_test("net::test::it_connects", "rust")
+    assert not inline_test("testing::helpers", "rust") and not inline_test("Slug", "rust", items[4])
+    assert not inline_test(None, "go", items[1])  # only Rust marks tests so

@@ -116,7 +116,7 @@ def test_library_routes_carry_no_secret(project: Path, monkeypatch: pytest.Monke
     with caplog.at_level(logging.DEBUG), RAGEngine(load_config(project / "ragloom.toml"), project) as engine:
         report = engine.index_directory()
         indexed = engine.get_all_indexed_paths()
-        assert sorted(indexed) == [".gitignore", "config/app.yaml", "docs/deploy.md", "settings.py"]
+        assert sorted(indexed) == ["config/app.yaml", "docs/deploy.md", "settings.py"]  # .gitignore: noise
         skipped = {s.path: s.reason for s in report.skipped}
         assert skipped["src/settings.txt"] == "symlink to .env: secret file (excluded by default)"
         assert skipped["src/notes.txt"] == (
@@ -195,12 +195,12 @@ def test_mcp_routes_carry_no_secret(project: Path) -> None:
                 seen.extend([text_of(found), json.dumps(found.structured_content)])
             resources = [r.uri for r in (await client.list_resources()).resources]
             assert sorted(str(uri) for uri in resources) == [
-                "ragloom://file/.gitignore", "ragloom://file/config/app.yaml",
-                "ragloom://file/docs/deploy.md", "ragloom://file/settings.py"]
+                "ragloom://file/config/app.yaml", "ragloom://file/docs/deploy.md",
+                "ragloom://file/settings.py"]
             for uri in resources:
                 read = await client.read_resource(uri)
                 seen.append(read.contents[0].text)
-                assert str(uri).endswith(".gitignore") or "[REDACTED:" in read.contents[0].text, uri
+                assert "[REDACTED:" in read.contents[0].text, uri
             for path in (".npmrc", ".env.production", ".git/config", ".git", "ragloom.toml",
                          "src/settings.txt", "src/notes.txt", "private"):
                 refused = await client.call_tool("rag_index", {"path": path})

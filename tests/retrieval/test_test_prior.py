@@ -91,3 +91,14 @@ def test_inline_rust_test_module_is_test(make_engine, project: Path) -> None:
              for r in engine.search("add", top_k=10, mode="sparse")}
     assert kinds.get("add") == "code" and kinds.get("tests::it_adds") == "test"
 
+
+def test_rust_test_function_beside_the_code_is_test(make_engine, project: Path) -> None:
+    write(project, "src/ids.rs", "/// The animal name of an id.\npub fn animal_name(id: u64) -> String {\n"
+          "    ANIMALS[(id % 64) as usize].to_string()\n}\n\n#[test]\nfn animal_name_wraps() {\n"
+          "    assert_eq!(animal_name(64), animal_name(0));\n}\n")
+    engine = make_engine(chunk_size=60, chunk_overlap=0)
+    engine.index_directory()
+    kinds = {str(r.metadata.get("symbol")): r.metadata["source_type"]
+             for r in engine.search("animal name", top_k=10, mode="sparse")}
+    assert kinds == {"animal_name": "code", "animal_name_wraps": "test"}
+

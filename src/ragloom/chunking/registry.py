@@ -145,6 +145,13 @@ for _language, _prefixes in COMMENT_PREFIXES.items():
     chunkers.register(_language)(_commented_chunker(_prefixes))
 
 
+@chunkers.register("sql")
+def _sql_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+    from ragloom.chunking.sql import SqlChunker
+
+    return SqlChunker(sizing.size, sizing.measure)
+
+
 # Chunkers that follow a markup's sections, on while ``chunking.markdown_chunking`` is; each
 # module is imported on first use.
 @chunkers.register("markdown")

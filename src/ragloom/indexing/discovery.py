@@ -11,7 +11,7 @@ from pathlib import Path
 from ragloom.config import RAGConfig
 from ragloom.globs import compile_glob
 from ragloom.indexing.ignore import GitIgnore
-from ragloom.indexing.noise import LinkedCopies, StaticRoots, noise_of, noise_rules
+from ragloom.indexing.noise import LinkedCopies, MarkerFiles, noise_of, noise_rules
 from ragloom.indexing.noise import reason as noise_reason
 from ragloom.security import redact_secrets
 from ragloom.types import SkippedFile
@@ -206,7 +206,7 @@ class Rules:
             return f"its path holds a secret ({kinds})"
         if self.noise and not matches_any(relative, named):
             folder = self.base_dir / relative.rsplit("/", 1)[0] if "/" in relative else self.base_dir
-            return noise_of(relative, self.noise, lambda: _names_in(folder), StaticRoots(self.base_dir))
+            return noise_of(relative, self.noise, lambda: _names_in(folder), MarkerFiles(self.base_dir))
         return None
 
 
@@ -225,7 +225,7 @@ def discover_files(root: Path, rules: Rules) -> Discovery:
                                                     rules.index_dir, rules.noise)
     # A symlink's target is judged by these rules; symlink-copy is the walk's own business.
     rules = replace(rules, noise=tuple(rule for rule in noise if rule != "symlink-copy"))
-    links, static_roots = LinkedCopies() if "symlink-copy" in noise else None, StaticRoots(base_dir)
+    links, markers = LinkedCopies() if "symlink-copy" in noise else None, MarkerFiles(base_dir)
     named_secrets = [p for p in include if not _is_catch_all(p)]
     resolved_base = base_dir.resolve()
     resolved_index = index_dir.resolve() if index_dir is not None else None
@@ -286,7 +286,7 @@ def discover_files(root: Path, rules: Rules) -> Discovery:
                                                   f"its path holds a secret ({kinds})"))
                 continue
             if noise and not matches_any(relative, named_secrets):
-                why = noise_of(relative, noise, lambda names=names: names, static_roots)
+                why = noise_of(relative, noise, lambda names=names: names, markers)
                 if why is not None:
                     result.skipped.append(SkippedFile(relative, why))
                     continue

@@ -33,7 +33,7 @@ from ragloom.indexing.quotas import Quota, plan_files
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
 from ragloom.indexing.skip_reasons import save_skipped
-from ragloom.indexing.source_types import SourceTypes, in_test_module
+from ragloom.indexing.source_types import SourceTypes, inline_test_symbols
 from ragloom.indexing.text_sources import TextSources
 from ragloom.indexing.writer import JournaledWriter, PendingFile, Window, file_record
 from ragloom.readers.base import SpanLookup
@@ -260,13 +260,15 @@ class Indexer:
                                     content.language, segments)
         model = self.embedder.provider.model_name
         spans = SpanLookup(content.spans)
+        tests = inline_test_symbols((c.metadata.get("symbol"), str(c.metadata["language"]), c.text)
+                                    for c in chunks)
         for chunk in chunks:
             if content.spans:
                 chunk.metadata.update(spans.metadata_for(int(chunk.metadata["start_line"]),
                                                          int(chunk.metadata["end_line"])))
             language = str(chunk.metadata["language"])
             source_type = self.source_types.of(relative, language)
-            if source_type == "code" and in_test_module(chunk.metadata.get("symbol"), language):
+            if source_type == "code" and chunk.metadata.get("symbol") in tests:
                 source_type = "test"
             chunk.metadata.update(source="file", file_hash=content.sha256[:16], source_type=source_type,
                                   content_hash=content_hash(chunk.text)[:16],

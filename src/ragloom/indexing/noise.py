@@ -1,8 +1,9 @@
 """Files an application's repository holds that nobody asks questions about: lock files,
 minified and compiled assets, snapshots, vendored third-party code, rendered copies of
 docs committed beside their sources, files reached again through a symlink, generated
-one-line blobs, translation catalogs, SVG images, hashed copies of assets, collected
-static folders and AI assistants' instruction folders.
+one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, editor
+syntax definitions, ignore lists, hashed copies of assets, collected static folders, a
+Laravel app's runtime storage and AI assistants' instruction folders.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -61,8 +62,31 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
     NoiseRule("translations", "translation catalog (rule translations)",
               ("*.po", "*.pot", "*.xlf", "*.xliff", *(f"**/{folder}/**/*.{suffix}"
                for folder in ("lang", "locale", "locales", "i18n", "l10n", "translations")
-               for suffix in ("json", "yml", "yaml")))),
+               for suffix in ("json", "yml", "yaml")),
+              # Laravel's PHP catalogs (``lang/en/auth.php``, published ``lang/vendor/...``):
+              # the labels of the features questions ask about, in every locale
+              "**/lang/*/**/*.php")),
     NoiseRule("svg-image", "SVG image (rule svg-image)", ("*.svg",)),
+    NoiseRule("postscript", "PostScript or Illustrator drawing (rule postscript)",
+              ("*.eps", "*.ps", "*.ai")),
+    NoiseRule("app-storage", "runtime files of a Laravel app: uploads, caches, logs under "
+              "storage/app, storage/framework, storage/logs beside artisan (rule app-storage)"),
+    # Files a tool writes and nobody edits: Laravel IDE Helper's stubs, protobuf output,
+    # sqlx's offline query cache (each query of the source again, with its column types).
+    NoiseRule("generated", "generated file (rule generated)",
+              (".phpstorm.meta.php", "_ide_helper*.php", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go",
+               "**/.sqlx/query-*.json")),
+    # A highlighter's grammars committed into the tree (Sublime Text / TextMate packages
+    # that syntect or a docs site loads) and their syntax tests, one per language.
+    NoiseRule("editor-syntax", "editor syntax definitions (rule editor-syntax)",
+              ("*.sublime-*", "*.tmLanguage", "*.tmPreferences", "*.tmTheme", "*.YAML-tmLanguage",
+               "*.YAML-tmPreferences", "syntax_test_*")),
+    # Lists of paths for git, docker, npm and linters, and placeholder files: nothing in
+    # them answers a question, and their words (``database``, ``storage``) match many.
+    NoiseRule("ignore-files", "ignore list or placeholder (rule ignore-files)",
+              (".gitignore", ".gitattributes", ".gitkeep", ".keep", ".dockerignore", ".npmignore",
+               ".prettierignore", ".eslintignore", ".stylelintignore", ".slugignore",
+               ".vercelignore", ".gcloudignore")),
     NoiseRule("hashed-copy", "copy of an asset beside it under a content-hash name "
               "(rule hashed-copy)"),
     # Instructions and skills for AI coding assistants: mostly framework guidelines a tool
@@ -114,10 +138,11 @@ def path_noise(relative: str, rules: Collection[str]) -> str | None:
 
 def noise_of(relative: str, rules: Collection[str],
              names_beside: Callable[[], Collection[str]],
-             static_roots: StaticRoots | None = None) -> str | None:
+             markers: MarkerFiles | None = None) -> str | None:
     """Why a rule in ``rules`` skips the file at ``relative``: a glob rule, the
     rendered-docs or hashed-copy rule (``names_beside``: the names in its folder, listed
-    only if asked), or the collected-static rule (``static_roots``: where the walk is)."""
+    only if asked), or the collected-static or app-storage rule (``markers``: where the
+    walk is)."""
     found = path_noise(relative, rules)
     name = relative.rsplit("/", 1)[-1]
     if found is None and "rendered-docs" in rules:
@@ -126,9 +151,12 @@ def noise_of(relative: str, rules: Collection[str],
     if found is None and "hashed-copy" in rules and _HASHED.match(name) \
             and hashed_copy(name, names_beside()):
         found = reason("hashed-copy")
-    if found is None and "collected-static" in rules and static_roots is not None \
-            and static_roots.holds(relative):
+    if found is None and "collected-static" in rules and markers is not None \
+            and markers.collected_static(relative):
         found = reason("collected-static")
+    if found is None and "app-storage" in rules and markers is not None \
+            and markers.laravel_storage(relative):
+        found = reason("app-storage")
     return found
 
 
@@ -148,26 +176,41 @@ def hashed_copy(file_name: str, names_beside: Collection[str]) -> bool:
 
 #: Django's collectstatic writes this manifest at the top of STATIC_ROOT.
 STATIC_MANIFEST = "staticfiles.json"
+#: A Laravel application's root holds this console script; its runtime folders are these.
+LARAVEL_MARKER = "artisan"
+LARAVEL_RUNTIME = frozenset({"app", "framework", "logs"})
 
 
-class StaticRoots:
-    """Which folders under ``base_dir`` hold a collectstatic manifest (each asked once):
-    everything below such a folder is a copy of assets collected from the apps and from
-    installed packages (Django admin's jQuery), not the project's source."""
+class MarkerFiles:
+    """Which folders under ``base_dir`` hold a marker file (each folder asked once): a
+    collectstatic manifest (everything below is a copy of the apps' and installed
+    packages' assets, Django admin's jQuery) or Laravel's ``artisan`` (its
+    ``storage/app``, ``storage/framework`` and ``storage/logs`` hold uploads, demo data,
+    compiled views, caches and logs, not the project's source)."""
 
     def __init__(self, base_dir: Path) -> None:
         self.base_dir = base_dir
-        self._known: dict[str, bool] = {}
+        self._known: dict[tuple[str, str], bool] = {}
 
-    def holds(self, relative: str) -> bool:
-        """Whether the file at ``relative`` (POSIX, from base_dir) is in such a folder."""
+    def collected_static(self, relative: str) -> bool:
+        """Whether the file at ``relative`` (POSIX, from base_dir) is below a folder
+        holding STATIC_MANIFEST."""
         parts = relative.split("/")[:-1]
-        return any(self._is_root("/".join(parts[:depth])) for depth in range(1, len(parts) + 1))
+        return any(self._holds("/".join(parts[:depth]), STATIC_MANIFEST)
+                   for depth in range(1, len(parts) + 1))
 
-    def _is_root(self, folder: str) -> bool:
-        if folder not in self._known:
-            self._known[folder] = (self.base_dir / folder / STATIC_MANIFEST).is_file()
-        return self._known[folder]
+    def laravel_storage(self, relative: str) -> bool:
+        """Whether the file at ``relative`` is below ``storage/<app|framework|logs>/`` of a
+        folder holding LARAVEL_MARKER (the top, or a monorepo's ``backend/``)."""
+        parts = relative.split("/")[:-1]
+        return any(parts[depth] == "storage" and parts[depth + 1] in LARAVEL_RUNTIME
+                   and self._holds("/".join(parts[:depth]), LARAVEL_MARKER)
+                   for depth in range(len(parts) - 1))
+
+    def _holds(self, folder: str, marker: str) -> bool:
+        if (folder, marker) not in self._known:
+            self._known[folder, marker] = (self.base_dir / folder / marker).is_file()
+        return self._known[folder, marker]
 
 
 def rendered_copy(file_name: str, names_beside: Collection[str]) -> bool:

@@ -3,17 +3,20 @@
 ``model``; else ``text``), from its path: every chunk carries it as
 ``source_type``, filters can select by it, and the context block shows it.
 
-Inline Rust tests (a chunk whose symbol lies in a ``tests`` module) are ``test`` too.
+Inline Rust tests (a chunk whose symbol lies in a ``tests`` module, or whose item carries
+``#[test]``) are ``test`` too.
 The first matching pattern wins: the project's own ``[rag.source_types]`` patterns first
 (in their order), then the defaults below in their order; a path no pattern matches is
-``code`` when its language is a programming language, else ``text``. A template
-(``TEMPLATES``: Django/Jinja, Blade, ERB, Twig, Handlebars, Vue, Svelte) is ``code`` where
-only a default ``docs`` pattern would match it.
+``code`` when its language is a programming language, else ``text``. A program or a
+template (``TEMPLATES``: Django/Jinja, Blade, ERB, Twig, Handlebars, Vue, Svelte) is
+``code`` where only a default ``docs`` pattern would match it: ``templates/base.html`` is a
+Django template, and ``docs/views.py`` the views of an application named ``docs``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 
 from ragloom.globs import Glob, compile_glob
 
@@ -62,15 +65,39 @@ class SourceTypes:
     def of(self, path: str, language: str) -> str:
         """The source type of ``path`` (relative, ``/``-separated) in ``language``."""
         for name, pattern, default in self._patterns:
-            if default and name == "docs" and language in TEMPLATES:
+            if default and name == "docs" and language not in NOT_CODE:
                 continue
             if pattern.matches(path):
                 return name
         return "text" if language in NOT_CODE else "code"
 
 
-def in_test_module(symbol: object, language: str) -> bool:
-    """Whether a Rust chunk's symbol lies in a ``tests`` module (the inline
-    ``#[cfg(test)] mod tests`` of a source file): ``tests``, ``tests::it_adds``,
-    ``net::tests::it_connects``."""
-    return language == "rust" and isinstance(symbol, str) and "tests" in symbol.split("::")
+#: A Rust test attribute: ``#[test]``, ``#[tokio::test]``, ``#[sqlx::test(...)]``, and
+#: ``#[cfg(test)]`` on the item itself.
+_RUST_TEST_ATTRIBUTE = re.compile(r"^\s*#\[\s*(?:(?:[\w]+::)*test\b|cfg\(\s*test\s*\))")
+_RUST_ITEM_PREFIX = re.compile(r"^\s*(?:#|//|/\*|\*|$)")  # attributes, comments, blank lines
+
+
+def inline_test_symbols(chunks: Iterable[tuple[object, str, str]]) -> set[object]:
+    """The symbols of the inline tests among ``chunks`` (symbol, language, text each): every
+    part of a test function split in several chunks is a test, not only its first (the one
+    carrying ``#[test]``)."""
+    return {symbol for symbol, language, text in chunks
+            if symbol is not None and inline_test(symbol, language, text)}
+
+
+def inline_test(symbol: object, language: str, text: str = "") -> bool:
+    """Whether a Rust chunk is an inline test: its symbol lies in a ``tests`` or ``test``
+    module (the ``#[cfg(test)] mod tests`` of a source file: ``tests::it_adds``,
+    ``net::test::it_connects``), or the item it opens with carries a test attribute
+    (``#[test] fn round_trips()`` beside the code it tests)."""
+    if language != "rust":
+        return False
+    if isinstance(symbol, str) and {"tests", "test"} & set(symbol.split("::")):
+        return True
+    for line in text.splitlines():
+        if _RUST_TEST_ATTRIBUTE.match(line):
+            return True
+        if not _RUST_ITEM_PREFIX.match(line):
+            return False  # the item itself: no test attribute above it
+    return False
