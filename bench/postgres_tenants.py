@@ -8,7 +8,11 @@ smallest about 0.2%). Rows are written through ``TenantStore`` (ids ``<tenant>::
 metadata ``tenant``), then the HNSW index is built. Each query is one of the tenant's own
 vectors plus fresh noise; recall@10 is against exact search over that tenant's vectors
 (NumPy), and "rows" counts what the search returned (``top_k`` = 10, or the tenant's
-size if smaller). The untenanted line searches the whole table with the same queries.
+size if smaller). "search" is how the store ran it (``search.Scopes.route``: exact
+ranking, or the HNSW walk and its width). Two more scopes stand for larger tenants (the
+largest two, and the largest eleven, as one ``$in`` filter), and a filter every row passes
+for a table with one tenant; the untenanted line searches the whole table, unfiltered,
+with that line's queries.
 
     nice -n 10 python bench/postgres_tenants.py [--size 1000000] [--queries 50]
         [--work-dir DIR] [--url URL] [--ef-search 100] [--every 5]
@@ -20,6 +24,7 @@ again without reloading.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -32,11 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import postgres_scale as scale  # noqa: E402
 
-from ragloom.stores.postgres import PostgresSettings, Tables  # noqa: E402
+from ragloom.stores.postgres import PostgresSettings, Tables, search  # noqa: E402
 from ragloom.stores.postgres.schema import create_statements  # noqa: E402
 from ragloom.stores.postgres.search import EXACT_SCOPE_ROWS  # noqa: E402
 from ragloom.stores.postgres.store import PostgresStore  # noqa: E402
+from ragloom.stores.postgres.where import where_clause  # noqa: E402
 from ragloom.stores.tenant import TenantStore  # noqa: E402
+from ragloom.tenancy import TENANT_KEY  # noqa: E402
 
 TENANTS = 100
 K = 10
@@ -130,27 +137,38 @@ def main() -> None:
             figures = {} if loaded else load(store, vectors, owner, names)
             print(f"\n## {args.size:,} chunks, {TENANTS} tenants, ef_search {args.ef_search}, "
                   f"{args.queries} queries each (random vectors)\n")
-            print("| tenant | chunks | share | p50 | p95 | recall@10 | fewest rows returned |")
-            print("| --- | --- | --- | --- | --- | --- | --- |")
+            print("| scope | chunks | share | search | p50 | p95 | recall@10 | fewest rows returned |")
+            print("| --- | --- | --- | --- | --- | --- | --- | --- |")
             sizes = np.bincount(owner, minlength=TENANTS)
             walked = [t for t in range(TENANTS) if sizes[t] > EXACT_SCOPE_ROWS]
-            # 1%, 0.01%, the largest, the smallest the graph ranks, the middle, the smallest
-            picked = list(dict.fromkeys([0, 1, 2, *walked[-1:], TENANTS // 2, TENANTS - 1]))
-            rng = np.random.default_rng(3)
-            for tenant in picked:
-                rows = np.flatnonzero(owner == tenant)
-                probe = scale.queries(vectors[rows], args.queries, seed=tenant)
-                view = TenantStore(store, names[tenant])
-                got = measure(lambda q, v=view: v.query(q, K), vectors, rows, probe)
-                print(f"| {names[tenant]} | {sizes[tenant]:,} | {sizes[tenant] / args.size:.2%} | "
+            ranked = [t for t in range(TENANTS) if sizes[t] <= EXACT_SCOPE_ROWS]
+            # 1%, 0.01%, the largest, the smallest the graph ranks, the largest ranked exactly,
+            # the middle, the smallest
+            picked = list(dict.fromkeys([0, 1, 2, *walked[-1:], min(ranked[2:] or ranked),
+                                         TENANTS // 2, TENANTS - 1]))
+            lines: list[tuple[str, Any, np.ndarray, int]] = [
+                (names[t], {TENANT_KEY: names[t]}, np.flatnonzero(owner == t), t) for t in picked]
+            for last in (4, 13):  # as if one tenant held the largest few tenants' rows
+                members = [names[t] for t in range(2, last)]
+                lines.append((f"{members[0]}-{members[-1]} as one scope", {TENANT_KEY: {"$in": members}},
+                              np.flatnonzero((owner >= 2) & (owner < last)), 100 + last))
+            # a filter every row passes: a table with one tenant (100%)
+            lines.append(("every row, filtered (one tenant of 100%)", {"source": "file"},
+                          np.arange(args.size), 99))
+            lines.append(("untenanted: whole table, no filter", None, np.arange(args.size), 99))
+            routes = search.Scopes(store.tables.chunks)
+            for label, filters, rows, seed in lines:
+                probe = scale.queries(vectors[rows], args.queries, seed=seed)
+                where, params = where_clause(filters)
+                with store.reader.cursor("bench") as cursor:
+                    route = routes.route(cursor, filters, where, params, args.ef_search, K)
+                got = measure(lambda q, f=filters: store.query(q, K, f), vectors, rows, probe)
+                print(f"| {label} | {len(rows):,} | {len(rows) / args.size:.2%} | "
+                      f"{'exact' if route.exact else f'walk {route.width:,} wide'} | "
                       f"{got['p50']:.1f} ms | {got['p95']:.1f} ms | {got['recall']:.3f} | "
                       f"{got['rows']:.0f} of {got['wanted']:.0f} |", flush=True)
-            everything = np.arange(args.size)
-            probe = scale.queries(vectors, args.queries, seed=99)
-            got = measure(lambda q: store.query(q, K), vectors, everything, probe)
-            print(f"| (untenanted: whole table) | {args.size:,} | 100% | {got['p50']:.1f} ms | "
-                  f"{got['p95']:.1f} ms | {got['recall']:.3f} | {got['rows']:.0f} of {K} |")
-            short, recalls = [], {}
+            print(f"(load average {os.getloadavg()[0]:.1f})")
+            short, recalls, rng = [], {}, np.random.default_rng(3)
             for tenant in range(TENANTS):  # every tenant: top_k rows (or all it has)? recall?
                 rows = np.flatnonzero(owner == tenant)
                 view = TenantStore(store, names[tenant])
@@ -163,7 +181,8 @@ def main() -> None:
             print(f"\nEvery tenant, {args.every} queries each: {TENANTS - len(short)} of {TENANTS} "
                   f"tenants got top_k rows (or all they have) every time; short: "
                   f"{sorted(short) or 'none'}; mean recall@10 {statistics.fmean(recalls.values()):.3f}, "
-                  f"worst " + ", ".join(f"{name} {recalls[name]:.3f}" for name in worst))
+                  f"worst " + ", ".join(f"{name} {recalls[name]:.3f}" for name in worst)
+                  + f"; below 0.95: {sorted(n for n, r in recalls.items() if r < 0.95) or 'none'}")
             for label, value in figures.items():
                 print(f"{label}: {value:,.0f}")
         finally:
