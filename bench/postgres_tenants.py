@@ -12,10 +12,13 @@ size if smaller). "search" is how the store ran it (``search.Scopes.route``: exa
 ranking, or the HNSW walk and its width). Two more scopes stand for larger tenants (the
 largest two, and the largest eleven, as one ``$in`` filter), and a filter every row passes
 for a table with one tenant; the untenanted line searches the whole table, unfiltered,
-with that line's queries.
+with that line's queries. ``--compare`` instead searches the named tenants (``all``: every
+row, unfiltered) each fixed way of ``--widths`` (a walk that wide; 0 ranks exactly), the
+ways taking turns query by query.
 
     nice -n 10 python bench/postgres_tenants.py [--size 1000000] [--queries 50]
         [--work-dir DIR] [--url URL] [--ef-search 100] [--every 5]
+        [--compare t01 t02 all --widths 518 1000 0]
 
 With ``--work-dir`` the server's data stays there and a table loaded before is searched
 again without reloading.
@@ -29,6 +32,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -92,22 +96,72 @@ def load(store: PostgresStore, vectors: np.ndarray, owner: np.ndarray, names: li
     return {"insert rows/s": len(owner) / inserted, "HNSW build s": build}
 
 
-def measure(search: Any, vectors: np.ndarray, rows: np.ndarray, probe: np.ndarray) -> dict[str, float]:
+def measure(way: Any, vectors: np.ndarray, rows: np.ndarray, probe: np.ndarray) -> dict[str, float]:
     """p50/p95 latency, recall@10 and the fewest rows returned over ``probe``."""
+    return measure_each([way], vectors, rows, probe)[0]
+
+
+def measure_each(ways: list[Any], vectors: np.ndarray, rows: np.ndarray,
+                 probe: np.ndarray) -> list[dict[str, float]]:
+    """``measure`` for each of ``ways`` (searches), taking turns query by query (the machine's
+    load then weighs on each alike)."""
     own = vectors[rows]
-    search(probe[0])  # warm
-    times, recalls, returned = [], [], []
+    for way in ways:
+        way(probe[0])  # warm
+    wanted = min(K, len(rows))
+    figures: list[tuple[list[float], list[float], list[int]]] = [([], [], []) for _ in ways]
     for query in probe:
-        ms, results = scale.timed(lambda q=query: search(q))
-        times.append(ms)
-        wanted = min(K, len(rows))
         truth = {f"c{rows[i]}" for i in np.argsort(-(own @ query), kind="stable")[:wanted]}
-        found = {r.id.rpartition("::")[2] for r in results}
-        recalls.append(len(found & truth) / wanted)
-        returned.append(len(results))
-    times.sort()
-    return {"p50": statistics.median(times), "p95": times[int(0.95 * (len(times) - 1))],
-            "recall": statistics.fmean(recalls), "rows": min(returned), "wanted": min(K, len(rows))}
+        for way, (times, recalls, returned) in zip(ways, figures):
+            ms, results = scale.timed(lambda q=query, w=way: w(q))
+            times.append(ms)
+            found = {r.id.rpartition("::")[2] for r in results}
+            recalls.append(len(found & truth) / wanted)
+            returned.append(len(results))
+    return [{"p50": statistics.median(times), "p95": sorted(times)[int(0.95 * (len(times) - 1))],
+             "recall": statistics.fmean(recalls), "lowest": min(recalls), "rows": min(returned),
+             "wanted": wanted}
+            for times, recalls, returned in figures]
+
+
+def fixed(store: PostgresStore, filters: Any, width: int) -> Any:
+    """A search of ``filters``' scope by the HNSW walk ``width`` wide, or ranked exactly
+    (``width`` 0), whatever the store would choose."""
+    where, params = where_clause(filters)
+    chunks = store.tables.chunks
+
+    def run(query: np.ndarray) -> list[SimpleNamespace]:
+        vector = np.asarray(query, dtype=np.float32)
+        with store.reader.cursor("bench") as cursor:
+            cursor.execute("BEGIN")
+            if width:
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(width),))
+                cursor.execute(search.walk_sql(chunks, where), [vector, *params, vector, K])
+            else:
+                cursor.execute(search.exact_sql(chunks, where), [vector, *params, K])
+            found = [SimpleNamespace(id=row[0]) for row in cursor.fetchall()]
+            cursor.execute("COMMIT")
+        return found
+    return run
+
+
+def compare(store: PostgresStore, vectors: np.ndarray, owner: np.ndarray, names: list[str],
+            args: argparse.Namespace) -> None:
+    """Each of ``--compare``'s scopes (a tenant, or ``all`` for every row unfiltered)
+    searched every way of ``--widths`` (0: exact), the ways taking turns query by query."""
+    print(f"\n## Fixed ways, {args.queries} queries each, taking turns\n")
+    print("| scope | chunks | search | p50 | recall@10 | lowest query's recall | fewest rows |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for scope in args.compare:
+        filters = None if scope == "all" else {TENANT_KEY: scope}
+        rows = np.arange(len(owner)) if scope == "all" else np.flatnonzero(owner == names.index(scope))
+        probe = scale.queries(vectors[rows], args.queries, seed=len(rows))
+        ways = [fixed(store, filters, width) for width in args.widths]
+        for width, got in zip(args.widths, measure_each(ways, vectors, rows, probe)):
+            print(f"| {scope} | {len(rows):,} | {f'walk {width:,} wide' if width else 'exact'} | "
+                  f"{got['p50']:.1f} ms | {got['recall']:.3f} | {got['lowest']:.1f} | "
+                  f"{got['rows']:.0f} of {got['wanted']:.0f} |", flush=True)
+    print(f"(load average {os.getloadavg()[0]:.1f})")
 
 
 def main() -> None:
@@ -119,6 +173,10 @@ def main() -> None:
     parser.add_argument("--ef-search", type=int, default=scale.EF_SEARCH)
     parser.add_argument("--every", type=int, default=5, help="queries per tenant in the pass "
                         "over every tenant")
+    parser.add_argument("--compare", nargs="*", default=[], help="instead of the tables: "
+                        "these tenants (or 'all', unfiltered) searched each way of --widths")
+    parser.add_argument("--widths", nargs="*", type=int, default=[518, 1000, 0],
+                        help="walk widths for --compare (0: exact ranking)")
     args = parser.parse_args()
     vectors = scale.make_data(args.size, with_texts=False)[0]
     owner, names = tenant_of_rows(args.size)
@@ -135,6 +193,9 @@ def main() -> None:
         store = PostgresStore(pg.url, Tables("bench", table), scale.SPEC, settings)
         try:
             figures = {} if loaded else load(store, vectors, owner, names)
+            if args.compare:
+                compare(store, vectors, owner, names, args)
+                return
             print(f"\n## {args.size:,} chunks, {TENANTS} tenants, ef_search {args.ef_search}, "
                   f"{args.queries} queries each (random vectors)\n")
             print("| scope | chunks | share | search | p50 | p95 | recall@10 | fewest rows returned |")
