@@ -8,10 +8,17 @@ smallest about 0.2%). Rows are written through ``TenantStore`` (ids ``<tenant>::
 metadata ``tenant``), then the HNSW index is built. Each query is one of the tenant's own
 vectors plus fresh noise; recall@10 is against exact search over that tenant's vectors
 (NumPy), and "rows" counts what the search returned (``top_k`` = 10, or the tenant's
-size if smaller). The untenanted line searches the whole table with the same queries.
+size if smaller). "search" is how the store ran it (``search.Scopes.route``: exact
+ranking, or the HNSW walk and its width). Two more scopes stand for larger tenants (the
+largest two, and the largest eleven, as one ``$in`` filter), and a filter every row passes
+for a table with one tenant; the untenanted line searches the whole table, unfiltered,
+with that line's queries. ``--compare`` instead searches the named tenants (``all``: every
+row, unfiltered) each fixed way of ``--widths`` (a walk that wide; 0 ranks exactly), the
+ways taking turns query by query.
 
     nice -n 10 python bench/postgres_tenants.py [--size 1000000] [--queries 50]
         [--work-dir DIR] [--url URL] [--ef-search 100] [--every 5]
+        [--compare t01 t02 all --widths 518 1000 0]
 
 With ``--work-dir`` the server's data stays there and a table loaded before is searched
 again without reloading.
@@ -20,10 +27,12 @@ again without reloading.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -32,11 +41,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import postgres_scale as scale  # noqa: E402
 
-from ragloom.stores.postgres import PostgresSettings, Tables  # noqa: E402
+from ragloom.stores.postgres import PostgresSettings, Tables, search  # noqa: E402
 from ragloom.stores.postgres.schema import create_statements  # noqa: E402
 from ragloom.stores.postgres.search import EXACT_SCOPE_ROWS  # noqa: E402
 from ragloom.stores.postgres.store import PostgresStore  # noqa: E402
+from ragloom.stores.postgres.where import where_clause  # noqa: E402
 from ragloom.stores.tenant import TenantStore  # noqa: E402
+from ragloom.tenancy import TENANT_KEY  # noqa: E402
 
 TENANTS = 100
 K = 10
@@ -85,22 +96,72 @@ def load(store: PostgresStore, vectors: np.ndarray, owner: np.ndarray, names: li
     return {"insert rows/s": len(owner) / inserted, "HNSW build s": build}
 
 
-def measure(search: Any, vectors: np.ndarray, rows: np.ndarray, probe: np.ndarray) -> dict[str, float]:
+def measure(way: Any, vectors: np.ndarray, rows: np.ndarray, probe: np.ndarray) -> dict[str, float]:
     """p50/p95 latency, recall@10 and the fewest rows returned over ``probe``."""
+    return measure_each([way], vectors, rows, probe)[0]
+
+
+def measure_each(ways: list[Any], vectors: np.ndarray, rows: np.ndarray,
+                 probe: np.ndarray) -> list[dict[str, float]]:
+    """``measure`` for each of ``ways`` (searches), taking turns query by query (the machine's
+    load then weighs on each alike)."""
     own = vectors[rows]
-    search(probe[0])  # warm
-    times, recalls, returned = [], [], []
+    for way in ways:
+        way(probe[0])  # warm
+    wanted = min(K, len(rows))
+    figures: list[tuple[list[float], list[float], list[int]]] = [([], [], []) for _ in ways]
     for query in probe:
-        ms, results = scale.timed(lambda q=query: search(q))
-        times.append(ms)
-        wanted = min(K, len(rows))
         truth = {f"c{rows[i]}" for i in np.argsort(-(own @ query), kind="stable")[:wanted]}
-        found = {r.id.rpartition("::")[2] for r in results}
-        recalls.append(len(found & truth) / wanted)
-        returned.append(len(results))
-    times.sort()
-    return {"p50": statistics.median(times), "p95": times[int(0.95 * (len(times) - 1))],
-            "recall": statistics.fmean(recalls), "rows": min(returned), "wanted": min(K, len(rows))}
+        for way, (times, recalls, returned) in zip(ways, figures):
+            ms, results = scale.timed(lambda q=query, w=way: w(q))
+            times.append(ms)
+            found = {r.id.rpartition("::")[2] for r in results}
+            recalls.append(len(found & truth) / wanted)
+            returned.append(len(results))
+    return [{"p50": statistics.median(times), "p95": sorted(times)[int(0.95 * (len(times) - 1))],
+             "recall": statistics.fmean(recalls), "lowest": min(recalls), "rows": min(returned),
+             "wanted": wanted}
+            for times, recalls, returned in figures]
+
+
+def fixed(store: PostgresStore, filters: Any, width: int) -> Any:
+    """A search of ``filters``' scope by the HNSW walk ``width`` wide, or ranked exactly
+    (``width`` 0), whatever the store would choose."""
+    where, params = where_clause(filters)
+    chunks = store.tables.chunks
+
+    def run(query: np.ndarray) -> list[SimpleNamespace]:
+        vector = np.asarray(query, dtype=np.float32)
+        with store.reader.cursor("bench") as cursor:
+            cursor.execute("BEGIN")
+            if width:
+                cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(width),))
+                cursor.execute(search.walk_sql(chunks, where), [vector, *params, vector, K])
+            else:
+                cursor.execute(search.exact_sql(chunks, where), [vector, *params, K])
+            found = [SimpleNamespace(id=row[0]) for row in cursor.fetchall()]
+            cursor.execute("COMMIT")
+        return found
+    return run
+
+
+def compare(store: PostgresStore, vectors: np.ndarray, owner: np.ndarray, names: list[str],
+            args: argparse.Namespace) -> None:
+    """Each of ``--compare``'s scopes (a tenant, or ``all`` for every row unfiltered)
+    searched every way of ``--widths`` (0: exact), the ways taking turns query by query."""
+    print(f"\n## Fixed ways, {args.queries} queries each, taking turns\n")
+    print("| scope | chunks | search | p50 | recall@10 | lowest query's recall | fewest rows |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for scope in args.compare:
+        filters = None if scope == "all" else {TENANT_KEY: scope}
+        rows = np.arange(len(owner)) if scope == "all" else np.flatnonzero(owner == names.index(scope))
+        probe = scale.queries(vectors[rows], args.queries, seed=len(rows))
+        ways = [fixed(store, filters, width) for width in args.widths]
+        for width, got in zip(args.widths, measure_each(ways, vectors, rows, probe)):
+            print(f"| {scope} | {len(rows):,} | {f'walk {width:,} wide' if width else 'exact'} | "
+                  f"{got['p50']:.1f} ms | {got['recall']:.3f} | {got['lowest']:.1f} | "
+                  f"{got['rows']:.0f} of {got['wanted']:.0f} |", flush=True)
+    print(f"(load average {os.getloadavg()[0]:.1f})")
 
 
 def main() -> None:
@@ -112,6 +173,10 @@ def main() -> None:
     parser.add_argument("--ef-search", type=int, default=scale.EF_SEARCH)
     parser.add_argument("--every", type=int, default=5, help="queries per tenant in the pass "
                         "over every tenant")
+    parser.add_argument("--compare", nargs="*", default=[], help="instead of the tables: "
+                        "these tenants (or 'all', unfiltered) searched each way of --widths")
+    parser.add_argument("--widths", nargs="*", type=int, default=[518, 1000, 0],
+                        help="walk widths for --compare (0: exact ranking)")
     args = parser.parse_args()
     vectors = scale.make_data(args.size, with_texts=False)[0]
     owner, names = tenant_of_rows(args.size)
@@ -128,29 +193,43 @@ def main() -> None:
         store = PostgresStore(pg.url, Tables("bench", table), scale.SPEC, settings)
         try:
             figures = {} if loaded else load(store, vectors, owner, names)
+            if args.compare:
+                compare(store, vectors, owner, names, args)
+                return
             print(f"\n## {args.size:,} chunks, {TENANTS} tenants, ef_search {args.ef_search}, "
                   f"{args.queries} queries each (random vectors)\n")
-            print("| tenant | chunks | share | p50 | p95 | recall@10 | fewest rows returned |")
-            print("| --- | --- | --- | --- | --- | --- | --- |")
+            print("| scope | chunks | share | search | p50 | p95 | recall@10 | fewest rows returned |")
+            print("| --- | --- | --- | --- | --- | --- | --- | --- |")
             sizes = np.bincount(owner, minlength=TENANTS)
             walked = [t for t in range(TENANTS) if sizes[t] > EXACT_SCOPE_ROWS]
-            # 1%, 0.01%, the largest, the smallest the graph ranks, the middle, the smallest
-            picked = list(dict.fromkeys([0, 1, 2, *walked[-1:], TENANTS // 2, TENANTS - 1]))
-            rng = np.random.default_rng(3)
-            for tenant in picked:
-                rows = np.flatnonzero(owner == tenant)
-                probe = scale.queries(vectors[rows], args.queries, seed=tenant)
-                view = TenantStore(store, names[tenant])
-                got = measure(lambda q, v=view: v.query(q, K), vectors, rows, probe)
-                print(f"| {names[tenant]} | {sizes[tenant]:,} | {sizes[tenant] / args.size:.2%} | "
+            ranked = [t for t in range(TENANTS) if sizes[t] <= EXACT_SCOPE_ROWS]
+            # 1%, 0.01%, the largest, the smallest the graph ranks, the largest ranked exactly,
+            # the middle, the smallest
+            picked = list(dict.fromkeys([0, 1, 2, *walked[-1:], min(ranked[2:] or ranked),
+                                         TENANTS // 2, TENANTS - 1]))
+            lines: list[tuple[str, Any, np.ndarray, int]] = [
+                (names[t], {TENANT_KEY: names[t]}, np.flatnonzero(owner == t), t) for t in picked]
+            for last in (4, 13):  # as if one tenant held the largest few tenants' rows
+                members = [names[t] for t in range(2, last)]
+                lines.append((f"{members[0]}-{members[-1]} as one scope", {TENANT_KEY: {"$in": members}},
+                              np.flatnonzero((owner >= 2) & (owner < last)), 100 + last))
+            # a filter every row passes: a table with one tenant (100%)
+            lines.append(("every row, filtered (one tenant of 100%)", {"source": "file"},
+                          np.arange(args.size), 99))
+            lines.append(("untenanted: whole table, no filter", None, np.arange(args.size), 99))
+            routes = search.Scopes(store.tables.chunks)
+            for label, filters, rows, seed in lines:
+                probe = scale.queries(vectors[rows], args.queries, seed=seed)
+                where, params = where_clause(filters)
+                with store.reader.cursor("bench") as cursor:
+                    route = routes.route(cursor, filters, where, params, args.ef_search, K)
+                got = measure(lambda q, f=filters: store.query(q, K, f), vectors, rows, probe)
+                print(f"| {label} | {len(rows):,} | {len(rows) / args.size:.2%} | "
+                      f"{'exact' if route.exact else f'walk {route.width:,} wide'} | "
                       f"{got['p50']:.1f} ms | {got['p95']:.1f} ms | {got['recall']:.3f} | "
                       f"{got['rows']:.0f} of {got['wanted']:.0f} |", flush=True)
-            everything = np.arange(args.size)
-            probe = scale.queries(vectors, args.queries, seed=99)
-            got = measure(lambda q: store.query(q, K), vectors, everything, probe)
-            print(f"| (untenanted: whole table) | {args.size:,} | 100% | {got['p50']:.1f} ms | "
-                  f"{got['p95']:.1f} ms | {got['recall']:.3f} | {got['rows']:.0f} of {K} |")
-            short, recalls = [], {}
+            print(f"(load average {os.getloadavg()[0]:.1f})")
+            short, recalls, rng = [], {}, np.random.default_rng(3)
             for tenant in range(TENANTS):  # every tenant: top_k rows (or all it has)? recall?
                 rows = np.flatnonzero(owner == tenant)
                 view = TenantStore(store, names[tenant])
@@ -163,7 +242,8 @@ def main() -> None:
             print(f"\nEvery tenant, {args.every} queries each: {TENANTS - len(short)} of {TENANTS} "
                   f"tenants got top_k rows (or all they have) every time; short: "
                   f"{sorted(short) or 'none'}; mean recall@10 {statistics.fmean(recalls.values()):.3f}, "
-                  f"worst " + ", ".join(f"{name} {recalls[name]:.3f}" for name in worst))
+                  f"worst " + ", ".join(f"{name} {recalls[name]:.3f}" for name in worst)
+                  + f"; below 0.95: {sorted(n for n, r in recalls.items() if r < 0.95) or 'none'}")
             for label, value in figures.items():
                 print(f"{label}: {value:,.0f}")
         finally:

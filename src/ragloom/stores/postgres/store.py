@@ -49,7 +49,6 @@ from ragloom.stores.postgres.schema import create_statements, row_values
 from ragloom.stores.postgres.settings import PostgresSettings, Tables
 from ragloom.stores.postgres.snapshot import SharedSnapshot
 from ragloom.stores.postgres.where import where_clause
-from ragloom.tenancy import TENANT_KEY
 from ragloom.types import Chunk, Metadata, SearchResult
 
 logger = logging.getLogger("ragloom")
@@ -265,13 +264,12 @@ class PostgresStore(StoreDefaults):
                              f"{self._embedding.dimension}")
         # the vector in binary: no float formatting here nor parsing on the server
         exact = search.exact_sql(self.tables.chunks, where)
-        width = max(self.settings.ef_search, min(top_k, search.WIDEST))  # HNSW finds ef_search rows
         with self.reader.cursor("search") as cursor:
-            if filters and TENANT_KEY in filters and self._scopes.small(cursor, where, params):
-                cursor.execute(exact, [query, *params, top_k])  # a small tenant: exact
+            route = self._scopes.route(cursor, filters, where, params, self.settings.ef_search, top_k)
+            if route.exact:  # a small tenant
+                cursor.execute(exact, [query, *params, top_k])
                 return _results(cursor.fetchall())
-            if filters:  # the walk keeps only the scope's share of its candidates: widen it
-                width = max(width, self._scopes.width(cursor, where, params, self.settings.ef_search))
+            width = route.width
             if self.reader.session.get("hnsw.ef_search") != str(width):
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(width),))
                 self.reader.session["hnsw.ef_search"] = str(width)
