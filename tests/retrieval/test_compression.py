@@ -150,7 +150,8 @@ def test_a_lone_opening_brace_owning_a_match_brings_the_signature_above_it() -> 
     ("@final\n@dataclass\nclass Invoice:\n" + "".join(f"    f{i}: int\n" for i in range(6)) + "    vat: int",
      "shop.py", [(1, 3), (10, 10)]),
     # a chunk of comments only keeps its first line
-    ("# Storage\n" + "".join(f"# line {i}\n" for i in range(6)) + "# vat settings", "shop.py", [(1, 1), (8, 8)]),
+    ("# Storage\n" + "".join(f"# line {i}\n" for i in range(6)) + "# vat settings", "shop.py",
+     [(1, 1), (8, 8)]),
     # in a prose file "#" is a heading, kept as the first line
     ("# Storage\n" + "".join(f"line {i}\n" for i in range(6)) + "vat settings", "notes.md", [(1, 1), (8, 8)]),
 ])

@@ -4,17 +4,19 @@ so more results fit a prompt's token budget.
 Extractive and offline: a line bears on the query when it holds the query's BM25 terms
 (the searcher's tokenizer), each weighted by how rare it is among the lines of this
 search's results; a line scoring at least ``threshold`` of the best line's score matches.
-Kept: every matching line and ``window`` lines either side, the result's first line (a
-definition's signature), the lines that own a kept line (the nearest less-indented line
-above it, up to the outermost; the markdown heading above it), and gaps of one line.
-Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result none of
-whose lines matches keeps only its first line (and header): the words of the query are
-elsewhere. A result stays whole when it is among the first ``whole_top`` (the search's
-best guesses hold most of the answers), when its cosine is at least ``whole_share`` of the
-best result's or ``dense_share`` of its lines score at least ``dense_threshold`` of the
-best line's (it is about the query as a whole), when it would keep more than
-``max_share`` of its lines, and when no line of any result matches (words cannot judge
-this search). The defaults are the best worst case on the dev sets (bench/compression.py).
+Kept: every matching line and ``window`` lines either side, the definition line (the
+first line that neither comments nor decorates: a signature, not its docblock), the lines
+that own a kept line (the nearest less-indented line above it, up to the outermost; in
+prose, the markdown heading above it), and gaps of one line. Each run of dropped lines
+becomes one ``... (lines a-b omitted)`` line. A result none of whose lines matches keeps
+only its definition line (and header): the words of the query are elsewhere. A result
+stays whole when it is among the first ``whole_top`` (the search's best guesses hold most
+of the answers), when its cosine is at least ``whole_share`` of the best result's or
+``dense_share`` of its lines score at least ``dense_threshold`` of the best line's (it is
+about the query as a whole), when it would keep more than ``max_share`` of its lines, and
+when no line of any result matches (words cannot judge this search). The defaults are the
+best worst case on the dev sets with a margin over 95% of the gold lines kept
+(bench/compression.py).
 Scoring lines with the embedding model instead was measured and not chosen
 (docs/retrieval.md): no setting kept 95% of the gold lines everywhere, and it costs an
 embedding call per group of lines.
