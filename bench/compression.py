@@ -18,13 +18,19 @@ function the removed docstring described, so every cut inside the function count
 lost line: a strict test). ``--code-queries`` caps the questions per code set (a subset,
 the first N in id order). Cranfield has no line spans and is not measured.
 
+A second measure, what compression is for (more results in a token budget): each question
+searched again with ``--budget-top-k`` results; the gold lines shown by the results that fit
+whole into a 500, 1,000 and 2,000-token ``format_context`` block, the results whole against
+compressed at the default.
+
 It then prints the frontier (the most tokens saved on the worst set at each share of gold
 lines kept on every set), a bound no search can reach (knowing the gold: the results
 holding a gold line whole, the others cut to their first line) and how well the cosine,
 the fused score and the rank tell the results holding gold lines from the others.
 
     nice -n 10 python bench/compression.py [--apps solidtime babybuddy miniflux]
-        [--code-queries 100] [--work-dir /tmp/ragloom-compression]
+        [--code-queries 100] [--work-dir /tmp/ragloom-compression] [--default-only]
+        [--budget-top-k 10]
 """
 
 from __future__ import annotations
@@ -44,8 +50,13 @@ from app_search import RagloomSystem  # noqa: E402
 from code_search import code_search_sets  # noqa: E402
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
-from ragloom.prompt import estimate_tokens, format_context  # noqa: E402
-from ragloom.retrieval.compression import CompressionSettings, keep_matching, line_scores  # noqa: E402
+from ragloom.prompt import estimate_tokens, format_context, results_in_context  # noqa: E402
+from ragloom.retrieval.compression import (  # noqa: E402
+    CompressionSettings,
+    compress_results,
+    keep_matching,
+    line_scores,
+)
 from ragloom.retrieval.tokenize import tokenize  # noqa: E402
 from ragloom.types import SearchResult  # noqa: E402
 
@@ -59,6 +70,10 @@ DENSE_THRESHOLD = 0.3
 #: The gold-line shares the frontier is printed for: the most tokens saved on the worst set
 #: by a setting keeping at least that share on every set.
 FRONTIER = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7)
+#: Issue 39's targets at the default setting, on every set.
+KEPT_TARGET, SAVED_TARGET = 0.95, 0.40
+#: Context token budgets the second measure fills (``--budget-top-k`` results, whole or compressed).
+BUDGETS = (500, 1000, 2000)
 Gold = tuple[str, int, int]  # path, first line, last line (1-based, inclusive)
 
 
@@ -71,32 +86,39 @@ class Case:
     results: list[SearchResult]
     root: Path
     scores: list[list[float]] | None = None  # line_scores, once
+    wide: list[SearchResult] | None = None  # the same search with a larger top_k (--budget-top-k)
 
 
-def app_cases(names: list[str], apps_dir: Path, work_dir: Path) -> dict[str, list[Case]]:
+def _case(engine: RAGEngine, query: str, gold: list[Gold], root: Path, wide_k: int) -> Case:
+    """``query`` searched uncompressed with the defaults, and with ``wide_k`` results (0: not)."""
+    return Case(query, gold, engine.search(query, compress=False), root,
+                wide=engine.search(query, wide_k, compress=False) if wide_k else None)
+
+
+def app_cases(names: list[str], apps_dir: Path, work_dir: Path, wide_k: int = 0) -> dict[str, list[Case]]:
     cases: dict[str, list[Case]] = {}
     for name in names:
         app = load_app_set(name)
         root = apps_dir / name
         system = RagloomSystem(root, work_dir / name, fresh=False)
-        cases[name] = [Case(q.text, [(s.path, s.first, s.last) for s in q.gold],
-                            system.engine.search(q.text, compress=False), root) for q in app.questions]
+        cases[name] = [_case(system.engine, q.text, [(s.path, s.first, s.last) for s in q.gold], root, wide_k)
+                       for q in app.questions]
         system.close()
         print(f"{name}: {len(cases[name])} questions searched", flush=True)
     return cases
 
 
-def code_cases(work_dir: Path, limit: int) -> dict[str, list[Case]]:
+def code_cases(work_dir: Path, limit: int, wide_k: int = 0) -> dict[str, list[Case]]:
     cases: dict[str, list[Case]] = {}
     for code_set in code_search_sets(work_dir / "sources"):
         root = work_dir / "sources" / code_set.name
         with RAGEngine(RAGConfig(), root) as engine:
             engine.index_directory()
             chosen = sorted(code_set.queries)[:limit]
-            cases[code_set.name] = [
-                Case(code_set.queries[q], [(code_set.targets[q].path, code_set.targets[q].first,
-                                            code_set.targets[q].last)],
-                     engine.search(code_set.queries[q], compress=False), root) for q in chosen]
+            targets = code_set.targets
+            cases[code_set.name] = [_case(engine, code_set.queries[q], [(targets[q].path, targets[q].first,
+                                                                        targets[q].last)], root, wide_k)
+                                    for q in chosen]
         print(f"{code_set.name}: {len(cases[code_set.name])} questions searched", flush=True)
     return cases
 
@@ -148,16 +170,58 @@ def measure_results(cases: list[Case], compressed: list[list[SearchResult]]) -> 
     return kept, returned, after, before
 
 
+def in_budget(cases: list[Case], compressed: list[list[SearchResult]], budget: int) -> int:
+    """The gold lines shown by the results that fit whole into a ``budget``-token context
+    block (``format_context(..., token_budget=budget)``; a result it cuts counts for none),
+    one list of results per case, summed over the cases."""
+    files: dict[str, list[str]] = {}
+    shown = 0
+    for case, results in zip(cases, compressed):
+        fitted = results_in_context(results, budget)
+        if fitted and estimate_tokens(format_context(fitted)) > budget:
+            fitted = fitted[:-1]  # the last one was cut to fit
+        survived: set[tuple[str, int]] = set()
+        for result in fitted:
+            start, end = int(result.metadata["start_line"]), int(result.metadata["end_line"])
+            spans = result.kept_lines if result.kept_lines is not None else [(start, end)]
+            survived.update(gold for gold in _gold_lines(case, result, files)
+                            if any(a <= gold[1] <= b for a, b in spans))
+        shown += len(survived)
+    return shown
+
+
 def oracle(cases: list[Case]) -> tuple[int, int, int, int]:
     """``measure`` for a bound no search can reach: the results holding a gold line stay
     whole, every other is cut to its first line (and header), knowing the gold spans."""
     files: dict[str, list[str]] = {}
+    return measure_results(cases, [[result if _gold_lines(case, result, files) else _first_line_only(result)
+                                    for result in case.results] for case in cases])
+
+
+def first_whole(cases: list[Case], whole: int) -> tuple[int, int, int, int]:
+    """``measure`` when the first ``whole`` results stay whole and every other is cut to its
+    first line (and header), whatever its lines say: what rank alone can do."""
+    return measure_results(cases, [[result if rank < whole else _first_line_only(result)
+                                    for rank, result in enumerate(case.results)] for case in cases])
+
+
+def _first_line_only(result: SearchResult) -> SearchResult:
+    """``result`` cut to its first line (and header) and one gap marker."""
     cut = CompressionSettings(window=0, threshold=1.0, max_share=1.01, whole_share=1.01, whole_top=0,
                               dense_share=1.01)
-    return measure_results(cases, [[
-        result if _gold_lines(case, result, files)
-        else keep_matching([result], [[1.0] + [0.0] * result.text.count("\n")], cut)[0]
-        for result in case.results] for case in cases])
+    return keep_matching([result], [[1.0] + [0.0] * result.text.count("\n")], cut)[0]
+
+
+def by_rank(cases: list[Case]) -> tuple[list[float], list[float]]:
+    """Per rank (the first five): its share of the set's context tokens and of the gold
+    lines the search returned."""
+    files: dict[str, list[str]] = {}
+    tokens, gold = [0] * 5, [0] * 5
+    for case in cases:
+        for rank, result in enumerate(case.results[:5]):
+            tokens[rank] += estimate_tokens(format_context([result]))
+            gold[rank] += len(_gold_lines(case, result, files))
+    return ([t / max(sum(tokens), 1) for t in tokens], [g / max(sum(gold), 1) for g in gold])
 
 
 #: What a search knows about a result (of its question's ``results``), higher meaning more
@@ -194,11 +258,14 @@ def main() -> None:
     parser.add_argument("--apps-dir", default=os.environ.get("RAGLOOM_APPSETS", "/work/appsets"))
     parser.add_argument("--code-queries", type=int, default=100, help="questions per code set (0: none)")
     parser.add_argument("--work-dir", default="/tmp/ragloom-compression")
+    parser.add_argument("--default-only", action="store_true", help="measure the default setting only")
+    parser.add_argument("--budget-top-k", type=int, default=10,
+                        help="results searched for the token-budget measure (0: not measured)")
     args = parser.parse_args()
     work = Path(args.work_dir)
-    sets = app_cases(args.apps, Path(args.apps_dir), work)
+    sets = app_cases(args.apps, Path(args.apps_dir), work, args.budget_top_k)
     if args.code_queries:
-        sets |= code_cases(work / "code", args.code_queries)
+        sets |= code_cases(work / "code", args.code_queries, args.budget_top_k)
     default = CompressionSettings()
     default_setting = (default.whole_top, default.whole_share, default.window, default.threshold,
                        default.dense_share)
@@ -206,7 +273,7 @@ def main() -> None:
     print(f"{'top':>3} {'spare':>5} {'window':>6} {'thresh':>6} {'dense':>5}  "
           + "".join(f"{name:>18}" for name in sets) + f"{'worst':>18}")
     worst: dict[tuple[int, float, int, float, float], tuple[float, float]] = {}
-    for setting in SETTINGS:
+    for setting in [default_setting] if args.default_only else SETTINGS:
         top, spare, window, threshold, dense = setting
         cells, kept_shares, saved_shares = [], [], []
         for cases in sets.values():
@@ -224,7 +291,7 @@ def main() -> None:
     print("\nfrontier: the most tokens saved on the worst set by a setting keeping at least a share"
           " of the gold lines on every set")
     for target in FRONTIER:
-        eligible = [setting for setting in SETTINGS if worst[setting][0] >= target]
+        eligible = [setting for setting in worst if worst[setting][0] >= target]
         if not eligible:
             print(f"  >= {target:.0%}: none")
             continue
@@ -235,8 +302,33 @@ def main() -> None:
     for name, cases in sets.items():
         _, returned, _, before = measure(cases, default)
         print(f"{name}: {len(cases)} questions, {returned} gold lines returned, {before} context tokens")
+    figures = {name: _shares(measure(cases, default)) for name, cases in sets.items()}
+    kept, saved = min(k for k, _ in figures.values()), min(s for _, s in figures.values())
+    print(f"\nat the default setting (top {default_setting[0]}, spare {default_setting[1]}, window "
+          f"{default_setting[2]}, threshold {default_setting[3]}, dense {default_setting[4]}): gold lines "
+          "kept / tokens saved: " + ", ".join(f"{name} {k:.1%} / {s:.1%}" for name, (k, s) in figures.items())
+          + f"; worst {kept:.1%} / {saved:.1%}. Targets (>= {KEPT_TARGET:.0%} kept, >= "
+          f"{SAVED_TARGET:.0%} saved on every set): kept {'met' if kept >= KEPT_TARGET else 'NOT met'}, "
+          f"saved {'met' if saved >= SAVED_TARGET else 'NOT met'}")
+    print("\nper rank: share of the context tokens / share of the gold lines returned")
+    for name, cases in sets.items():
+        tokens, gold = by_rank(cases)
+        print(f"  {name:>16}: " + "  ".join(f"{t:.0%} / {g:.0%}" for t, g in zip(tokens, gold)))
     print("\nbound (knowing the gold: results holding a gold line whole, others cut to their first"
           " line): " + ", ".join(f"{name} {_share(oracle(cases))}" for name, cases in sets.items()))
+    for whole in (0, 1, 2):
+        print(f"the first {whole} result(s) whole, every other cut to its first line: "
+              + ", ".join(f"{name} {_share(first_whole(cases, whole))}" for name, cases in sets.items()))
+    if args.budget_top_k:
+        print(f"\nwithin a token budget (top_k {args.budget_top_k}): gold lines shown by the results that"
+              " fit whole, the results whole -> compressed at the default")
+        for name, cases in sets.items():
+            wide = [case.wide or [] for case in cases]
+            small = [compress_results(case.query, results, tokenize, default) if results else []
+                     for case, results in zip(cases, wide)]
+            print(f"  {name:>16}: " + ", ".join(
+                f"{budget} tokens {in_budget(cases, wide, budget)} -> {in_budget(cases, small, budget)}"
+                for budget in BUDGETS))
     print("telling results apart: of the results past the first, the token share kept whole (best"
           " first by the signal) to hold 80% of their gold lines")
     for signal in SIGNALS:
@@ -244,9 +336,15 @@ def main() -> None:
                                               for name, cases in sets.items()))
 
 
-def _share(figures: tuple[int, int, int, int]) -> str:
+def _shares(figures: tuple[int, int, int, int]) -> tuple[float, float]:
+    """(gold lines kept, tokens saved) as shares."""
     kept, returned, after, before = figures
-    return f"{kept / returned if returned else 1.0:.1%} / {1 - after / before if before else 0.0:.1%}"
+    return (kept / returned if returned else 1.0, 1 - after / before if before else 0.0)
+
+
+def _share(figures: tuple[int, int, int, int]) -> str:
+    kept, saved = _shares(figures)
+    return f"{kept:.1%} / {saved:.1%}"
 
 
 if __name__ == "__main__":

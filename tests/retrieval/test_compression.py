@@ -89,7 +89,7 @@ def test_the_lines_owning_a_match_are_kept() -> None:
 
 def test_the_markdown_heading_above_a_match_is_kept() -> None:
     text = "# Setup\nintro\n\n## Database\none\ntwo\nthree\nuse POSTGRES_HOST here\nfour\nfive"
-    result = compressed("postgres host", chunk(text, 1))
+    result = compressed("postgres host", chunk(text, 1, path="setup.md"))
     assert result.kept_lines == [(1, 1), (4, 4), (8, 8)]
 
 
@@ -109,6 +109,54 @@ def test_first_line_is_kept_when_the_match_is_far_below_it() -> None:
     result = compressed("send invoice", chunk(text, 1))
     assert result.kept_lines == [(1, 1), (20, 20)]
     assert result.text.splitlines()[0] == "def build(config):"
+
+
+BILLING = """    /**
+     * The rate a time entry is billed at.
+     */
+    public function rate(Entry $entry): int
+    {
+        $a = 1;
+        $b = 2;
+        $c = 3;
+        $d = 4;
+        $e = 5;
+        return $entry->member->hourly_rate;
+    }"""
+
+
+def test_a_docblock_first_keeps_the_definition_line_below_it_not_the_docblock() -> None:
+    result = compressed("hourly rate of the member", chunk(BILLING, 40, path="Billing.php"))
+    assert result.kept_lines == [(43, 44), (50, 51)]  # "{" owns the match, "}" a one-line gap
+    assert result.text.splitlines() == ["... (lines 40-42 omitted)",
+                                        "    public function rate(Entry $entry): int",
+                                        "    {",
+                                        "... (lines 45-49 omitted)",
+                                        "        return $entry->member->hourly_rate;",
+                                        "    }"]
+
+
+def test_a_lone_opening_brace_owning_a_match_brings_the_signature_above_it() -> None:
+    text = ("class Billing\n{\n    public function a()\n    {\n        return 1;\n    }\n\n"
+            "    public function rate()\n    {\n        $x = 1;\n        $y = 2;\n"
+            "        return $this->hourly_rate;\n    }\n}")
+    result = compressed("hourly", chunk(text, 1, path="Billing.php"))
+    assert result.kept_lines == [(1, 2), (8, 9), (12, 12)]
+    assert result.text.splitlines()[3:5] == ["    public function rate()", "    {"]
+
+
+@pytest.mark.parametrize(("text", "path", "kept"), [
+    # decorators right above the definition are kept with it
+    ("@final\n@dataclass\nclass Invoice:\n" + "".join(f"    f{i}: int\n" for i in range(6)) + "    vat: int",
+     "shop.py", [(1, 3), (10, 10)]),
+    # a chunk of comments only keeps its first line
+    ("# Storage\n" + "".join(f"# line {i}\n" for i in range(6)) + "# vat settings", "shop.py",
+     [(1, 1), (8, 8)]),
+    # in a prose file "#" is a heading, kept as the first line
+    ("# Storage\n" + "".join(f"line {i}\n" for i in range(6)) + "vat settings", "notes.md", [(1, 1), (8, 8)]),
+])
+def test_what_counts_as_the_definition_line(text: str, path: str, kept: list[tuple[int, int]]) -> None:
+    assert compressed("vat", chunk(text, 1, path=path)).kept_lines == kept
 
 
 @pytest.mark.parametrize(("query", "result"), [

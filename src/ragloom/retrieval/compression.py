@@ -4,17 +4,19 @@ so more results fit a prompt's token budget.
 Extractive and offline: a line bears on the query when it holds the query's BM25 terms
 (the searcher's tokenizer), each weighted by how rare it is among the lines of this
 search's results; a line scoring at least ``threshold`` of the best line's score matches.
-Kept: every matching line and ``window`` lines either side, the result's first line (a
-definition's signature), the lines that own a kept line (the nearest less-indented line
-above it, up to the outermost; the markdown heading above it), and gaps of one line.
-Each run of dropped lines becomes one ``... (lines a-b omitted)`` line. A result none of
-whose lines matches keeps only its first line (and header): the words of the query are
-elsewhere. A result stays whole when it is among the first ``whole_top`` (the search's
-best guesses hold most of the answers), when its cosine is at least ``whole_share`` of the
-best result's or ``dense_share`` of its lines score at least ``dense_threshold`` of the
-best line's (it is about the query as a whole), when it would keep more than
-``max_share`` of its lines, and when no line of any result matches (words cannot judge
-this search). The defaults are the best worst case on the dev sets (bench/compression.py).
+Kept: every matching line and ``window`` lines either side, the definition line (the
+first line that neither comments nor decorates: a signature, not its docblock), the lines
+that own a kept line (the nearest less-indented line above it, up to the outermost; in
+prose, the markdown heading above it), and gaps of one line. Each run of dropped lines
+becomes one ``... (lines a-b omitted)`` line. A result none of whose lines matches keeps
+only its definition line (and header): the words of the query are elsewhere. A result
+stays whole when it is among the first ``whole_top`` (the search's best guesses hold most
+of the answers), when its cosine is at least ``whole_share`` of the best result's or
+``dense_share`` of its lines score at least ``dense_threshold`` of the best line's (it is
+about the query as a whole), when it would keep more than ``max_share`` of its lines, and
+when no line of any result matches (words cannot judge this search). The defaults are the
+best worst case on the dev sets with a margin over 95% of the gold lines kept
+(bench/compression.py).
 Scoring lines with the embedding model instead was measured and not chosen
 (docs/retrieval.md): no setting kept 95% of the gold lines everywhere, and it costs an
 embedding call per group of lines.
@@ -39,6 +41,13 @@ from ragloom.types import SearchResult
 #: The line that stands for a run of dropped lines.
 GAP_MARKER = "... (lines {first}-{last} omitted)"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+#: A line that only comments (a docblock, a line comment) or decorates (``@final``,
+#: ``@app.route("/")``) the definition below it.
+_COMMENT = re.compile(r"^\s*(//|/\*|\*|<!--|-->|\{\{--|--\}\}|\"\"\"|\'\'\'|#)")
+_DECORATOR = re.compile(r"^\s*@[\w.]+(\(.*\))?\s*$")
+#: Prose (by ``language`` or file suffix), where ``#`` starts a heading, not a comment.
+_PROSE_LANGUAGES = ("markdown", "text", "rst")
+_PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
 
 
 @dataclass(frozen=True)
@@ -149,9 +158,10 @@ def _compressed(result: SearchResult, start: int, header: int, matching: list[in
     kept = set(range(header))
     for i in matching:
         kept.update(range(max(0, i - settings.window), min(len(lines), i + settings.window + 1)))
-    kept.add(_first_line(lines, header))
+    prose = _is_prose(result)
+    kept.update(_definition(lines, header, prose))
     for i in sorted(kept):
-        kept.update(_owners(lines, i))
+        kept.update(_owners(lines, i, prose))
     for i in range(len(lines)):  # a one-line gap costs as much as its marker
         if i not in kept and (i == 0 or i - 1 in kept) and (i == len(lines) - 1 or i + 1 in kept):
             kept.add(i)
@@ -164,18 +174,45 @@ def _compressed(result: SearchResult, start: int, header: int, matching: list[in
                    full_text=result.text, kept_lines=[(a + shift, b + shift) for a, b in ranges])
 
 
-def _first_line(lines: list[str], header: int) -> int:
-    """The first non-blank file line (a definition's signature)."""
-    return next((i for i in range(header, len(lines)) if lines[i].strip()), header)
+def _is_prose(result: SearchResult) -> bool:
+    """Whether ``result`` is prose: markdown or plain text by its language or file name, or
+    an ingested text (neither)."""
+    language, path = result.metadata.get("language"), result.metadata.get("path")
+    if language is None and path is None:
+        return True
+    return language in _PROSE_LANGUAGES or str(path or "").lower().endswith(_PROSE_SUFFIXES)
+
+
+def _definition(lines: list[str], header: int, prose: bool) -> list[int]:
+    """The definition's first line: the first non-blank file line, or, when that only
+    comments or decorates (a docblock's ``/**``), the first line below it that does neither,
+    with the decorators right above it; the first non-blank line when none follows or in a
+    prose file (``prose``: markdown's ``#`` is a heading, its ``*`` a list item)."""
+    first = next((i for i in range(header, len(lines)) if lines[i].strip()), header)
+    if prose or not _aside(lines[first]):
+        return [first]
+    code = next((i for i in range(first, len(lines)) if lines[i].strip() and not _aside(lines[i])), None)
+    if code is None:
+        return [first]
+    above = code
+    while above > first and _DECORATOR.match(lines[above - 1]):
+        above -= 1
+    return list(range(above, code + 1))
+
+
+def _aside(line: str) -> bool:
+    """Whether ``line`` only comments or decorates what follows."""
+    return bool(_COMMENT.match(line) or _DECORATOR.match(line))
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _owners(lines: list[str], index: int) -> list[int]:
+def _owners(lines: list[str], index: int, prose: bool) -> list[int]:
     """The lines that own line ``index``: each nearest less-indented non-blank line above
-    it (a class, a function, a block opener), and the nearest markdown heading above it."""
+    it (a class, a function, a block opener; a lone ``{`` brings the line above it, the
+    signature) and, in prose, the nearest markdown heading above it."""
     found = []
     depth = _indent(lines[index]) if lines[index].strip() else 0
     for i in range(index - 1, -1, -1):
@@ -184,7 +221,9 @@ def _owners(lines: list[str], index: int) -> list[int]:
         if lines[i].strip() and _indent(lines[i]) < depth:
             found.append(i)
             depth = _indent(lines[i])
-    heading = next((i for i in range(index - 1, -1, -1) if _HEADING.match(lines[i])), None)
+            if lines[i].strip() == "{":
+                found.append(next((j for j in range(i - 1, -1, -1) if lines[j].strip()), i))
+    heading = next((i for i in range(index - 1, -1, -1) if _HEADING.match(lines[i])), None) if prose else None
     if heading is not None:
         found.append(heading)
     return found
