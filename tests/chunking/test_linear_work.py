@@ -51,6 +51,8 @@ SNIPPETS: dict[str, tuple[str, str]] = {
                       "{% endblock %}\n"),
     "erb": (".erb", "<% items.each do |a| %>\n  <li><%= a %></li>\n<% end %>\n"),
     "handlebars": (".hbs", "{{#each items}}\n  <li>{{#if a}}{{a}}{{/if}}</li>\n{{/each}}\n"),
+    "go-template": (".gohtml", '{{ define "a" }}\n  <li>{{ if .A }}{{ .A }}{{ else }}-{{ end }}</li>\n'
+                               "{{ end }}\n"),
     "yaml": (".yaml", "# the key\nkey: [1, {a: 2}]\n"),
     "toml": (".toml", "# the table\n[a]\nk = [1, {b = 2}]\n"),
     "ini": (".ini", "; the section\n[s]\nk = v\n"),
@@ -63,7 +65,7 @@ NESTING: dict[str, tuple[str, str]] = {
     "vue": ("<div>", "</div>"), "svelte": ("{#if a}<b>", "</b>{/if}"),
     "blade": ("@if($a)<x-a>", "</x-a>@endif"), "django-template": ("{% if a %}<p>", "</p>{% endif %}"),
     "twig": ("{% for a in b %}", "{% endfor %}"), "erb": ("<% if a %><i>", "</i><% end %>"),
-    "handlebars": ("{{#if a}}<i>", "</i>{{/if}}"),
+    "handlebars": ("{{#if a}}<i>", "</i>{{/if}}"), "go-template": ("{{ with .A }}<i>", "</i>{{ end }}"),
 }
 
 

@@ -65,6 +65,15 @@ EXPECTED: dict[str, list[tuple[int, int, str | None, str]]] = {
         (13, 21, "_form", "markup"),
         (23, 25, "_form.sidebar", "block"),
     ],
+    "web/invoice.gohtml": [
+        (1, 1, "invoice.title", "block"),
+        (3, 5, "invoice.page_header", "block"),
+        (6, 11, "invoice.page_header", "block"),  # the comment opens what it documents
+        (12, 15, "invoice.page_header", "block"),
+        (16, 22, "invoice.page_header", "block"),
+        (24, 32, "invoice.content", "block"),
+        (33, 36, "invoice.content", "block"),
+    ],
     "layout.twig": [
         (1, 9, "layout.sidebar", "block"),
         (11, 13, "layout.price", "block"),
@@ -91,7 +100,8 @@ LANGUAGES = {"QueueScreen.vue": "vue", "TodoList.svelte": "svelte",
              "resources/views/invoices/show.blade.php": "blade",
              "templates/checks/details.html": "django-template",
              "templates/checks/remove_modal.html": "django-template", "_form.html.erb": "erb",
-             "layout.twig": "twig", "comments.hbs": "handlebars", "playlistStore.ts": "typescript",
+             "layout.twig": "twig", "comments.hbs": "handlebars",
+             "web/invoice.gohtml": "go-template", "playlistStore.ts": "typescript",
              "counter.js": "javascript", "config/media.php": "php", "routes/api.php": "php"}
 
 
@@ -134,6 +144,20 @@ def test_language_and_source_type_come_from_the_path(path: str) -> None:
 def test_component_sections_are_named() -> None:
     sections = [c.metadata["section"] for c in chunks_of("QueueScreen.vue")]
     assert sections == ["template"] * 4 + ["script"] * 3 + ["style"]
+
+
+def test_an_empty_section_is_no_chunk_of_its_own() -> None:
+    source = ("<template>\n  <button @click=\"start\">Start</button>\n</template>\n\n"
+              "<script setup lang=\"ts\">\nfunction start() {\n  timer.start()\n}\n</script>\n\n"
+              "<style scoped></style>\n")
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=300, chunk_overlap=60)
+    chunks = FileChunker(config).chunk(source, "components/StartButton.vue")
+    # `<style scoped></style>` would be a chunk of nothing but the component's name
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["section"])
+            for c in chunks] == [(1, 3, "template"), (5, 11, "script")]
+    assert chunks[-1].text.endswith("}\n</script>\n\n<style scoped></style>")
+    alone = FileChunker(config).chunk("<style scoped></style>\n", "components/Empty.vue")
+    assert [(c.metadata["start_line"], c.metadata["section"]) for c in alone] == [(1, "style")]
 
 
 def test_export_default_members_are_named_by_the_component(tmp_path: Path) -> None:
@@ -193,6 +217,10 @@ def test_templates_are_not_read_as_pages() -> None:
     assert (read.language, read.text) == ("django-template", modal.decode())
     outside = b"{% extends 'base.html' %}\n{% block body %}<p>Hi</p>{% endblock %}\n"
     assert HtmlReader().read("site/page.html", outside).language == "django-template"
+    go = b'{{ define "content" }}\n<p>{{ .Title }}</p>\n{{ end }}\n'
+    assert HtmlReader().read("internal/templates/views/entry.html", go).language == "go-template"
+    assert HtmlReader().read("site/entry.html", b"{{ if .Draft }}\n<p>draft</p>\n{{ end }}\n").language \
+        == "go-template"
     page = HtmlReader().read("site/about.html", b"<html><body><h1>About</h1><p>We</p></body></html>")
     assert page.language == "markdown" and page.text.startswith("# About")
 

@@ -42,7 +42,8 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     # An application's templates and components (chunking/markup/).
     ".vue": "vue", ".svelte": "svelte", ".blade.php": "blade", ".erb": "erb", ".twig": "twig",
     ".hbs": "handlebars", ".handlebars": "handlebars", ".jinja": "django-template",
-    ".jinja2": "django-template", ".j2": "django-template",
+    ".jinja2": "django-template", ".j2": "django-template", ".gohtml": "go-template",
+    ".gotmpl": "go-template", ".tmpl": "go-template",
 }
 
 #: Language name -> factory of its structure-aware chunker (None when disabled by config).
@@ -121,7 +122,7 @@ def _markup_chunker(language: str, component: bool) -> ChunkerFactory:
 
 
 #: Template languages chunked by their blocks, component languages by their sections.
-TEMPLATE_LANGUAGES = ("blade", "django-template", "erb", "twig", "handlebars")
+TEMPLATE_LANGUAGES = ("blade", "django-template", "erb", "twig", "handlebars", "go-template")
 COMPONENT_LANGUAGES = ("vue", "svelte")
 for _language in TEMPLATE_LANGUAGES + COMPONENT_LANGUAGES:
     chunkers.register(_language)(_markup_chunker(_language, _language in COMPONENT_LANGUAGES))

@@ -48,7 +48,8 @@ NOT_CODE = frozenset({"text", "markdown", "rst", "html", "css", "json", "yaml", 
                       "xml"})
 #: An application's templates: ``code`` although the default ``docs`` patterns match their
 #: extension (``templates/base.html`` is a Django template, not a page).
-TEMPLATES = frozenset({"django-template", "blade", "erb", "twig", "handlebars", "vue", "svelte"})
+TEMPLATES = frozenset({"django-template", "blade", "erb", "twig", "handlebars", "go-template",
+                       "vue", "svelte"})
 
 
 class SourceTypes:

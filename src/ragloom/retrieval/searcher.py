@@ -5,7 +5,8 @@ one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
 (``priors``), test chunks go below comparable code unless the query is about tests
 (``test_prior``), import blocks below the rest unless it is about imports (``import_prior``),
-other files below the part of the application or entity model it names (``layout_priors``).
+other files below the part of the application or entity model it names (``layout_priors``),
+and below the front end when it asks about the user interface (``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -34,6 +35,7 @@ from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
+from ragloom.retrieval.frontend_prior import prior_for_front_end
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.import_prior import asks_about_imports, prior_for_imports
 from ragloom.retrieval.layout_priors import layout_priors
@@ -181,7 +183,8 @@ class Searcher:
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            results = reweigh(results, priors + layout_priors(query, results))  # one sort (priors)
+            results = reweigh(results, priors + layout_priors(query, results)  # one sort (priors)
+                              + prior_for_front_end(query, results))
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")

@@ -1,5 +1,5 @@
 """Chunking of markup that is code: an application's templates (Django/Jinja, Twig, Blade,
-ERB, Handlebars) by their blocks, and single-file components (Vue, Svelte) by their
+ERB, Handlebars, Go) by their blocks, and single-file components (Vue, Svelte) by their
 sections (script as code, template by elements, style apart)."""
 
 from ragloom.chunking.markup.chunker import TemplateChunker, component_name

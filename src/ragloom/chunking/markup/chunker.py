@@ -1,4 +1,4 @@
-"""Chunks of an application's templates (Django/Jinja, Twig, Blade, ERB, Handlebars) by
+"""Chunks of an application's templates (Django/Jinja, Twig, Blade, ERB, Handlebars, Go) by
 their blocks, with exact file lines.
 
 A file's top-level blocks (elements and block tags, ``tree.py``) are units: whole when

@@ -55,6 +55,8 @@ class ComponentChunker:
         chunks: list[Chunk] = []
         pieces = []
         scripts = 0
+        empty: list[tuple[int, int]] = []  # offsets of sections holding nothing
+        empty_pieces = []
         parsed = parse_blocks(text, SYNTAXES[self.language], source.lines)
         for kind, blocks, first, last in _sections(text, parsed, source.line_count):
             code = self._script(text, path, layout.owner, blocks[0]) \
@@ -65,13 +67,20 @@ class ComponentChunker:
             elif kind in ("script", "style"):  # an empty `<script setup>` too
                 extra = {"section": kind, "kind": kind, "symbol": layout.owner}
                 units = [(n, n) for n in range(first, last + 1)]
-                pieces += self.splitter.split(source, units, self.splitter.headers([]),
-                                              self.splitter.headers([]), extra)
+                made = self.splitter.split(source, units, self.splitter.headers([]),
+                                           self.splitter.headers([]), extra)
+                if text[slice(*blocks[0].inner)].strip():
+                    pieces += made
+                else:
+                    empty.append((_line_start(text, blocks[0].start), _line_end(text, blocks[0].end - 1)))
+                    empty_pieces += made
             else:
                 pieces += layout.scope(blocks, first, last, [], [], members=False,
                                        extra={"section": "template"})
         chunks += assemble_chunks(path, pieces, base={"chunker": "template"})
-        return _numbered(path, chunks)
+        if not chunks:  # nothing else in the file: its empty sections are its chunks
+            return _numbered(path, assemble_chunks(path, empty_pieces, base={"chunker": "template"}))
+        return _numbered(path, _with_empty_sections(chunks, empty, text))
 
     def _script(self, text: str, path: str, owner: str, script: Block) -> list[Chunk]:
         """The script's chunks from its tree-sitter chunker, on the file with everything
@@ -158,6 +167,21 @@ def _widened(chunks: list[Chunk], index: int, text: str, start: int | None, end:
                     start_line=text.count("\n", 0, new_start) + 1,
                     end_line=text.count("\n", 0, max(new_start, new_end - 1)) + 1)
     chunks[index] = Chunk(chunk.id, head + text[new_start:new_end], metadata)
+
+
+def _with_empty_sections(chunks: list[Chunk], empty: list[tuple[int, int]], text: str) -> list[Chunk]:
+    """``chunks`` with each empty section (``<style scoped></style>``: a chunk of it would
+    hold nothing but the component's name, matching every question that names the
+    component) taken into the chunk before it (after it, at the file's start), so every
+    line is still in a chunk."""
+    chunks = sorted(chunks, key=lambda c: int(c.metadata["start_char"]))
+    for start, end in empty:
+        before = [i for i, c in enumerate(chunks) if int(c.metadata["end_char"]) <= start]
+        if before:
+            _widened(chunks, before[-1], text, None, end)
+        else:
+            _widened(chunks, 0, text, start, None)
+    return chunks
 
 
 def _owned(owner: str, name: str) -> str:

@@ -153,10 +153,27 @@ def _svelte(match: re.Match[str]) -> Tag | None:
 _SVELTE = TemplateSyntax(r"\{(?P<sv_mark>[#/])(?P<sv_word>\w+)(?P<sv_args>[^{}]{0,2000})\}",
                          _svelte)
 
+# -- Go html/template, text/template: {{ define "content" }} ... {{ end }} ---------------------
+
+_GO_OPENS = frozenset({"define", "block", "if", "range", "with"})
+
+
+def _go(match: re.Match[str]) -> Tag | None:
+    word = match.group("go_word")
+    if word == "end":
+        return Tag(CLOSE, "go")
+    if word not in _GO_OPENS:
+        return None  # `{{ else }}`, `{{ else if .x }}` go on in the same block
+    return Tag(OPEN, "go", _first_name(match.group("go_args")) if word in ("define", "block") else "")
+
+
+_GO = TemplateSyntax(r"\{\{-?\s*(?P<go_word>define|block|if|range|with|else|end)\b"
+                     r"(?P<go_args>[^{}]{0,2000}?)-?\}\}", _go, (("{{/*", "*/}}"), ("{{- /*", "*/ -}}")))
+
 #: Template language -> its syntax (``html`` and ``vue``: elements only).
 SYNTAXES: dict[str, TemplateSyntax] = {
     "django-template": _JINJA, "twig": _JINJA, "blade": _BLADE, "erb": _ERB,
-    "handlebars": _HANDLEBARS, "svelte": _SVELTE,
+    "handlebars": _HANDLEBARS, "svelte": _SVELTE, "go-template": _GO,
     "vue": TemplateSyntax("", lambda match: None),
 }
 
@@ -171,15 +188,22 @@ _TEMPLATE_SYNTAX = re.compile(
     r"blocktrans|url|csrf_token|comment)\b|\{\{)|\{%-?\s*extends\b", re.MULTILINE)
 
 
+#: Go's ``{{ define "x" }}`` / ``{{ end }}`` actions, which Django and Jinja never write.
+_GO_SYNTAX = re.compile(r"\{\{-?\s*(define\s+\"|end\s*-?\}\})")
+
+
 def template_language(path: str, text: str | None = None) -> str | None:
     """``django-template`` when ``path`` is an ``.html``/``.htm`` file in a templates
-    folder, or (given its ``text``) holds Django/Jinja syntax at a line start; else None
-    (a document for the HTML reader)."""
+    folder, or (given its ``text``) holds Django/Jinja syntax at a line start; given its
+    text, ``go-template`` when that holds Go's ``{{ define "x" }}`` or ``{{ end }}`` and
+    no ``{% ... %}`` tag; else None (a document for the HTML reader)."""
     pure = PurePosixPath(path.replace("\\", "/"))
     if pure.suffix.lower() not in (".html", ".htm"):
         return None
-    if TEMPLATE_FOLDERS & {part.lower() for part in pure.parts[:-1]}:
-        return "django-template"
-    if text is not None and _TEMPLATE_SYNTAX.search(text, 0, 200_000):
+    folder = bool(TEMPLATE_FOLDERS & {part.lower() for part in pure.parts[:-1]})
+    if text is not None and (folder or _TEMPLATE_SYNTAX.search(text, 0, 200_000)) \
+            and _GO_SYNTAX.search(text, 0, 200_000) and "{%" not in text[:200_000]:
+        return "go-template"
+    if folder or text is not None and _TEMPLATE_SYNTAX.search(text, 0, 200_000):
         return "django-template"
     return None

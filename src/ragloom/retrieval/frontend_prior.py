@@ -1,0 +1,77 @@
+"""A question about what the user sees and does goes to the application's front end.
+
+"Template for the running timer with buttons to log a feeding", "page shown after too
+many failed logins", "which currency is shown when none is set", "email text telling a
+user their timer is still running": the answer is a template, a component or client-side
+script, but the view, controller, mailable or docs page that serves or describes it shares
+the question's words and often outranks it (the handler ``showOfflinePage`` above the
+offline page's service worker; ``TimeEntryStillRunningMail.php`` above the mail's Blade
+view).
+
+So when a query uses a word of the user interface (``INTERFACE_WORDS``: what it is made
+of, "template", "page", "button", "component", "css", "javascript", "browser"; what the
+user does, "click", "press", "swipe"; what they read, "shown", "text", "label"), names no
+part of the application (``path_prior``: "which url shows the calendar page" asks for a
+route) and does not ask about tests, and some candidate is front end, every candidate that
+is not is multiplied by ``FRONTEND_WEIGHT`` in the one prior sort (``priors.reweigh``).
+Front end: templates and single-file components (the markup chunker's languages), client-side
+script and styles (JavaScript, TypeScript, TSX, CSS and its dialects), and server-side
+UI component classes (Livewire components, Blade component classes: their folders name
+them). Tests are never front end here (an ``e2e/`` spec is TypeScript).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ragloom.chunking.markup.syntax import SYNTAXES
+from ragloom.retrieval.path_prior import factor_outside, parts_named
+from ragloom.retrieval.priors import Factor
+from ragloom.retrieval.test_prior import asks_about_tests
+from ragloom.types import SearchResult
+
+#: How much the rank score of a candidate outside the front end counts.
+FRONTEND_WEIGHT = 0.5
+
+#: Words of a query about the user interface (whole words, any case).
+INTERFACE_WORDS = re.compile(
+    r"\b(templates?|pages?|screens?|buttons?|components?|modals?|dialogs?|widgets?|html|css|"
+    r"stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
+    r"click(s|ed|ing)?|press(es|ed|ing)?|taps?|swip(e|es|ed|ing)|scroll(s|ed|ing)?|hover|"
+    r"drag(s|ged|ging)?|shown|display(s|ed)?|(?<!full[- ])texts?|wording|labels?)\b",
+    re.IGNORECASE)
+
+#: Languages of the front end besides the templates and components.
+CLIENT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css", "scss", "sass", "less"})
+#: Folders of server-side UI components (``app/Livewire/``, ``app/View/Components/``).
+_COMPONENT_FOLDERS = re.compile(r"(^|/)(livewire|view/components)/", re.IGNORECASE)
+
+
+def asks_about_the_interface(query: str) -> bool:
+    """Whether ``query`` uses a word of the user interface (``INTERFACE_WORDS``)."""
+    return INTERFACE_WORDS.search(query) is not None
+
+
+def is_front_end(result: SearchResult) -> bool:
+    """Whether a candidate is a template, a component or client-side script or style."""
+    metadata = result.metadata
+    if metadata.get("source_type") == "test":
+        return False
+    language = str(metadata.get("language") or "")
+    if language in SYNTAXES or language in CLIENT_LANGUAGES:
+        return True
+    return _COMPONENT_FOLDERS.search(str(metadata.get("path") or "").replace("\\", "/")) is not None
+
+
+def prior_for_front_end(query: str, candidates: Sequence[SearchResult],
+                        weight: float | None = None) -> list[Factor]:
+    """A factor weighing candidates outside the front end by ``weight`` (default
+    ``FRONTEND_WEIGHT``) when ``query`` is about the interface and names no part of the
+    application; none otherwise, or when no candidate is front end."""
+    if not asks_about_the_interface(query) or parts_named(query) or asks_about_tests(query):
+        return []
+    inside = {result.id for result in candidates if is_front_end(result)}
+    if not inside:
+        return []
+    return [factor_outside(inside, FRONTEND_WEIGHT if weight is None else weight)]
