@@ -14,8 +14,9 @@ MANY = "".join(f"def comet_tail_{i}(comet):\n    return comet.tail * {i}  # come
                for i in range(8))
 
 
-def result(path: str, index: int) -> SearchResult:
-    return SearchResult(f"{path}#{index}", "text", {"path": path}, 0.5, 0.5)
+def result(path: str, index: int, rank: float | None = None, source_type: str = "docs") -> SearchResult:
+    return SearchResult(f"{path}#{index}", "text", {"path": path, "source_type": source_type}, 0.5, 0.5,
+                        rank_score=rank)
 
 
 def test_the_cap_steps_results_aside_and_tops_up_from_them() -> None:
@@ -36,13 +37,30 @@ def test_one_file_does_not_fill_the_results(make_engine, project: Path, store: s
         write(project, f"sky_{i}.py", f"def star_{i}(sky):\n    return sky.comet_{i}  # a comet\n")
     engine = make_engine(chunk_size=120, chunk_overlap=0, vector_store={"provider": store})
     engine.index_directory()
-    capped = engine.search("comet tail dust", top_k=5)  # the default: one result per file
-    assert sum(r.path == "comets.py" for r in capped) == 1 and len(capped) == 5
+    # the default: one result per file, one more from a file of code for a close part
+    capped = engine.search("comet tail dust", top_k=5)
+    assert sum(r.path == "comets.py" for r in capped) == 2 and len(capped) == 5
     engine.config.retrieval = engine.config.retrieval.model_copy(update={"max_per_file": 2})
-    assert sum(r.path == "comets.py" for r in engine.search("comet tail dust", top_k=5)) == 2
+    assert sum(r.path == "comets.py" for r in engine.search("comet tail dust", top_k=5)) == 3
     engine.config.retrieval = engine.config.retrieval.model_copy(update={"max_per_file": 0})
     uncapped = engine.search("comet tail dust", top_k=5)
     assert sum(r.path == "comets.py" for r in uncapped) > 2
+
+
+def test_a_file_of_definitions_takes_one_close_part_beyond_the_cap() -> None:
+    ranked = [result("a.py", 1, 1.0, "code"), result("a.py", 2, 0.7, "code"),
+              result("a.py", 3, 0.7, "code"), result("b.py", 1, 0.69, "code"),
+              result("b.py", 2, 0.48, "code"), result("c.md", 1, 0.4), result("c.md", 2, 0.4)]
+    # a.py#2 ranks 0.7 of a.py's first: in; a.py#3 would be a third; b.py#2 0.48 / 0.69 < 0.7;
+    # c.md is a document, one result whatever its second part scores.
+    assert [r.id for r in cap_per_file(ranked, 4, 1)] == ["a.py#1", "a.py#2", "b.py#1", "c.md#1"]
+    assert [r.id for r in cap_per_file(ranked, 7, 1)] == ["a.py#1", "a.py#2", "b.py#1", "c.md#1",
+                                                          "a.py#3", "b.py#2", "c.md#2"]
+    assert [r.id for r in cap_per_file(ranked, 5, 2)] == ["a.py#1", "a.py#2", "a.py#3", "b.py#1",
+                                                          "b.py#2"]
+    for kind in ("docs", "text", "pdf", "data"):  # documents: the cap as it is
+        rows = [result("a", 1, 1.0, kind), result("a", 2, 0.99, kind), result("b", 1, 0.1, kind)]
+        assert [r.id for r in cap_per_file(rows, 2, 1)] == ["a#1", "b#1"]
 
 
 def test_one_file_alone_still_fills_top_k(make_engine, project: Path) -> None:

@@ -51,10 +51,20 @@ def test_the_named_entitys_model_goes_up() -> None:
 
 def test_no_prior_when_another_part_is_named_or_no_model_is() -> None:
     results = [_result("view", "core/views.py", 0.9, "ChildUpdate"),
-               _result("child", "core/models.py", 0.8, "Child.save")]
+               _result("child", "core/models.py", 0.8, "Child.save"),
+               _result("urls", "core/urls.py", 0.7),
+               _result("migration", "core/migrations/0014_alter_child_slug.py", 0.6, "Migration")]
     assert prior_for_models("which migration added the child slug", results) == []
     assert prior_for_models("which url lists every child", results) == []
     assert prior_for_models("how is a timer stopped", results) == []
+
+
+def test_a_part_no_candidate_lives_in_leaves_the_model_prior_on() -> None:
+    results = [_result("page", "resources/js/Pages/ChildSettings.vue", 0.9),
+               _result("child", "app/Models/Child.php", 0.8, "App\\Models\\Child")]
+    results[0].metadata["language"] = "vue"  # a settings page: not where settings live
+    factors = prior_for_models("which child settings are stored as booleans", results, weight=0.7)
+    assert [r.id for r in reweigh(results, factors)] == ["child", "page"]  # 0.8; 0.9 * 0.7 = 0.63
 
 
 def test_engine_answers_an_entity_question_with_its_model(make_engine, project: Path,

@@ -72,6 +72,20 @@ def test_a_test_file_is_inside_a_part_only_for_a_question_about_tests() -> None:
     assert [r.id for r in reweigh(results, factors)] == ["test", "options", "proxy"]  # 0.9, 0.6, 0.4
 
 
+def test_a_component_or_template_is_never_inside_a_part() -> None:
+    def part(doc_id: str, path: str, language: str, score: float) -> SearchResult:
+        return SearchResult(doc_id, "", {"path": path, "language": language}, 0.5, 0.5,
+                            rank_score=score)
+
+    page = part("page", "resources/js/Pages/OrganizationFormatSettings.vue", "vue", 0.9)
+    view = part("view", "templates/settings/form.html", "django-template", 0.85)
+    config = part("config", "config/app.php", "php", 0.5)
+    assert [r.id for r in reweigh([page, view, config],
+                                  prior_for_paths("which settings hold formats", [page, view, config]))
+            ] == ["config", "page", "view"]  # 0.5; 0.9 * 0.5 = 0.45; 0.85 * 0.5 = 0.425
+    assert prior_for_paths("which settings hold formats", [page, view]) == []
+
+
 def test_nothing_changes_when_no_path_names_the_part_or_no_part_is_named() -> None:
     results = [_result("a", "src/report.py", 0.9), _result("b", None, 0.8)]
     assert prior_for_paths("which migration creates the reports table", results) == []

@@ -39,3 +39,22 @@ def test_a_real_question_just_under_the_gate_passes_small_talk_does_not() -> Non
     named = _hit("unrelated", 0.1)
     named.retrievers["name"] = RetrieverHit(1, 1.0)
     assert passes_gate([named], 0.35, weather, tokenize)
+
+
+def test_a_third_of_a_long_questions_words_is_evidence() -> None:
+    question = tokenize("how many failed logins lock a user out and for how long")
+    assert len(set(question)) == 6  # mani, fail, login, lock, user, long
+    settings = _hit("AXES_FAILURE_LIMIT = 5  # failed login attempts before the lockout", 0.29,
+                    "babybuddy/settings/base.py")
+    assert lexical_evidence(question, [settings], tokenize) == 2 / 6
+    assert passes_gate([settings], 0.35, question, tokenize)
+    one_word = _hit("LOGIN_REDIRECT_URL = '/'", 0.29, "babybuddy/settings/base.py")
+    assert not passes_gate([one_word], 0.35, question, tokenize)
+
+
+def test_results_with_no_vector_yet_need_half_the_words() -> None:
+    question = tokenize("how many failed logins lock a user out and for how long")
+    third = _hit("failed login", 0.0)
+    half = _hit("failed login lock", 0.0)
+    assert not passes_gate([third], 0.35, question, tokenize, unscored=[third])
+    assert passes_gate([half], 0.35, question, tokenize, unscored=[half])

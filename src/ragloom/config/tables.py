@@ -128,8 +128,8 @@ class RetrievalConfig(StrictModel):
     merge_parts: bool = True
     #: Chunks with identical text in several files take one slot (``metadata["paths"]``).
     collapse_duplicates: bool = True
-    #: At most this many results from one file, unless too few other results exist
-    #: (0: no cap).
+    #: At most this many results from one file (one more for a close part of a file of
+    #: definitions, ``retrieval.file_cap``), unless too few other results exist (0: no cap).
     max_per_file: int = Field(1, ge=0, le=10_000)
     #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
     #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.

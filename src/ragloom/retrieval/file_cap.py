@@ -1,12 +1,29 @@
 """At most a few results per file: one long file whose parts all match a query would
 otherwise fill every slot. Results over the cap step aside and come back, after all the
-others and in rank order, only when too few other results exist to fill ``top_k``."""
+others and in rank order, only when too few other results exist to fill ``top_k``.
+
+A document (``DOCUMENTS``: docs, plain text, PDF pages, data rows) is one answer, its
+sections parts of it; a file of definitions (code, config, migrations, models, tests) holds
+many answers side by side, and the best of them for a question is often not the one that
+ranks first ("what decides that a sleep entry is a nap": the two-line field run before
+``Sleep.save`` first, ``save`` itself second; "which env variable picks the queue driver":
+``queue.failed`` first, ``queue.default`` second). So a file of definitions takes one more
+result than the cap when that part's rank score is at least ``SECOND_PART_SHARE`` of the
+file's first result's (measured in docs/benchmarks.md: the application sets gain, the code
+sets too, Cranfield's abstracts are documents and do not move).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ragloom.types import SearchResult
+
+#: Source types whose files are one answer each: never a part beyond the cap.
+DOCUMENTS = frozenset({"docs", "text", "pdf", "data"})
+#: A file of definitions takes one part beyond the cap when it ranks at least this share
+#: of the file's first result.
+SECOND_PART_SHARE = 0.7
 
 
 def _file_of(result: SearchResult) -> str | None:
@@ -16,23 +33,39 @@ def _file_of(result: SearchResult) -> str | None:
     return None if owner is None else str(owner)
 
 
+def _value(result: SearchResult) -> float:
+    return float(result.rank_score if result.rank_score is not None else result.score)
+
+
+def _one_more(result: SearchResult, first: SearchResult) -> bool:
+    """Whether ``result``, over its file's cap, comes in anyway: a part of a file of
+    definitions ranking close to the file's first result (see the module docstring)."""
+    if result.metadata.get("source_type") in DOCUMENTS:
+        return False
+    best = _value(first)
+    return best > 0 and _value(result) >= SECOND_PART_SHARE * best
+
+
 def cap_per_file(results: Sequence[SearchResult], top_k: int, per_file: int) -> list[SearchResult]:
     """The first ``top_k`` of ``results`` (best first) with at most ``per_file`` from one
-    file, topped up from the results over the cap when the others run out; ``per_file``
-    0 keeps every result in rank order."""
+    file (one more for a close part of a file of definitions), topped up from the results
+    over the cap when the others run out; ``per_file`` 0 keeps every result in rank order."""
     if per_file <= 0:
         return list(results[:top_k])
     counts: dict[str, int] = {}
+    firsts: dict[str, SearchResult] = {}
     chosen: list[SearchResult] = []
     over: list[SearchResult] = []
     for result in results:
         if len(chosen) >= top_k:
             break
         owner = _file_of(result)
-        if owner is not None and counts.get(owner, 0) >= per_file:
-            over.append(result)
-            continue
         if owner is not None:
-            counts[owner] = counts.get(owner, 0) + 1
+            count = counts.get(owner, 0)
+            if count > per_file or (count == per_file and not _one_more(result, firsts[owner])):
+                over.append(result)
+                continue
+            counts[owner] = count + 1
+            firsts.setdefault(owner, result)
         chosen.append(result)
     return chosen + over[:top_k - len(chosen)]

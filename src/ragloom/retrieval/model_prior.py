@@ -7,11 +7,12 @@ field's choices, a ``save()`` override, a cast), in a file under ``models/`` /
 ``internal/model/entry.go``), but the question never says "model", and the code that
 uses the entity (views, forms, serializers, templates) shares its words.
 
-So when a query names no part of the application (``path_prior``: a query saying
-"migration" or "route" wants that part, not the model) and some candidate under a models
-folder is named by a word of the query (its file name, or the class its symbol starts
-with: ``entry.go``, ``Child.save``; plural words also count singular), every other
-candidate is multiplied by ``MODEL_WEIGHT`` in the one prior sort (``priors.reweigh``).
+So when a query names no part of the application that some candidate lives in
+(``path_prior``: a query saying "migration" or "route" wants that part, not the model;
+one saying "settings" where no candidate is a settings file still wants the model) and
+some candidate under a models folder is named by a word of the query (its file name, or
+the class its symbol starts with: ``entry.go``, ``Child.save``; plural words also count
+singular), every other candidate is multiplied by ``MODEL_WEIGHT`` in the one prior sort (``priors.reweigh``).
 Tests are never the model.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ragloom.retrieval.path_prior import PARTS, factor_outside, parts_named, path_words
+from ragloom.retrieval.path_prior import PARTS, factor_outside, parts_inside, path_words
 from ragloom.retrieval.priors import Factor
 from ragloom.types import SearchResult
 
@@ -65,8 +66,8 @@ def prior_for_models(query: str, candidates: Sequence[SearchResult],
                      weight: float | None = None) -> list[Factor]:
     """A factor of ``weight`` (default ``MODEL_WEIGHT``) for every candidate but the models
     of the entities ``query`` names; none when the query names a part of the application
-    or no model."""
-    if parts_named(query):
+    some candidate lives in (``path_prior.parts_inside``) or no model."""
+    if parts_inside(query, candidates):
         return []
     words = query_words(query)
     inside = {r.id for r in candidates if entity_names(r) & words}

@@ -17,7 +17,9 @@ not is multiplied by ``PATH_WEIGHT`` (``priors.reweigh``): the part's files go u
 comparable matches, and a much better match elsewhere still comes first. When no
 candidate's path names the part (a library, plain documents), nothing changes. A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
-option): tests never count as inside a part unless the query is about tests.
+option): tests never count as inside a part unless the query is about tests. Nor do
+components and templates (``PRESENTATION``): they show a part, never hold it
+(``OrganizationFormatSettings.vue`` is a settings page, not where settings are defined).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragloom.chunking.registry import TEMPLATE_LANGUAGES
 from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.test_prior import asks_about_tests
 from ragloom.retrieval.tokenize import identifier_parts
@@ -33,6 +36,8 @@ from ragloom.types import SearchResult
 
 #: How much the rank score of a candidate outside the part the query names counts.
 PATH_WEIGHT = 0.5
+#: Languages of components and templates: never inside a part, whatever their file name.
+PRESENTATION = frozenset({*TEMPLATE_LANGUAGES, "vue", "svelte"})
 
 
 @dataclass(frozen=True)
@@ -81,20 +86,27 @@ def path_words(path: str) -> set[str]:
     return words
 
 
+def parts_inside(query: str, candidates: Sequence[SearchResult]) -> list[set[str]]:
+    """Per part the query names that some candidate's path names: the ids of the
+    candidates inside it (tests only when the query is about tests); none when no part
+    applies."""
+    tests_count = asks_about_tests(query)
+    found = []
+    for part in parts_named(query):
+        inside = {r.id for r in candidates if part.path_words & _words_of(r)
+                  and (tests_count or r.metadata.get("source_type") != "test")}
+        if inside:
+            found.append(inside)
+    return found
+
+
 def prior_for_paths(query: str, candidates: Sequence[SearchResult],
                     weight: float | None = None) -> list[Factor]:
     """One factor per part the query names that some candidate's path names: ``weight``
     (default ``PATH_WEIGHT``) for a candidate whose path does not name it, else 1 (none
     when no part applies)."""
     weight = PATH_WEIGHT if weight is None else weight
-    tests_count = asks_about_tests(query)
-    factors: list[Factor] = []
-    for part in parts_named(query):
-        inside = {r.id for r in candidates if part.path_words & _words_of(r)
-                  and (tests_count or r.metadata.get("source_type") != "test")}
-        if inside:
-            factors.append(factor_outside(inside, weight))
-    return factors
+    return [factor_outside(inside, weight) for inside in parts_inside(query, candidates)]
 
 
 def factor_outside(inside: set[str], weight: float) -> Factor:
@@ -105,5 +117,9 @@ def factor_outside(inside: set[str], weight: float) -> Factor:
 
 
 def _words_of(result: SearchResult) -> set[str]:
+    """The path words of a candidate that can be inside a part (none for a component or
+    template)."""
     path = result.metadata.get("path")
-    return path_words(str(path)) if path else set()
+    if not path or result.metadata.get("language") in PRESENTATION:
+        return set()
+    return path_words(str(path))

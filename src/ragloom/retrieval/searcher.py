@@ -5,8 +5,9 @@ one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
 (``priors``), test chunks go below comparable code unless the query is about tests
 (``test_prior``), import blocks below the rest unless it is about imports (``import_prior``),
-other files below the part of the application or entity model it names (``layout_priors``),
-and below the front end when it asks about the user interface (``frontend_prior``).
+data rows below the rest unless it is about data (``data_prior``), other files below the
+part of the application or entity model it names (``layout_priors``), and below the front
+end when it asks about the user interface (``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
@@ -33,6 +34,7 @@ from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Condition, Filters, compile_filters, resolve_globs
 from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
+from ragloom.retrieval.data_prior import prior_for_data
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.frontend_prior import prior_for_front_end
@@ -168,6 +170,7 @@ class Searcher:
         reranking = self.reranker is not None
         tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
         priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
+        priors += prior_for_data(query)
         widened = mode != "dense" or mmr or reranking
         pool = max(wanted, settings.candidate_k) if widened else wanted
         with self.store.read_snapshot():  # every read of this search sees one version
