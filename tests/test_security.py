@@ -273,7 +273,7 @@ def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.Monke
     (".env.testing", True), (".env.local", True), ("examples/.env", True), ("template.pem.key", True),
 ])
 def test_secret_files_are_data_files_not_source_named_like_them(path: str, secret: bool) -> None:
-    from ragloom.indexing.discovery import is_secret_file
+    from ragloom.indexing.secret_files import is_secret_file
     assert is_secret_file(path) is secret
 
 

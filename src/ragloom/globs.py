@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -254,3 +255,14 @@ def _parse_class(pattern: str, start: int) -> tuple[_Class, int] | None:
             chars.add(body[position])
             position += 1
     return _Class(frozenset(chars), tuple(ranges), negated), end + 1
+
+
+def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
+    """Whether a POSIX relative path matches a glob; a pattern without ``/`` also
+    matches the bare file name (as in .gitignore)."""
+    name = relative_path.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        target = relative_path if "/" in pattern.rstrip("/") else name
+        if compile_glob(pattern.rstrip("/")).matches(target):
+            return True
+    return False

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ragloom.config import RAGConfig
-from ragloom.globs import compile_glob
+from ragloom.globs import matches_any
 from ragloom.indexing.ignore import GitIgnore
 from ragloom.indexing.noise import LinkedCopies, MarkerFiles, noise_of, noise_rules
 from ragloom.indexing.noise import reason as noise_reason
+from ragloom.indexing.secret_files import is_secret_file, secret_in_name
 from ragloom.security import redact_secrets
 from ragloom.types import SkippedFile
 
@@ -22,62 +22,6 @@ DEFAULT_EXCLUDED_DIRS = frozenset({
     "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox",
     ".hypothesis", ".ipynb_checkpoints", ".idea", ".eggs", ".ragloom",
 })
-
-#: Files that commonly hold credentials: skipped unless an include pattern names them.
-SECRET_FILE_PATTERNS = (
-    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
-    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", ".netrc", ".pgpass", ".htpasswd",
-    "credentials", "*credentials*.json", ".npmrc", ".pypirc",
-    # data files only: ``secrets.rs`` or ``credentials.py`` is source code, indexed and redacted
-    *(f"{stem}.{suffix}" for stem in ("secrets", "credentials")
-      for suffix in ("json", "yaml", "yml", "toml", "ini", "env", "txt", "properties", "conf", "cfg", "xml")),
-)
-
-
-def matches_any(relative_path: str, patterns: Iterable[str]) -> bool:
-    """Whether a POSIX relative path matches a glob; a pattern without ``/`` also
-    matches the bare file name (as in .gitignore)."""
-    name = relative_path.rsplit("/", 1)[-1]
-    for pattern in patterns:
-        target = relative_path if "/" in pattern.rstrip("/") else name
-        if compile_glob(pattern.rstrip("/")).matches(target):
-            return True
-    return False
-
-
-#: A name part marking a committed template of a secret file (``.env.example``,
-#: ``example.env``, ``.env.local.dist``): the settings an application reads, documented,
-#: with placeholder values. Indexed (its values go through secret redaction like any file).
-TEMPLATE_MARKERS = frozenset({"example", "sample", "template", "tpl", "dist", "defaults"})
-
-
-def is_secret_file(relative_path: str) -> bool:
-    return matches_any(relative_path, SECRET_FILE_PATTERNS) and not _is_template(relative_path)
-
-
-def _is_template(relative_path: str) -> bool:
-    parts = relative_path.rsplit("/", 1)[-1].lower().strip(".").split(".")
-    return len(parts) > 1 and parts[-1] in TEMPLATE_MARKERS or (
-        len(parts) == 2 and parts[0] in TEMPLATE_MARKERS)  # example.env, not template.pem.key
-
-
-#: Every token format ragloom knows holds a run of 16+ letters and digits mixing both: paths
-#: without one (nearly all) skip the detector (200 us a path, 4 s a walk of 20,000 files).
-_RUNS = re.compile(r"[A-Za-z0-9]{16,}")
-
-
-def _mixed(run: str) -> bool:
-    return not run.isalpha() and not run.isdigit()
-
-
-def secret_in_name(relative_path: str) -> str | None:
-    """The kinds of secret a path holds in its own text (a token pasted into a file or
-    folder name would reach every result's path), or None."""
-    if not any(_mixed(run) for run in _RUNS.findall(relative_path)):
-        return None
-    found = redact_secrets(relative_path)
-    return ", ".join(sorted(found.kinds)) if found.count else None
-
 
 def _is_catch_all(pattern: str) -> bool:
     return not pattern.replace("*", "").replace("/", "").replace(".", "")
