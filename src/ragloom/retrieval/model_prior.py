@@ -12,8 +12,8 @@ So when a query names no part of the application that some candidate lives in
 one saying "settings" where no candidate is a settings file still wants the model) and
 some candidate under a models folder is named by a word of the query (its file name, or
 the class its symbol starts with: ``entry.go``, ``Child.save``; plural words also count
-singular), every other candidate is multiplied by ``MODEL_WEIGHT`` in the one prior sort (``priors.reweigh``).
-Tests are never the model.
+singular), every other candidate is multiplied by ``MODEL_WEIGHT`` in the one prior sort
+(``priors.reweigh``). Tests are never the model.
 """
 
 from __future__ import annotations

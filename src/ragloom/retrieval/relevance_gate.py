@@ -10,8 +10,8 @@ shortcuts defined": 0.348 under 0.35) while the words of the answer were all the
 talk matches one common word at best. A third, not a half: a developer's question carries
 words its answer never says ("how many failed logins lock a user out and for how long":
 two of six held, 0.29; "how can I allow new users to sign up on a self-hosted instance":
-three of seven, 0.35 less a hair), while off-topic queries held no two words in any result
-on the application and library dev sets (docs/benchmarks.md). Results with no vector yet
+three of seven, 0.35 less a hair), while no off-topic query passed at a third that did not
+at half, on five application and three library dev sets (docs/benchmarks.md). Results with no vector yet
 (progressive indexing) pass on words alone, so they need UNSCORED_COVERAGE, a half.
 """
 
