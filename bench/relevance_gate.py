@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import CRANFIELD  # noqa: E402
 from retrieval_quality import dev_sets  # noqa: E402
 
+from ragloom.apps.eval import document_id  # noqa: E402
 from ragloom.retrieval.relevance_gate import lexical_evidence  # noqa: E402
 from ragloom.retrieval.tokenize import tokenize  # noqa: E402
 
@@ -150,7 +151,8 @@ def main() -> None:
         judged = []  # per query with a relevant hit in the top 10: (best relevant, best) cosine
         for query_id, text in dataset.queries.items():
             hits = engine.search(text, 10, min_score=-1.0)
-            relevant = [r.score for r in hits if dataset.qrels[query_id].get(r.id, 0) > 0]
+            relevant = [r.score for r in hits
+                        if dataset.qrels[query_id].get(document_id(r.id, r.metadata), 0) > 0]
             if relevant:
                 judged.append((max(relevant), max(r.score for r in hits)))
         off_topic = [max((r.score for r in engine.search(q, 10, min_score=-1.0)), default=-1.0)
