@@ -17,6 +17,7 @@ from ragloom.retrieval.part_content import holds_part
     "#[post(\"/ciphers/<cipher_id>/attachment/v2\", data = \"<data>\")]\nasync fn post_attachment_v2(",
     "pub fn routes() -> Vec<Route> {\n    routes![get_folders, post_folders]\n}",  # Rocket mount
     "Router::new()\n    .route(\"/api/feeds\", get(list_feeds))",  # axum
+    "rocket::custom(config)\n    .mount([basepath, \"/api\"].concat(), api::core_routes())",
     "cfg.service(web::scope(\"/api\").service(index));",  # actix
     "uiRouter.HandleFunc(\"/share/{entryID}\", h.createSharedEntry).Name(\"shareEntry\")",  # mux
     "mux.HandleFunc(\"GET /healthz\", healthz)",  # Go 1.22 patterns
@@ -25,6 +26,8 @@ from ragloom.retrieval.part_content import holds_part
     "app.use(\"/static\", express.static(dir))",
     "@app.route(\"/login\", methods=[\"GET\", \"POST\"])",  # Flask
     "@router.get(\"/items/{item_id}\")",  # FastAPI
+    "app.include_router(items.router, prefix=\"/items\")",
+    "app.register_blueprint(auth_bp, url_prefix=\"/auth\")",
     "urlpatterns = [\n    path(\"timers/\", views.TimerList.as_view()),\n]",  # Django
     "path(\"children/<slug:slug>/\", ChildDetail.as_view(), name=\"child\"),",
     "router.register(r\"children\", views.ChildViewSet)",  # DRF

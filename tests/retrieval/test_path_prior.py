@@ -124,3 +124,15 @@ def test_a_chunk_that_registers_routes_is_inside_the_routes_part_whatever_its_pa
     assert [r.id for r in reweigh(results, prior_for_paths("routes for sharing an entry", results))
             ] == ["table", "handler", "test", "view"]
     assert prior_for_paths("how is an entry shared", results) == []  # no part named
+
+
+def test_engine_finds_the_route_table_of_a_file_not_named_for_routes(
+        make_engine, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"internal/ui/share.go": "package ui\n\n// sharing an entry: the share handler makes a"
+             " shared entry, shared by sharing\nfunc (h *handler) share() {}\n",
+             "internal/ui/ui.go": "package ui\n\nfunc Serve(r *mux.Router, h *handler) {\n"
+             "\tr.HandleFunc(\"/share/{entryID}\", h.share).Name(\"sharing\")\n"
+             "\tr.HandleFunc(\"/feeds\", h.feeds).Name(\"feeds\")\n}\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
+                                 "routes for sharing", (1.0, 0.5)) == [
+        "internal/ui/share.go", "internal/ui/ui.go"]

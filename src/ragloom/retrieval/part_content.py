@@ -27,9 +27,11 @@ ROUTE_PATTERNS: dict[str, str] = {
     # Symfony attribute / annotation, Spring and ASP.NET attributes, NestJS decorators
     "attributes": r"(?:#\[|@)Route\(\s*['\"]/|@(?:Get|Post|Put|Patch|Delete|Request)Mapping\b|"
                   r"\[Http(?:Get|Post|Put|Patch|Delete)\b|\[Route\(\s*\"",
-    # Rocket / actix attributes, Rocket's routes![...] mounts, axum / actix builders
+    # Rocket / actix attributes, Rocket's routes![...] and .mount(..."/api"...), axum / actix
+    # builders
     "rust": r"#\[(?:get|post|put|patch|delete|head|options|route)\(\s*\"/|\broutes!\s*\[|"
-            r"\.(?:route|nest|nest_service|route_service)\(\s*\"/|\bweb::(?:resource|scope)\(\s*\"",
+            r"\.(?:route|nest|nest_service|route_service)\(\s*\"/|\bweb::(?:resource|scope)\(\s*\"|"
+            r"\.mount\([^\n]*\"/",
     # Go: net/http, gorilla/mux, chi, gin, echo, fiber (a path literal, or "GET /x" of Go 1.22)
     "go": r"\.(?:HandleFunc|Handle|Get|Post|Put|Patch|Delete|GET|POST|PUT|PATCH|DELETE|Group|"
           r"Route|Mount|Any)\(\s*\"(?:[A-Z]+ )?/",
@@ -37,8 +39,10 @@ ROUTE_PATTERNS: dict[str, str] = {
     # after the path: Inertia's client-side router.get('/login') registers nothing)
     "node": r"\b(?:app|router|api|server|routes|\w+Router|\w+_router)\."
             r"(?:get|post|put|patch|delete|all|use|route)\(\s*['\"`]/[^'\"`\n]*['\"`]\s*,",
-    # Flask, FastAPI, Sanic, Bottle decorators: @app.route("/x"), @router.get("/x")
-    "python": r"@\w+\.(?:route|get|post|put|patch|delete|api_route|websocket)\(\s*r?['\"]/",
+    # Flask, FastAPI, Sanic, Bottle decorators: @app.route("/x"), @router.get("/x"); mounting a
+    # blueprint or router
+    "python": r"@\w+\.(?:route|get|post|put|patch|delete|api_route|websocket)\(\s*r?['\"]/|"
+              r"\b(?:include_router|register_blueprint)\(",
     # Django url patterns and DRF routers (module-level lists, any module)
     "django": r"\burlpatterns\b|\bre_path\(\s*r?['\"]|"
               r"\bpath\(\s*r?['\"][^'\"\n]*['\"]\s*,\s*(?:include\(|views?\.|[\w.]+\.as_view\()|"
