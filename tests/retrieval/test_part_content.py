@@ -40,6 +40,8 @@ def test_route_registrations_hold_the_routes_part(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "const { data } = await axios.get('/api/v1/users')",  # a client call
     "router.get('/login')",  # Inertia's client-side visit, no handler
+    "api.get('/users', { params: { page } })",  # an axios instance
+    "resp, err := client.R().Get(\"/users\")",  # a Go HTTP client
     "resp, err := http.Get(\"https://example.org/feed.xml\")",
     "value := cache.Get(\"key\")",
     "user = cache.get('user:1')",

@@ -24,7 +24,7 @@ ROUTE_PATTERNS: dict[str, str] = {
     "laravel": r"\bRoute::(?:get|post|put|patch|delete|options|any|match|resource|apiResource|"
                r"resources|apiResources|group|prefix|middleware|name|controller|view|redirect|"
                r"bind|domain|fallback|livewire)\s*\(",
-    # Symfony attribute / annotation, Spring and ASP.NET attributes, NestJS decorators
+    # Symfony attribute / annotation, Spring and ASP.NET attributes
     "attributes": r"(?:#\[|@)Route\(\s*['\"]/|@(?:Get|Post|Put|Patch|Delete|Request)Mapping\b|"
                   r"\[Http(?:Get|Post|Put|Patch|Delete)\b|\[Route\(\s*\"",
     # Rocket / actix attributes, Rocket's routes![...] and .mount(..."/api"...), axum / actix
@@ -32,12 +32,14 @@ ROUTE_PATTERNS: dict[str, str] = {
     "rust": r"#\[(?:get|post|put|patch|delete|head|options|route)\(\s*\"/|\broutes!\s*\[|"
             r"\.(?:route|nest|nest_service|route_service)\(\s*\"/|\bweb::(?:resource|scope)\(\s*\"|"
             r"\.mount\([^\n]*\"/",
-    # Go: net/http, gorilla/mux, chi, gin, echo, fiber (a path literal, or "GET /x" of Go 1.22)
+    # Go: net/http, gorilla/mux, chi, gin, echo, fiber: a path literal ("GET /x" in Go 1.22)
+    # and a handler after it (a client's .Get("/users") has none)
     "go": r"\.(?:HandleFunc|Handle|Get|Post|Put|Patch|Delete|GET|POST|PUT|PATCH|DELETE|Group|"
-          r"Route|Mount|Any)\(\s*\"(?:[A-Z]+ )?/",
+          r"Route|Mount|Any)\(\s*\"(?:[A-Z]+ )?/[^\"\n]*\"\s*,",
     # Express, Koa, Fastify, Hono: app.get('/x', handler), router.post("/x", ...) (a handler
-    # after the path: Inertia's client-side router.get('/login') registers nothing)
-    "node": r"\b(?:app|router|api|server|routes|\w+Router|\w+_router)\."
+    # after the path: Inertia's client-side router.get('/login') registers nothing; an
+    # axios instance is often called api, so api.get('/x', config) does not count)
+    "node": r"\b(?:app|router|server|routes|\w+Router|\w+_router)\."
             r"(?:get|post|put|patch|delete|all|use|route)\(\s*['\"`]/[^'\"`\n]*['\"`]\s*,",
     # Flask, FastAPI, Sanic, Bottle decorators: @app.route("/x"), @router.get("/x"); mounting a
     # blueprint or router
