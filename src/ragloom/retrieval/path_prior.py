@@ -15,9 +15,9 @@ So when the query uses a word of one of the ``PARTS`` below and some candidate i
 that part (its path names it: a folder or a word of the file name; or, for routes, its
 text registers one: ``part_content``, Go's ``HandleFunc`` lists in ``ui.go``, Rocket's
 ``#[get("/...")]``), every other candidate is multiplied by ``PATH_WEIGHT``
-(``priors.reweigh``): the part's files go up among
-comparable matches, and a much better match elsewhere still comes first. When no
-candidate's path names the part (a library, plain documents), nothing changes. A test
+(``priors.reweigh``): the part's files go up among comparable matches, and a much better
+match elsewhere still comes first. When no candidate is inside the part (a library, plain
+documents), nothing changes. A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
 components and templates (``PRESENTATION``): they show a part, never hold it
