@@ -106,3 +106,33 @@ def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
     assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
                                  "which migration creates the invoice table", (1.0, 0.7)) == [
         "app/Models/Invoice.php", "database/migrations/2024_01_01_create_invoices_table.php"]
+
+
+def test_a_chunk_that_registers_routes_is_inside_the_routes_part_whatever_its_path() -> None:
+    def chunk(doc_id: str, path: str, text: str, score: float, **metadata: str) -> SearchResult:
+        return SearchResult(doc_id, text, {"path": path, **metadata}, 0.5, 0.5, rank_score=score)
+
+    handler = chunk("handler", "internal/ui/share.go", "func (h *handler) createSharedEntry() {}", 0.9)
+    table = chunk("table", "internal/ui/ui.go",
+                  'uiRouter.HandleFunc("/share/{entryID}", h.createSharedEntry)', 0.6)
+    test = chunk("test", "internal/ui/ui_test.go", 'r.HandleFunc("/share/1", nil)', 0.8,
+                 source_type="test")
+    view = chunk("view", "templates/entry.html", 'r.HandleFunc("/share/1", nil)', 0.7,
+                 language="django-template")
+    results = [handler, table, test, view]
+    # 0.6 (registers routes); 0.9 * 0.5 = 0.45; 0.8 * 0.5 = 0.4; 0.7 * 0.5 = 0.35
+    assert [r.id for r in reweigh(results, prior_for_paths("routes for sharing an entry", results))
+            ] == ["table", "handler", "test", "view"]
+    assert prior_for_paths("how is an entry shared", results) == []  # no part named
+
+
+def test_engine_finds_the_route_table_of_a_file_not_named_for_routes(
+        make_engine, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"internal/ui/share.go": "package ui\n\n// sharing an entry: the share handler makes a"
+             " shared entry, shared by sharing\nfunc (h *handler) share() {}\n",
+             "internal/ui/ui.go": "package ui\n\nfunc Serve(r *mux.Router, h *handler) {\n"
+             "\tr.HandleFunc(\"/share/{entryID}\", h.share).Name(\"sharing\")\n"
+             "\tr.HandleFunc(\"/feeds\", h.feeds).Name(\"feeds\")\n}\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
+                                 "routes for sharing", (1.0, 0.5)) == [
+        "internal/ui/share.go", "internal/ui/ui.go"]

@@ -11,11 +11,13 @@ same words (``database/migrations/``, ``core/migrations/0028_...py``,
 says so (a Laravel migration says ``Schema::create``, a route file ``Route::get``), and
 the path is one line of a chunk's header, outweighed by the words of its body.
 
-So when the query uses a word of one of the ``PARTS`` below and some candidate's path
-names that part (a folder or a word of the file name), every candidate whose path does
-not is multiplied by ``PATH_WEIGHT`` (``priors.reweigh``): the part's files go up among
-comparable matches, and a much better match elsewhere still comes first. When no
-candidate's path names the part (a library, plain documents), nothing changes. A test
+So when the query uses a word of one of the ``PARTS`` below and some candidate is inside
+that part (its path names it: a folder or a word of the file name; or, for routes, its
+text registers one: ``part_content``, Go's ``HandleFunc`` lists in ``ui.go``, Rocket's
+``#[get("/...")]``), every other candidate is multiplied by ``PATH_WEIGHT``
+(``priors.reweigh``): the part's files go up among comparable matches, and a much better
+match elsewhere still comes first. When no candidate is inside the part (a library, plain
+documents), nothing changes. A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
 components and templates (``PRESENTATION``): they show a part, never hold it
@@ -29,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragloom.chunking.registry import TEMPLATE_LANGUAGES
+from ragloom.retrieval.part_content import holds_part
 from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.test_prior import asks_about_tests
 from ragloom.retrieval.tokenize import identifier_parts
@@ -93,7 +96,7 @@ def parts_inside(query: str, candidates: Sequence[SearchResult]) -> list[set[str
     tests_count = asks_about_tests(query)
     found = []
     for part in parts_named(query):
-        inside = {r.id for r in candidates if part.path_words & _words_of(r)
+        inside = {r.id for r in candidates if _is_inside(part, r)
                   and (tests_count or r.metadata.get("source_type") != "test")}
         if inside:
             found.append(inside)
@@ -116,10 +119,11 @@ def factor_outside(inside: set[str], weight: float) -> Factor:
     return factor
 
 
-def _words_of(result: SearchResult) -> set[str]:
-    """The path words of a candidate that can be inside a part (none for a component or
-    template)."""
+def _is_inside(part: Part, result: SearchResult) -> bool:
+    """Whether a candidate's path names ``part`` or its text says what the part's chunks
+    say (``part_content``); never a component or template, nor a chunk with no path."""
     path = result.metadata.get("path")
     if not path or result.metadata.get("language") in PRESENTATION:
-        return set()
-    return path_words(str(path))
+        return False
+    return (bool(part.path_words & path_words(str(path)))
+            or holds_part(part.name, result.full_text or result.text))
