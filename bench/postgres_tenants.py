@@ -136,9 +136,10 @@ def fixed(store: PostgresStore, filters: Any, width: int) -> Any:
             cursor.execute("BEGIN")
             if width:
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(width),))
-                cursor.execute(search.walk_sql(chunks, where), [vector, *params, vector, K])
+                cursor.execute(search.walk_sql(chunks, where), [vector, *params, vector, K],
+                               prepare=False)  # as the store runs it
             else:
-                cursor.execute(search.exact_sql(chunks, where), [vector, *params, K])
+                cursor.execute(search.exact_sql(chunks, where), [vector, *params, K], prepare=False)
             found = [SimpleNamespace(id=row[0]) for row in cursor.fetchall()]
             cursor.execute("COMMIT")
         return found

@@ -117,3 +117,24 @@ def test_postgres_a_tenant_holding_every_row_walks_ten_times_ef_search(
         assert store.reader.session["hnsw.ef_search"] == "30"
     finally:
         store.close()
+
+
+def test_postgres_the_walk_is_never_a_prepared_statement(
+        postgres_server: Any, postgres_schema: str) -> None:
+    """psycopg prepares a statement run 5 times, and Postgres then plans it without its
+    values; such a generic plan sorted every row a filter kept instead of walking. The
+    walk is planned with each search's values: after 12 searches, none is prepared."""
+    from ragloom.stores.postgres import PostgresSettings, Tables
+    from ragloom.stores.postgres.store import PostgresStore
+
+    store = PostgresStore(postgres_server.url, Tables(postgres_schema, "chunks"), SPEC,
+                          PostgresSettings(schema=postgres_schema))
+    try:
+        vectors = np.random.default_rng(7).normal(size=(50, DIM)).astype(np.float32)
+        store.upsert([f"c{i}" for i in range(50)], vectors, [""] * 50, [{"n": i % 2} for i in range(50)])
+        for vector in vectors[:12]:
+            assert len(store.query(vector, 3, {"n": 1})) == 3 and len(store.query(vector, 3)) == 3
+        prepared = store.reader.execute("test", "SELECT statement FROM pg_prepared_statements")
+        assert not [sql for (sql,) in prepared if "ORDER BY embedding <=>" in sql], prepared
+    finally:
+        store.close()

@@ -45,7 +45,11 @@ class Route:
 
 def walk_sql(chunks: str, where: str) -> str:
     """The nearest ``top_k`` rows ``where`` keeps, through the HNSW index (pgvector's
-    iterative scan walks on until it has them). Parameters: query, *where's, query, top_k."""
+    iterative scan walks on until it has them). Parameters: query, *where's, query, top_k.
+    Run it unprepared (psycopg's ``prepare=False``): a prepared statement is planned
+    without its values after a few runs, and that generic plan, guessing the filter keeps
+    few rows, sorted all 200,000 a filter kept instead of walking 1,000 wide (716 ms
+    against 45 ms at the p50)."""
     return (f"SELECT id, text, metadata, embedding <=> %b FROM {chunks} WHERE {where} "
             f"ORDER BY embedding <=> %b LIMIT %s")
 

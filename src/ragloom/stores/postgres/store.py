@@ -273,7 +273,9 @@ class PostgresStore(StoreDefaults):
             if self.reader.session.get("hnsw.ef_search") != str(width):
                 cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(width),))
                 self.reader.session["hnsw.ef_search"] = str(width)
-            cursor.execute(search.walk_sql(self.tables.chunks, where), [query, *params, query, top_k])
+            # never prepared: a generic plan may sort the whole scope instead (walk_sql)
+            cursor.execute(search.walk_sql(self.tables.chunks, where), [query, *params, query, top_k],
+                           prepare=False)
             rows = cursor.fetchall()
             if filters and len(rows) < top_k:
                 # The index walk gave up (hnsw.max_scan_tuples) before finding top_k rows the
