@@ -49,9 +49,9 @@ from ragloom.stores.registry import create_vector_store, store_backend, vector_s
 from ragloom.stores.tenant import TenantStore, shared_store
 
 #: Bumped when chunk metadata gains a field or a rule gives old chunks other metadata (2:
-#: ``source_type``; 3: SQL statements, Rust ``#[test]`` items typed ``test``, programs under
-#: ``docs/`` typed ``code``); an index made by an older version is then re-chunked once on
-#: open (embeddings come from the cache).
+#: ``source_type``; 3: SQL statements, stylesheet rules, Rust ``#[test]`` items typed
+#: ``test``, programs under ``docs/`` typed ``code``); an index made by an older version is
+#: then re-chunked once on open (embeddings come from the cache).
 CHUNK_METADATA_VERSION = 3
 
 logger = logging.getLogger("ragloom")
