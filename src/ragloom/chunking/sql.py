@@ -73,10 +73,8 @@ class SqlChunker:
     def chunk(self, text: str, path: str) -> list[Chunk]:
         source = SourceLines(text, self.measure)
         units = statements(source.line_texts)
-        none = self._splitter.headers([])
-        pieces = self._splitter.split(source, units, none, none, {}) if units else []
+        pieces = self._splitter.pack(source, units)
         for piece in pieces:
-            piece.extra.pop("part", None)
             names = _names(source.line_texts[piece.start_line - 1:piece.end_line])
             piece.extra["kind"] = "statement"
             if names:

@@ -81,8 +81,5 @@ class StylesheetChunker:
     def chunk(self, text: str, path: str) -> list[Chunk]:
         source = SourceLines(text, self.measure)
         units = rules(source.line_texts, self.line_comments)
-        none = self._splitter.headers([])
-        pieces = self._splitter.split(source, units, none, none, {}) if units else []
-        for piece in pieces:
-            piece.extra.pop("part", None)
+        pieces = self._splitter.pack(source, units)
         return assemble_chunks(path, pieces, base={"chunker": "stylesheet"})
