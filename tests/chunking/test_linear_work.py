@@ -57,6 +57,9 @@ SNIPPETS: dict[str, tuple[str, str]] = {
     "toml": (".toml", "# the table\n[a]\nk = [1, {b = 2}]\n"),
     "ini": (".ini", "; the section\n[s]\nk = v\n"),
     "shell": (".sh", "# the function\nf() { echo $(( 1 + (2) )); }\n"),
+    "css": (".css", "/* the card */\n.card > a[href] { color: red; }\n"),
+    "scss": (".scss", "// the card\n.card { &:hover { color: $red; } }\n"),
+    "less": (".less", "// the card\n.card { .mixin(); color: @red; }\n"),
     "sql": (".sql", "-- the table\nCREATE TABLE t (a INT, b TEXT DEFAULT ('x'));\n"),
 }
 #: What opens and closes one level of nesting, by language (default: brackets).

@@ -1,6 +1,6 @@
 """SQL files are cut between statements: a function's dollar-quoted body and a trigger's
 BEGIN ... END block stay whole, comments stay with the statement below them, and each chunk
-names the tables, indexes and functions its statements create, alter or drop."""
+names the tables, indexes and functions its statements create."""
 
 from __future__ import annotations
 
@@ -47,11 +47,11 @@ def test_chunks_are_whole_statements_named_by_what_they_touch() -> None:
     chunks = SqlChunker(chunk_size=330).chunk(MIGRATION, "migrations/0004_builds.up.sql")
     spans = [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks]
     assert spans == [(1, 9), (11, 17), (19, 27), (28, 28)]
+    # named by what they create; ALTER TABLE releases and INSERT INTO build_states only refer
     assert [c.metadata.get("symbol") for c in chunks] == [
-        "builds", "touch_latest_build", "builds_touch_latest", "build_states"]
+        "builds", "touch_latest_build", "builds_touch_latest", None]
     assert chunks[0].metadata["symbols"] == "builds, builds_release_idx"
-    assert chunks[2].metadata["symbols"] == "builds_touch_latest, releases"
-    assert "symbols" not in chunks[1].metadata
+    assert not any("symbols" in c.metadata for c in chunks[1:])
     assert chunks[1].text.startswith("-- Keeps releases.latest_build")  # the comment with it
     assert {c.metadata["kind"] for c in chunks} == {"statement"}
     assert {c.metadata["chunker"] for c in chunks} == {"sql"}
@@ -75,3 +75,5 @@ def test_sql_files_get_the_sql_chunker_and_a_file_without_semicolons_is_one_stat
     assert statements(["SELECT 1", "", "-- no end"]) == [(1, 3)]
     assert statements(["", "  ", "-- only a comment"]) == [(1, 3)]  # kept: nothing is lost
     assert statements(["", "  "]) == []
+    unnamed = SqlChunker().chunk("CREATE INDEX ON builds (release_id);\n", "x.sql")
+    assert "symbol" not in unnamed[0].metadata

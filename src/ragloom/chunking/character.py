@@ -168,10 +168,7 @@ class CommentedLinesChunker:
                 start = number + 1
         if start <= source.line_count:
             units.append((start, source.line_count))
-        none = self._splitter.headers([])
-        pieces = self._splitter.split(source, units, none, none, {}) if units else []
-        for piece in pieces:
-            piece.extra.pop("part", None)
+        pieces = self._splitter.pack(source, units)
         return assemble_chunks(path, pieces, base={"chunker": "character"})
 
 

@@ -117,6 +117,16 @@ class DefinitionSplitter:
         """Whether lines ``first..last`` fit one chunk (with the header dropped if need be)."""
         return source.size(first, last) <= self.window
 
+    def pack(self, source: SourceLines, units: Sequence[tuple[int, int]]) -> list[Piece]:
+        """Consecutive line ranges ``units`` packed up to the window without headers or
+        part numbers (a unit longer than a window is cut between its lines): the line
+        chunkers' units (a commented key, a SQL statement, a stylesheet rule)."""
+        none = self.headers([])
+        pieces = self.split(source, units, none, none, {}) if units else []
+        for piece in pieces:
+            piece.extra.pop("part", None)
+        return pieces
+
     def split(self, source: SourceLines, units: Sequence[tuple[int, int]], opening: Sequence[Header],
               repeated: Sequence[Header], extra: Metadata) -> list[Piece]:
         """Parts of the consecutive line ranges ``units`` (cut between units where they fit,

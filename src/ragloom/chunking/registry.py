@@ -37,7 +37,8 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
     ".rst": "rst", ".txt": "text",
     ".scala": "scala", ".sh": "shell", ".bash": "shell",
-    ".sql": "sql", ".html": "html", ".css": "css", ".json": "json", ".yaml": "yaml",
+    ".sql": "sql", ".html": "html", ".css": "css", ".scss": "scss", ".less": "less",
+    ".json": "json", ".yaml": "yaml",
     ".yml": "yaml", ".toml": "toml", ".ini": "ini", ".cfg": "ini", ".xml": "xml",
     # An application's templates and components (chunking/markup/).
     ".vue": "vue", ".svelte": "svelte", ".blade.php": "blade", ".erb": "erb", ".twig": "twig",
@@ -151,6 +152,20 @@ def _sql_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
     from ragloom.chunking.sql import SqlChunker
 
     return SqlChunker(sizing.size, sizing.measure)
+
+
+def _stylesheet_chunker(line_comments: bool) -> ChunkerFactory:
+    def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
+        from ragloom.chunking.stylesheet import StylesheetChunker
+
+        return StylesheetChunker(line_comments, sizing.size, sizing.measure)
+
+    return factory
+
+
+#: Stylesheets by top-level rule; SCSS and Less also have ``//`` comments.
+for _language, _line_comments in (("css", False), ("scss", True), ("less", True)):
+    chunkers.register(_language)(_stylesheet_chunker(_line_comments))
 
 
 # Chunkers that follow a markup's sections, on while ``chunking.markdown_chunking`` is; each

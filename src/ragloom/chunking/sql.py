@@ -5,8 +5,8 @@ dollar-quoted body (``$$ ... $$``, ``$body$ ... $body$``: a PostgreSQL function)
 trigger or procedure whose body is a ``BEGIN ... END`` block, on its ``END;``. Comment lines
 above a statement are part of it. Statements are packed into chunks up to the window by the
 definition splitter (a statement longer than a window is cut between its lines), and each
-chunk names what its statements create, alter or drop: ``symbol`` (the first name) and
-``symbols`` (all of them, when more than one), ``kind = "statement"``. One pass over the
+chunk names what its statements create: ``symbol`` (the first name) and ``symbols`` (all
+of them, when more than one), ``kind = "statement"``. One pass over the
 lines, a bounded match on each: linear in the text.
 """
 
@@ -18,15 +18,13 @@ from ragloom.chunking.base import SourceLines, assemble_chunks
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk
 
-#: The object a statement creates, alters, drops or fills.
-_NAMED = re.compile(
-    r"^\s*(?:create\s+(?:or\s+replace\s+)?(?:unique\s+)?(?:temp(?:orary)?\s+)?(?:materialized\s+)?"
+#: The object a statement creates: the names a chunk defines. A statement that alters,
+#: drops or fills a table only refers to it (its words are in the text): naming it too made
+#: five one-line ``ALTER TABLE builds`` chunks outrank the ``CREATE TABLE builds``.
+_CREATED = re.compile(
+    r"^\s*create\s+(?:or\s+replace\s+)?(?:unique\s+)?(?:temp(?:orary)?\s+)?(?:materialized\s+)?"
     r"(?:table|view|index|type|function|procedure|trigger|sequence|schema|extension|domain)"
-    r"(?:\s+concurrently)?(?:\s+if\s+not\s+exists)?"
-    r"|alter\s+(?:table|type|index|sequence|view|function|domain)(?:\s+if\s+exists)?(?:\s+only)?"
-    r"|drop\s+(?:table|view|index|type|function|procedure|trigger|sequence|schema|extension|domain)"
-    r"(?:\s+concurrently)?(?:\s+if\s+exists)?"
-    r"|insert\s+into|comment\s+on\s+(?:table|column))\s+([\w.\"`\[\]]{1,200})",
+    r"(?:\s+concurrently)?(?:\s+if\s+not\s+exists)?\s+([\w.\"`\[\]]{1,200})",
     re.IGNORECASE)
 #: A dollar quote: ``$$`` or ``$tag$``.
 _DOLLAR = re.compile(r"\$[A-Za-z_]{0,40}\$")
@@ -75,10 +73,8 @@ class SqlChunker:
     def chunk(self, text: str, path: str) -> list[Chunk]:
         source = SourceLines(text, self.measure)
         units = statements(source.line_texts)
-        none = self._splitter.headers([])
-        pieces = self._splitter.split(source, units, none, none, {}) if units else []
+        pieces = self._splitter.pack(source, units)
         for piece in pieces:
-            piece.extra.pop("part", None)
             names = _names(source.line_texts[piece.start_line - 1:piece.end_line])
             piece.extra["kind"] = "statement"
             if names:
@@ -89,12 +85,12 @@ class SqlChunker:
 
 
 def _names(lines: list[str]) -> list[str]:
-    """The objects named by the statements starting in ``lines``, in order, once each."""
+    """The objects the statements starting in ``lines`` create, in order, once each."""
     names: list[str] = []
     for line in lines:
-        match = _NAMED.match(line)
+        match = _CREATED.match(line)
         if match:
             name = match.group(1).strip("\"`[]").replace('"', "").replace("`", "")
-            if name.lower() not in ("if", "only") and name not in names:
+            if name.lower() not in ("if", "on") and name not in names:  # ``CREATE INDEX ON t``
                 names.append(name)
     return names

@@ -48,9 +48,11 @@ from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import create_vector_store, store_backend, vector_stores
 from ragloom.stores.tenant import TenantStore, shared_store
 
-#: Bumped when chunk metadata gains a field (2: ``source_type``); an index made by an
-#: older version is then re-chunked once on open (embeddings come from the cache).
-CHUNK_METADATA_VERSION = 2
+#: Bumped when chunk metadata gains a field or a rule gives old chunks other metadata (2:
+#: ``source_type``; 3: SQL statements, stylesheet rules, Rust ``#[test]`` items typed
+#: ``test``, programs under ``docs/`` typed ``code``); an index made by an older version is
+#: then re-chunked once on open (embeddings come from the cache).
+CHUNK_METADATA_VERSION = 3
 
 logger = logging.getLogger("ragloom")
 

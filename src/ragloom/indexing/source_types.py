@@ -44,8 +44,8 @@ DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
 }
 
 #: Languages (see ``chunking.registry.LANGUAGE_BY_EXTENSION``) that are not programs.
-NOT_CODE = frozenset({"text", "markdown", "rst", "html", "css", "json", "yaml", "toml", "ini",
-                      "xml"})
+NOT_CODE = frozenset({"text", "markdown", "rst", "html", "css", "scss", "less", "json", "yaml",
+                      "toml", "ini", "xml"})
 #: An application's templates: ``code`` although the default ``docs`` patterns match their
 #: extension (``templates/base.html`` is a Django template, not a page).
 TEMPLATES = frozenset({"django-template", "blade", "erb", "twig", "handlebars", "go-template",
