@@ -18,7 +18,7 @@ Words naming a place in the interface ("page", "screen", "button", "modal") are 
 among them: they locate a feature whose answer is as often on the server ("how are posts
 ranked on the trending page": the feed query; "the default link button shape of a
 profile": the user model), and with them the prior lowered such questions on the Pinkary
-dev set while it raised one more frontend question. Nor is "text" alone: "a post's
+dev set while it raised two more frontend questions. Nor is "text" alone: "a post's
 text" is the user's content, a model's field (Pinkary: the question model fell below the
 post views); the text of an email, a notification, an error or a button is the interface's
 own copy, in its template.
