@@ -8,12 +8,20 @@ the question's words and often outranks it (the handler ``showOfflinePage`` abov
 offline page's service worker; ``TimeEntryStillRunningMail.php`` above the mail's Blade
 view).
 
-So when a query uses a word of the user interface (``INTERFACE_WORDS``: what it is made
-of, "template", "page", "button", "component", "css", "javascript", "browser"; what the
-user does, "click", "press", "swipe"; what they read, "shown", "text", "label"), names no
-part of the application (``path_prior``: "which url shows the calendar page" asks for a
+So when a query uses a word of the user interface (``INTERFACE_WORDS``: the kind of
+file it is made of, "template", "component", "css", "javascript", "browser"; what the
+user does, "click", "press", "swipe"; what they read, "shown", "label", "email text"), names no
+part of the application (``path_prior``: "which url shows the welcome text" asks for a
 route) and does not ask about tests, and some candidate is front end, every candidate that
 is not is multiplied by ``FRONTEND_WEIGHT`` in the one prior sort (``priors.reweigh``).
+Words naming a place in the interface ("page", "screen", "button", "modal") are not
+among them: they locate a feature whose answer is as often on the server ("how are posts
+ranked on the trending page": the feed query; "the default link button shape of a
+profile": the user model), and with them the prior lowered such questions on the Pinkary
+dev set while it raised two more frontend questions. Nor is "text" alone: "a post's
+text" is the user's content, a model's field (Pinkary: the question model fell below the
+post views); the text of an email, a notification, an error or a button is the interface's
+own copy, in its template.
 Front end: templates and single-file components (the markup chunker's languages), client-side
 script and styles (JavaScript, TypeScript, TSX, CSS and its dialects), and server-side
 UI component classes (Livewire components, Blade component classes: their folders name
@@ -36,10 +44,11 @@ FRONTEND_WEIGHT = 0.5
 
 #: Words of a query about the user interface (whole words, any case).
 INTERFACE_WORDS = re.compile(
-    r"\b(templates?|pages?|screens?|buttons?|components?|modals?|dialogs?|widgets?|html|css|"
-    r"stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
+    r"\b(templates?|components?|html|css|stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
     r"click(s|ed|ing)?|press(es|ed|ing)?|taps?|swip(e|es|ed|ing)|scroll(s|ed|ing)?|hover|"
-    r"drag(s|ged|ging)?|shown|display(s|ed)?|(?<!full[- ])texts?|wording|labels?)\b",
+    r"drag(s|ged|ging)?|shown|display(s|ed)?|wording|labels?|"
+    r"(e-?mail|mail|notification|message|error|button|link|placeholder|tooltip|banner|welcome|help)"
+    r"\s+texts?)\b",
     re.IGNORECASE)
 
 #: Languages of the front end besides the templates and components.
