@@ -38,9 +38,9 @@ class Counting:
     def __init__(self, cursor: Any) -> None:
         self.cursor, self.statements = cursor, []
 
-    def execute(self, sql: str, params: Any = ()) -> None:
+    def execute(self, sql: str, params: Any = (), **options: Any) -> None:
         self.statements.append(sql.split()[0] + (" count" if "count(*)" in sql else ""))
-        self.cursor.execute(sql, params)
+        self.cursor.execute(sql, params, **options)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.cursor, name)

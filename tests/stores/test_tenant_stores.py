@@ -218,12 +218,12 @@ def test_postgres_a_filtered_walk_is_widened_by_its_share_of_the_table(
             def __init__(self, cursor: Any) -> None:
                 self.cursor = cursor
 
-            def execute(self, sql: str, params: Any = ()) -> None:
+            def execute(self, sql: str, params: Any = (), **options: Any) -> None:
                 if "hnsw.ef_search" in sql:
                     widths.append(int(params[0]))
                 elif "ORDER BY" in sql:
                     walks.append("exact" if "+ 0" in sql else "walk")
-                self.cursor.execute(sql, params)
+                self.cursor.execute(sql, params, **options)
 
             def __getattr__(self, name: str) -> Any:
                 return getattr(self.cursor, name)
