@@ -61,3 +61,15 @@ def test_css_scss_and_less_files_get_it_and_stay_text() -> None:
     chunks = FileChunker(RAGConfig(chunk_size=1000)).chunk(THEME_SCSS, "scss/_theme.scss")
     assert {(c.metadata["language"], c.metadata["chunker"]) for c in chunks} == {("scss", "stylesheet")}
     assert SourceTypes().of("scss/_theme.scss", "scss") == "text"
+
+
+def test_comments_and_urls_on_one_line_are_read_once() -> None:
+    """``//`` is searched once per line and moved forward: a line of many block comments
+    and URLs costs its length, and what lies outside the comments is kept."""
+    line = "a { b: url(https://x/y); } /* c { */ " * 3 + "// d {"
+    assert rules([line, "e { top: 0; }"], line_comments=True) == [(1, 1), (2, 2)]
+    # plain CSS has no // comments: "// d {" opens a block that the next line does not close
+    assert rules([line, "e { top: 0; }"], line_comments=False) == [(1, 2)]
+    from ragloom.chunking.stylesheet import _code_of
+    assert _code_of(line, False, True) == ("a { b: url(https://x/y); }  " * 3, False)
+    assert _code_of("/*a*//*b*/x/* y", False, True) == ("x", True)

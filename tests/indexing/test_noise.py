@@ -61,6 +61,9 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     (".gitignore", "ignore-files"), ("storage/framework/views/.gitignore", "ignore-files"),
     ("database/.gitignore", "ignore-files"), (".dockerignore", "ignore-files"),
     ("logs/.gitkeep", "ignore-files"),
+    ("web/static/FiraSans-LICENSE.txt", "nested-license"),
+    ("templates/assets/highlight/LICENSE", "nested-license"),
+    ("crates/parser/LICENSE-MIT", "nested-license"), ("third/COPYING", "nested-license"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -74,7 +77,9 @@ def test_glob_rules(path: str, rule: str) -> None:
                                   "lang/Translator.php", "app/Lang/en/Messages.php",
                                   "app/Helpers/ide_helper.php", "src/storage/app/files.go", "src/csv.py",
                                   "src/syntax/highlight.rs", "tests/syntax_test.py", "src/gitignore.rs",
-                                  "queries/orders.sql", "src/ignore/rules.ts", "resources/svg/Icon.vue",
+                                  "queries/orders.sql", "src/ignore/rules.ts", "LICENSE",
+                                  "LICENSE-APACHE", "COPYING", "app/Models/License.php",
+                                  "src/licenses/LicenseController.php", "resources/svg/Icon.vue",
                                   "app/vendor/[id]/page.tsx", "app/Models/Vendor.php",
                                   "src/vendors/list.ts", "AGENTS.md", "CLAUDE.md", "src/claude/client.py",
                                   ".github/workflows/tests.yml", "docs/cursor.md"])

@@ -201,7 +201,7 @@ def test_copies_of_one_text_take_one_slot_and_list_every_path(make_engine, proje
                                                               mode: str) -> None:
     licence = "Permission is hereby granted, free of charge, to any person obtaining a copy\n"
     for folder in ("packages/a", "packages/b", "packages/c"):
-        write(project, f"{folder}/LICENSE.txt", licence)
+        write(project, f"{folder}/TERMS.txt", licence)  # not LICENSE: the nested-license rule
     write(project, "notes.txt", "a copy of the permission notes\n")
     write(project, "other.txt", "granted permission to obtain a charge\n")
     for index, topic in enumerate(["rockets reach orbit", "pasta needs salt", "tides follow the moon",
@@ -210,19 +210,19 @@ def test_copies_of_one_text_take_one_slot_and_list_every_path(make_engine, proje
     engine = make_engine(relevance_gate=0.0)
     engine.index_directory()
     results = engine.search(licence, top_k=3, mode=mode)
-    assert [r.path for r in results][0] in {"packages/a/LICENSE.txt", "packages/b/LICENSE.txt",
-                                           "packages/c/LICENSE.txt"}
+    assert [r.path for r in results][0] in {"packages/a/TERMS.txt", "packages/b/TERMS.txt",
+                                           "packages/c/TERMS.txt"}
     assert sorted(r.path for r in results[1:]) == ["notes.txt", "other.txt"]  # slots refilled
     top = results[0]
     assert top.metadata["paths"][0] == top.path
-    assert sorted(top.metadata["paths"]) == ["packages/a/LICENSE.txt", "packages/b/LICENSE.txt",
-                                             "packages/c/LICENSE.txt"]
+    assert sorted(top.metadata["paths"]) == ["packages/a/TERMS.txt", "packages/b/TERMS.txt",
+                                             "packages/c/TERMS.txt"]
     assert len(top.metadata["duplicate_ids"].split(",")) == 2
     assert "paths" not in results[1].metadata
     off = make_engine(relevance_gate=0.0, retrieval={"collapse_duplicates": False})
     off.index_directory()
     copies = [r.path for r in off.search(licence, top_k=3, mode=mode)]
-    assert sorted(copies) == ["packages/a/LICENSE.txt", "packages/b/LICENSE.txt", "packages/c/LICENSE.txt"]
+    assert sorted(copies) == ["packages/a/TERMS.txt", "packages/b/TERMS.txt", "packages/c/TERMS.txt"]
 
 
 class _ServerLikeStore(MemoryVectorStore):

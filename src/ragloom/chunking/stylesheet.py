@@ -39,9 +39,12 @@ def rules(lines: list[str], line_comments: bool) -> list[tuple[int, int]]:
 
 
 def _code_of(line: str, in_comment: bool, line_comments: bool) -> tuple[str, bool]:
-    """The part of ``line`` outside comments, and whether a block comment is still open."""
+    """The part of ``line`` outside comments, and whether a block comment is still open.
+    Every search starts where the last one ended (``slashes`` is found once and moved
+    forward), so a line of many comments is read once."""
     code: list[str] = []
     position = 0
+    slashes = _slashes(line, 0) if line_comments else -1
     while position < len(line):
         if in_comment:
             end = line.find("*/", position)
@@ -49,9 +52,10 @@ def _code_of(line: str, in_comment: bool, line_comments: bool) -> tuple[str, boo
                 return "".join(code), True
             position, in_comment = end + 2, False
             continue
+        if slashes != -1 and slashes < position:
+            slashes = _slashes(line, position)
         opening = line.find("/*", position)
-        slashes = line.find("//", position) if line_comments else -1
-        if slashes != -1 and (opening == -1 or slashes < opening) and not _in_url(line, slashes):
+        if slashes != -1 and (opening == -1 or slashes < opening):
             code.append(line[position:slashes])
             return "".join(code), False
         if opening == -1:
@@ -62,9 +66,13 @@ def _code_of(line: str, in_comment: bool, line_comments: bool) -> tuple[str, boo
     return "".join(code), in_comment
 
 
-def _in_url(line: str, slashes: int) -> bool:
-    """Whether the ``//`` at ``slashes`` is part of a URL (``url(https://...)``)."""
-    return slashes > 0 and line[slashes - 1] == ":"
+def _slashes(line: str, start: int) -> int:
+    """Where the first ``//`` comment at or after ``start`` begins (-1: none); a ``//``
+    right after a ``:`` is part of a URL (``url(https://...)``)."""
+    found = line.find("//", start)
+    while found > 0 and line[found - 1] == ":":
+        found = line.find("//", found + 2)
+    return found
 
 
 class StylesheetChunker:

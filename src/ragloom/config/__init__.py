@@ -36,6 +36,8 @@ NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "
                         "svg-image", "postscript", "app-storage", "generated", "editor-syntax",
                         "ignore-files", "hashed-copy", "agent-files", "collected-static"]
 
+                        "nested-license", "ignore-files", "hashed-copy", "collected-static"]
+
 class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""
 

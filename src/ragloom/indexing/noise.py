@@ -5,6 +5,9 @@ one-line blobs, translation catalogs, SVG and PostScript images, generated stubs
 syntax definitions, ignore lists, hashed copies of assets, collected static folders, a
 Laravel app's runtime storage and AI assistants' instruction folders.
 
+syntax definitions, nested license texts, ignore lists, hashed copies of assets, collected
+static folders and a Laravel app's runtime storage.
+
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
 ``ragloom index --keep-noise`` for one run), and a file an ``include`` pattern names
@@ -80,6 +83,10 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
     NoiseRule("editor-syntax", "editor syntax definitions (rule editor-syntax)",
               ("*.sublime-*", "*.tmLanguage", "*.tmPreferences", "*.tmTheme", "*.YAML-tmLanguage",
                "*.YAML-tmPreferences", "syntax_test_*")),
+    # The license of a font, a vendored library or a package below the top: the project's
+    # own LICENSE stays (at the top), these copies only match words of questions.
+    NoiseRule("nested-license", "license text below the top folder (rule nested-license)",
+              ("*/**/*LICENSE*", "*/**/*LICENCE*", "*/**/COPYING*")),
     # Lists of paths for git, docker, npm and linters, and placeholder files: nothing in
     # them answers a question, and their words (``database``, ``storage``) match many.
     NoiseRule("ignore-files", "ignore list or placeholder (rule ignore-files)",
