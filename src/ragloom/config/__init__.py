@@ -34,9 +34,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "snapshot",
                         "vendored", "rendered-docs", "symlink-copy", "long-lines", "translations",
                         "svg-image", "postscript", "app-storage", "generated", "editor-syntax",
-                        "ignore-files", "hashed-copy", "agent-files", "collected-static"]
-
-                        "nested-license", "ignore-files", "hashed-copy", "collected-static"]
+                        "nested-license", "ignore-files", "hashed-copy", "agent-files",
+                        "collected-static"]
 
 class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""

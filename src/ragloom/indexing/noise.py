@@ -2,11 +2,8 @@
 minified and compiled assets, snapshots, vendored third-party code, rendered copies of
 docs committed beside their sources, files reached again through a symlink, generated
 one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, editor
-syntax definitions, ignore lists, hashed copies of assets, collected static folders, a
-Laravel app's runtime storage and AI assistants' instruction folders.
-
 syntax definitions, nested license texts, ignore lists, hashed copies of assets, collected
-static folders and a Laravel app's runtime storage.
+static folders, a Laravel app's runtime storage and AI assistants' instruction folders.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
