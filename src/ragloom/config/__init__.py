@@ -33,7 +33,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 #: The rules of ``indexing.noise.NOISE_RULES`` by name (a test keeps the two equal).
 NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "snapshot",
                         "vendored", "rendered-docs", "symlink-copy", "long-lines", "translations",
-                        "svg-image", "hashed-copy", "agent-files", "collected-static"]
+                        "svg-image", "hashed-copy", "agent-files", "collected-static",
+                        "reverse-migration"]
 
 class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""
