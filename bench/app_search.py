@@ -70,8 +70,8 @@ from app_questions import (  # noqa: E402
     is_import_only,
     is_test_path,
     load_app_set,
-    with_copies,
     ndcg_at,
+    with_copies,
 )
 
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
@@ -157,13 +157,6 @@ class CopiesSystem:
         results = self.ragloom.search(question)
         copies = [[str(p) for p in r.metadata.get("paths") or []][1:] for r in self.ragloom.last]
         return with_copies(results, copies, self.root)
-
-    if there[first - 1:last] == wanted:
-        return first, last
-    for start in range(len(there) - len(wanted) + 1):
-        if there[start:start + len(wanted)] == wanted:
-            return start + 1, start + len(wanted)
-    return None
 
 
 def parse_variant(variant: str) -> dict[str, object]:
