@@ -21,7 +21,6 @@ from pathlib import Path
 from ragloom.config import RAGConfig
 from ragloom.globs import compile_glob
 
-
 #: Folders AI coding assistants read their instructions and skills from.
 AGENT_FOLDERS = (".agents", ".claude", ".codex", ".cursor", ".junie", ".windsurf", ".gemini",
                  ".kiro", ".roo", ".clinerules", ".continue", ".github/skills",

@@ -6,6 +6,8 @@ pub struct Invite {
     pub role: i32,
 }
 
+pub type InviteId = String;
+
 #[derive(Copy, Clone, PartialEq)]
 pub enum InviteState {
     Sent = 0,

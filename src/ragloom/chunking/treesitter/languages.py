@@ -77,9 +77,9 @@ class LanguageRow:
     #: Whether object literals holding functions are containers (JavaScript stores,
     #: ``export default { methods: ... }``; ``outline._object_definitions``).
     object_members: bool = False
-    #: Kinds of file-level definitions that share a chunk only with definitions of the
-    #: same type (``family_of``): a Rust struct or enum with its ``impl`` blocks, never
-    #: with the next type.
+    #: Kinds of file-level type definitions that never share a chunk with another one
+    #: (``layout.unit_families``): a Rust struct or enum keeps its ``impl`` blocks and
+    #: functions, and the next type starts a chunk.
     type_kinds: frozenset[str] = frozenset()
     #: Definitions a framework adds by file path, after the grammar's own.
     path_definitions: PathDefinitions | None = None
@@ -129,7 +129,7 @@ LANGUAGES: dict[str, LanguageRow] = {
         name_fields={"impl_item": "type"},
         imports=frozenset({"use_declaration", "extern_crate_declaration"}),
         member_separator="::", separator="::",
-        type_kinds=frozenset({"class", "interface", "impl", "type"})),
+        type_kinds=frozenset({"class", "interface", "type"})),
     "java": LanguageRow(
         "tree_sitter_java", extensions=(".java",),
         definitions={"enum_declaration": "class", "record_declaration": "class",
@@ -184,16 +184,3 @@ FILE_NAMES = {file_name: name for name, row in LANGUAGES.items() for file_name i
 #: Tags-query captures that are definitions the chunker keeps, with the kind it records.
 TAG_KINDS = {"class": "class", "interface": "interface", "function": "function",
              "method": "method", "module": "module", "type": "type", "macro": "macro"}
-
-
-def family_of(row: LanguageRow, family: str, definitions: list[Definition], members: bool) -> str:
-    """The family of a unit (at file level, ``members`` false, only units of one family
-    share a chunk): a
-    definition of one of ``row.type_kinds`` is of its type's family (``type Foo`` for
-    ``struct Foo``, ``impl Foo``, ``impl<T> Display for Foo<T>``), so two small enums never
-    share one chunk named after the first (``EmergencyAccessType`` holding
-    ``EmergencyAccessStatus``, whose variants then answered nothing)."""
-    if members or family != "definition" or not definitions \
-            or definitions[0].kind not in row.type_kinds:
-        return family
-    return "type " + definitions[0].name.split("<", 1)[0].strip()
