@@ -46,3 +46,15 @@ pub fn default_role() -> Role {
 pub fn invite_ttl_days() -> i64 {
     7
 }
+
+pub struct RoleName(String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewer_is_the_default() {
+        assert!(matches!(default_role(), Role::Viewer));
+    }
+}

@@ -129,7 +129,7 @@ LANGUAGES: dict[str, LanguageRow] = {
         name_fields={"impl_item": "type"},
         imports=frozenset({"use_declaration", "extern_crate_declaration"}),
         member_separator="::", separator="::",
-        type_kinds=frozenset({"class", "interface", "type"})),
+        type_kinds=frozenset({"class", "interface", "type", "module"})),
     "java": LanguageRow(
         "tree_sitter_java", extensions=(".java",),
         definitions={"enum_declaration": "class", "record_declaration": "class",

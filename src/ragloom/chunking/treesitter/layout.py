@@ -245,7 +245,9 @@ def unit_families(row: LanguageRow, items: list[Item], members: bool) -> list[st
     chunk): its own, except that in a language with ``type_kinds`` a type definition
     after another one starts a new family of definitions, so two small Rust enums never
     share a chunk named after the first (``EmergencyAccessType`` holding
-    ``EmergencyAccessStatus``); a type's impl blocks and functions stay with it."""
+    ``EmergencyAccessStatus``); a type's impl blocks and functions stay with it. A module
+    with a body (``mod tests { ... }``) always starts one: its chunks are named after it
+    (and so a ``tests`` module's are tests)."""
     if members or not row.type_kinds:
         return [item.family for item in items]
     families: list[str] = []
@@ -254,7 +256,7 @@ def unit_families(row: LanguageRow, items: list[Item], members: bool) -> list[st
         head = item.definitions[0] if item.family == "definition" else None
         if head is not None and head.kind in row.type_kinds \
                 and head.node.end_point[0] - head.node.start_point[0] >= TYPE_LINES - 1:
-            run, typed = run + typed, True
+            run, typed = run + (typed or head.kind == "module"), True
         families.append(f"definition {run}" if item.family == "definition" else item.family)
     return families
 
