@@ -384,3 +384,12 @@ def test_rust_types_never_share_a_chunk_with_the_next_type() -> None:
     # other languages keep packing small types together
     go = TreeSitterChunker("go", 2000, 400).chunk((SAMPLES / "cache.go").read_text(), "cache.go")
     assert len(go) == 1
+
+
+def test_a_rust_module_with_a_body_shares_its_chunk_with_nothing() -> None:
+    source = ("pub struct Port(u16);\n\n#[cfg(test)]\nmod tests {\n    #[test]\n"
+              "    fn opens() {\n        assert!(true);\n    }\n}\n\n"
+              "pub fn default_port() -> u16 {\n    8080\n}\n")
+    chunks = TreeSitterChunker("rust", 2000, 400).chunk(source, "port.rs")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], names(c)) for c in chunks] == [
+        (1, 1, ["Port"]), (3, 9, ["tests", "tests::opens"]), (11, 13, ["default_port"])]

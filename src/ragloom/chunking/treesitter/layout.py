@@ -246,17 +246,20 @@ def unit_families(row: LanguageRow, items: list[Item], members: bool) -> list[st
     after another one starts a new family of definitions, so two small Rust enums never
     share a chunk named after the first (``EmergencyAccessType`` holding
     ``EmergencyAccessStatus``); a type's impl blocks and functions stay with it. A module
-    with a body (``mod tests { ... }``) always starts one: its chunks are named after it
-    (and so a ``tests`` module's are tests)."""
+    with a body (``mod tests { ... }``) is a family of its own: its chunks are named after
+    it and hold nothing else (so a ``tests`` module's are tests, and only they)."""
     if members or not row.type_kinds:
         return [item.family for item in items]
     families: list[str] = []
-    run, typed = 0, False
+    run, typed, after_module = 0, False, False
     for item in items:
         head = item.definitions[0] if item.family == "definition" else None
-        if head is not None and head.kind in row.type_kinds \
-                and head.node.end_point[0] - head.node.start_point[0] >= TYPE_LINES - 1:
-            run, typed = run + (typed or head.kind == "module"), True
+        if head is not None:
+            big = head.kind in row.type_kinds \
+                and head.node.end_point[0] - head.node.start_point[0] >= TYPE_LINES - 1
+            new = after_module or big and (typed or head.kind == "module")
+            run, typed = run + new, big if new else typed or big
+            after_module = big and head.kind == "module"
         families.append(f"definition {run}" if item.family == "definition" else item.family)
     return families
 
