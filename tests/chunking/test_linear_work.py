@@ -55,6 +55,7 @@ SNIPPETS: dict[str, tuple[str, str]] = {
     "toml": (".toml", "# the table\n[a]\nk = [1, {b = 2}]\n"),
     "ini": (".ini", "; the section\n[s]\nk = v\n"),
     "shell": (".sh", "# the function\nf() { echo $(( 1 + (2) )); }\n"),
+    "sql": (".sql", "-- the table\nCREATE TABLE t (a INT, b INT DEFAULT (1));\n"),
 }
 #: What opens and closes one level of nesting, by language (default: brackets).
 NESTING: dict[str, tuple[str, str]] = {

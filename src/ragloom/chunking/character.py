@@ -148,13 +148,16 @@ class CommentedLinesChunker:
     never part a comment from the line it documents: a run of comment (and blank) lines
     and the line after it are one unit (``# How long a session lasts`` above
     ``lifetime: 120``), units packed greedily up to ``chunk_size`` by the definition
-    splitter (so no overlap; a unit longer than a window is cut between its lines)."""
+    splitter (so no overlap; a unit longer than a window is cut between its lines). With
+    ``statement_end`` (SQL's ``;``) a unit runs on to the line that ends with it, so a
+    statement is cut only when it is longer than a window."""
 
     def __init__(self, comment_prefixes: tuple[str, ...], chunk_size: int = 1000,
-                 measure: TextMeasure = CHARACTERS) -> None:
+                 measure: TextMeasure = CHARACTERS, statement_end: str | None = None) -> None:
         from ragloom.chunking.definitions import DefinitionSplitter
 
         self.comment_prefixes = comment_prefixes
+        self.statement_end = statement_end
         self.measure = measure
         self._splitter = DefinitionSplitter(max(4, chunk_size), measure)
 
@@ -163,7 +166,8 @@ class CommentedLinesChunker:
         units: list[tuple[int, int]] = []
         start = 1
         for number, line in enumerate(source.line_texts, start=1):
-            if line.strip() and not line.lstrip().startswith(self.comment_prefixes):
+            if line.strip() and not line.lstrip().startswith(self.comment_prefixes) and (
+                    self.statement_end is None or line.rstrip().endswith(self.statement_end)):
                 units.append((start, number))
                 start = number + 1
         if start <= source.line_count:

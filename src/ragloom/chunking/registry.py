@@ -129,20 +129,22 @@ for _language in TEMPLATE_LANGUAGES + COMPONENT_LANGUAGES:
 
 #: Line-commented languages whose windows never end on a comment (it documents what follows).
 COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
-    "yaml": ("#",), "toml": ("#",), "ini": (";", "#"), "shell": ("#",)}
+    "yaml": ("#",), "toml": ("#",), "ini": (";", "#"), "shell": ("#",), "sql": ("--",)}
+#: ... and those whose windows end only where a statement does (SQL's ``;``).
+STATEMENT_ENDS = {"sql": ";"}
 
 
-def _commented_chunker(prefixes: tuple[str, ...]) -> ChunkerFactory:
+def _commented_chunker(prefixes: tuple[str, ...], statement_end: str | None) -> ChunkerFactory:
     def factory(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
         from ragloom.chunking.character import CommentedLinesChunker
 
-        return CommentedLinesChunker(prefixes, sizing.size, sizing.measure)
+        return CommentedLinesChunker(prefixes, sizing.size, sizing.measure, statement_end)
 
     return factory
 
 
 for _language, _prefixes in COMMENT_PREFIXES.items():
-    chunkers.register(_language)(_commented_chunker(_prefixes))
+    chunkers.register(_language)(_commented_chunker(_prefixes, STATEMENT_ENDS.get(_language)))
 
 
 # Chunkers that follow a markup's sections, on while ``chunking.markdown_chunking`` is; each
