@@ -14,6 +14,11 @@ nDCG@10 credits each gold span once, at the rank of the first result overlapping
 that puts one result per gold span first; so many small pieces of one answer do not score
 more than one piece holding it all, and chunkers cutting files differently are graded
 alike. hit@k: some result in the top k overlaps some gold span.
+
+Identical copies (``with_copies``): ragloom returns chunks with the same text in several
+files as one result listing the others in ``metadata["paths"]``; graded as that result
+followed by each copy at the lines holding the text there, the list cut at ``k`` again, so
+copies take the places LlamaIndex's separate results take (``ragloom+copies``).
 """
 
 from __future__ import annotations
@@ -175,3 +180,34 @@ def is_import_only(text: str) -> bool:
     for pattern in _COMMENTS:
         rest = pattern.sub("", rest)
     return found and not rest.strip()
+
+
+def with_copies(results: list[tuple[str, int, int, str]], copies: list[list[str]], root: Path,
+                k: int = 10) -> list[tuple[str, int, int, str]]:
+    """``results`` with each one's identical copies (``copies[i]``: the other paths of
+    result i) right after it, at the lines where its text is in each, cut at ``k``."""
+    expanded: list[tuple[str, int, int, str]] = []
+    for (path, first, last, text), others in zip(results, copies):
+        expanded.append((path, first, last, text))
+        for other in others:
+            lines = copy_lines(root, path, first, last, other)
+            if lines is not None:
+                expanded.append((other, *lines, text))
+    return expanded[:k]
+
+
+def copy_lines(root: Path, path: str, first: int, last: int, other: str) -> tuple[int, int] | None:
+    """Where lines ``first``-``last`` of ``path`` are in ``other``: the same lines when
+    they match there, else the first place they do; None when ``other`` lacks them."""
+    def lines_of(name: str) -> list[str]:
+        file = root / name
+        return file.read_text(errors="replace").splitlines() if file.is_file() else []
+    wanted, there = lines_of(path)[first - 1:last], lines_of(other)
+    if not wanted:
+        return None
+    if there[first - 1:last] == wanted:
+        return first, last
+    for start in range(len(there) - len(wanted) + 1):
+        if there[start:start + len(wanted)] == wanted:
+            return start + 1, start + len(wanted)
+    return None

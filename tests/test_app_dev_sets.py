@@ -20,6 +20,7 @@ from app_questions import (  # noqa: E402
     load_app_set,
     ndcg_at,
     parse_span,
+    with_copies,
 )
 
 
@@ -54,6 +55,23 @@ def test_ndcg_credits_each_gold_span_once() -> None:
     assert ndcg_at([("c.php", 10, 20)], gold) == 0.0
     assert hit_at([("x", 1, 1)] * 5 + [("b.php", 5, 5)], gold, 5) is False
     assert hit_at([("b.php", 4, 6)], gold, 5) is True
+
+
+def test_identical_copies_take_the_places_after_their_result(tmp_path: Path) -> None:
+    up = "CREATE TABLE event (\n  uuid CHAR(36) NOT NULL\n);\n"
+    for db, text in (("sqlite", up), ("mysql", "-- mysql\n" + up), ("pg", "DROP TABLE x;\n")):
+        (tmp_path / db).mkdir()
+        (tmp_path / db / "up.sql").write_text(text)
+    results = [("sqlite/up.sql", 1, 3, up), ("a.rs", 1, 9, "fn a() {}")]
+    copies = [["mysql/up.sql", "pg/up.sql", "gone/up.sql"], []]
+    # mysql's copy is one line lower; pg's file lacks the text; a missing file is no copy
+    assert with_copies(results, copies, tmp_path) == [
+        ("sqlite/up.sql", 1, 3, up), ("mysql/up.sql", 2, 4, up), ("a.rs", 1, 9, "fn a() {}")]
+    gold = tuple(Span(f"{db}/up.sql", 1, 4) for db in ("sqlite", "mysql"))
+    assert ndcg_at([r[:3] for r in with_copies(results, copies, tmp_path)], gold) == 1.0
+    assert ndcg_at([r[:3] for r in results], gold) == pytest.approx(1 / (1 + 1 / 1.5849625))
+    # the copies push later results out of the cut
+    assert with_copies(results, copies, tmp_path, k=2)[-1][0] == "mysql/up.sql"
 
 
 @pytest.mark.parametrize(("path", "test"), [

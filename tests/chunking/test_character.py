@@ -175,3 +175,4 @@ def test_cutting_a_long_line_gives_the_same_chunks_as_measuring_the_whole_rest()
         fast = CharacterChunker(size, overlap, sentences).chunk(text, "a.txt")
         slow = WholeRest(size, overlap, sentences).chunk(text, "a.txt")
         assert [(c.text, c.metadata) for c in fast] == [(c.text, c.metadata) for c in slow]
+

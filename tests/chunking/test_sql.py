@@ -77,3 +77,23 @@ def test_sql_files_get_the_sql_chunker_and_a_file_without_semicolons_is_one_stat
     assert statements(["", "  "]) == []
     unnamed = SqlChunker().chunk("CREATE INDEX ON builds (release_id);\n", "x.sql")
     assert "symbol" not in unnamed[0].metadata
+
+
+def test_a_sql_comment_stays_with_the_statement_below_it() -> None:
+    from ragloom.chunking.registry import FileChunker
+    from ragloom.config import RAGConfig
+
+    source = ("CREATE TABLE favorites (\n  user_uuid TEXT NOT NULL,\n  cipher_uuid TEXT NOT NULL\n);\n\n"
+              "-- Copy the favorite flag of items owned by a user.\n"
+              "INSERT INTO favorites(user_uuid, cipher_uuid)\nSELECT user_uuid, uuid FROM ciphers\n"
+              "WHERE favorite = 1;\n\n-- The old column goes.\nALTER TABLE ciphers DROP COLUMN favorite;\n")
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=200, chunk_overlap=40)
+    chunks = FileChunker(config).chunk(source, "migrations/2020_add_favorites/up.sql")
+    # each statement whole, its comment above it, no overlap (windows of 200 characters)
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["language"]) for c in chunks] == [
+        (1, 4, "sql"), (6, 9, "sql"), (11, 12, "sql")]
+    assert all(c.text == source[c.metadata["start_char"]:c.metadata["end_char"]] for c in chunks)
+    # a statement longer than a window is cut between its lines
+    small = RAGConfig(embedding={"provider": "hash"}, chunk_size=100, chunk_overlap=20)
+    assert [(c.metadata["start_line"], c.metadata["end_line"])
+            for c in FileChunker(small).chunk(source, "up.sql")] == [(1, 4), (6, 7), (8, 9), (11, 12)]

@@ -363,3 +363,33 @@ def test_re_exports_are_imports(language: str) -> None:
     chunks = TreeSitterChunker(language, 400, 80).chunk(barrel, "index.ts")
     assert [(c.metadata["kind"], c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
         ("imports", 1, 12)]
+
+
+def test_rust_types_never_share_a_chunk_with_the_next_type() -> None:
+    """Each struct or enum keeps the impl blocks (generic ones too) and functions after it
+    and stops at the next type: two small enums in one chunk named after the first left
+    the second unfindable. A one-line type stays with the chunk before (alone it would be
+    a near-empty chunk); an inline ``mod tests`` starts its own, named ``tests``; the
+    imports open the first chunk."""
+    source = (SAMPLES / "membership.rs").read_text()
+    chunks = TreeSitterChunker("rust", 2000, 400).chunk(source, "membership.rs")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"], names(c))
+            for c in chunks] == [
+        (1, 9, "class", ["Invite", "InviteId"]),
+        (11, 27, "class", ["InviteState", "InviteState::from_i32"]),
+        (29, 50, "class", ["Role", "Role::eq", "default_role", "invite_ttl_days", "RoleName"]),
+        (52, 60, "module", ["tests", "tests::viewer_is_the_default"])]
+    assert chunks[2].text.startswith("/// What a member may do, lowest first.\npub enum Role {")
+    check_code_chunks(chunks, source, 2000)
+    # other languages keep packing small types together
+    go = TreeSitterChunker("go", 2000, 400).chunk((SAMPLES / "cache.go").read_text(), "cache.go")
+    assert len(go) == 1
+
+
+def test_a_rust_module_with_a_body_shares_its_chunk_with_nothing() -> None:
+    source = ("pub struct Port(u16);\n\n#[cfg(test)]\nmod tests {\n    #[test]\n"
+              "    fn opens() {\n        assert!(true);\n    }\n}\n\n"
+              "pub fn default_port() -> u16 {\n    8080\n}\n")
+    chunks = TreeSitterChunker("rust", 2000, 400).chunk(source, "port.rs")
+    assert [(c.metadata["start_line"], c.metadata["end_line"], names(c)) for c in chunks] == [
+        (1, 1, ["Port"]), (3, 9, ["tests", "tests::opens"]), (11, 13, ["default_port"])]

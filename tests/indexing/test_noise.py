@@ -21,6 +21,7 @@ from ragloom.indexing.noise import (
     noise_of,
     path_noise,
     rendered_copy,
+    reverse_migration,
 )
 
 
@@ -108,6 +109,26 @@ def test_hashed_copy_needs_its_plain_name_beside_it() -> None:
     assert noise_of("static/js/app.js", rules, lambda: beside) is None
 
 
+def test_reverse_migration_needs_its_forward_half_beside_it() -> None:
+    assert reverse_migration("down.sql", {"up.sql", "down.sql"})
+    assert not reverse_migration("down.sql", {"down.sql", "seed.sql"})  # no up.sql: kept
+    assert not reverse_migration("up.sql", {"up.sql", "down.sql"})
+    sqlx = {"20240105_add_events.up.sql", "20240105_add_events.down.sql", "20240106_x.down.sql"}
+    assert reverse_migration("20240105_add_events.down.sql", sqlx)
+    assert not reverse_migration("20240106_x.down.sql", sqlx)  # its up half is elsewhere
+    flyway = {"V3__add_events.sql", "U3__add_events.sql", "U4__drop_x.sql", "Users.sql"}
+    assert reverse_migration("U3__add_events.sql", flyway)
+    assert not reverse_migration("U4__drop_x.sql", flyway)
+    assert not reverse_migration("Users.sql", flyway)
+    beside = {"up.sql", "down.sql"}
+    rules = ["reverse-migration"]
+    path = "migrations/mysql/2021-08-30-193501_create_emergency_access/down.sql"
+    assert noise_of(path, rules, lambda: beside) == \
+        "reverse of the SQL migration beside it (rule reverse-migration)"
+    assert noise_of(path.replace("down", "up"), rules, lambda: beside) is None
+    assert noise_of(path, ["lock-file"], lambda: beside) is None
+
+
 def test_collected_static_is_the_folder_of_a_staticfiles_manifest(tmp_path: Path) -> None:
     write(tmp_path, "static/staticfiles.json", '{"paths": {}}')
     write(tmp_path, "static/admin/js/core.js", "var a = 1;\n")
@@ -163,6 +184,8 @@ def _app(project: Path) -> None:
     write(project, "staticfiles/admin/base.css", "body { color: red; }\n")
     write(project, "artisan", "#!/usr/bin/env php\n<?php\n$status = $kernel->handle($input);\n")
     write(project, "storage/app/demo/family.ged", "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n0 TRLR\n")
+    write(project, "migrations/2022-10-18_add_events/up.sql", "CREATE TABLE event (uuid CHAR(36));\n")
+    write(project, "migrations/2022-10-18_add_events/down.sql", "DROP TABLE event;\n")
     for folder in ("crates/a", "crates/b", "notes"):
         (project / folder).mkdir(parents=True)
     os.symlink("../../CHANGELOG.md", project / "crates/a/CHANGELOG.md")
@@ -195,10 +218,13 @@ def test_index_skips_noise_with_reasons_and_says_which_rule(make_engine, project
         "storage/app/demo/family.ged": "runtime files of a Laravel app: uploads, caches, logs under "
                                        "storage/app, storage/framework, storage/logs beside artisan "
                                        "(rule app-storage)",
+        "migrations/2022-10-18_add_events/down.sql": "reverse of the SQL migration beside it "
+                                                     "(rule reverse-migration)",
     }
     assert skipped["static/icons.json"].endswith("(rule long-lines)")
     indexed = set(engine.get_all_indexed_paths())
-    assert {"app/Player.php", "CHANGELOG.md", "templates/docs/api.md", "shared/outside.md"} <= indexed
+    assert {"app/Player.php", "CHANGELOG.md", "templates/docs/api.md", "shared/outside.md",
+            "migrations/2022-10-18_add_events/up.sql"} <= indexed
     assert not indexed & set(skipped)
     assert engine.excluded_reason(project / "composer.lock") == "lock file (rule lock-file)"
     assert engine.excluded_reason(project / "crates/a/CHANGELOG.md") == skipped["crates/a/CHANGELOG.md"]

@@ -3,7 +3,8 @@ minified and compiled assets, snapshots, vendored third-party code, rendered cop
 docs committed beside their sources, files reached again through a symlink, generated
 one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, editor
 syntax definitions, nested license texts, ignore lists, hashed copies of assets, collected
-static folders, a Laravel app's runtime storage and AI assistants' instruction folders.
+static folders, a Laravel app's runtime storage, AI assistants' instruction folders and
+the reverse halves of SQL migrations.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -98,6 +99,8 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
               tuple(f"**/{folder}/**" for folder in AGENT_FOLDERS)),
     NoiseRule("collected-static", "collected static files: a folder holding Django's "
               "staticfiles.json manifest (rule collected-static)"),
+    NoiseRule("reverse-migration", "reverse of the SQL migration beside it "
+              "(rule reverse-migration)"),
 )
 
 RULE_NAMES = tuple(rule.name for rule in NOISE_RULES)
@@ -154,6 +157,9 @@ def noise_of(relative: str, rules: Collection[str],
     if found is None and "hashed-copy" in rules and _HASHED.match(name) \
             and hashed_copy(name, names_beside()):
         found = reason("hashed-copy")
+    if found is None and "reverse-migration" in rules and name.lower().endswith(".sql") \
+            and reverse_migration(name, names_beside()):
+        found = reason("reverse-migration")
     if found is None and "collected-static" in rules and markers is not None \
             and markers.collected_static(relative):
         found = reason("collected-static")
@@ -161,6 +167,26 @@ def noise_of(relative: str, rules: Collection[str],
             and markers.laravel_storage(relative):
         found = reason("app-storage")
     return found
+
+
+#: Flyway's undo migration ``U3__add_events.sql`` (versioned: ``V3__add_events.sql``).
+_UNDO = re.compile(r"^U(?P<rest>\d[^_]*__.+\.sql)$", re.IGNORECASE)
+
+
+def reverse_migration(file_name: str, names_beside: Collection[str]) -> bool:
+    """Whether ``file_name`` undoes the SQL migration beside it (``names_beside``): diesel's
+    ``down.sql`` beside ``up.sql``, golang-migrate's and sqlx's ``3_events.down.sql``
+    beside ``3_events.up.sql``, Flyway's ``U3__events.sql`` beside ``V3__events.sql``. It
+    names the same tables and columns as its forward half (``DROP TABLE event``) and, a few
+    words long, outranks it for every question about the change."""
+    lower = file_name.lower()
+    if lower == "down.sql":
+        return any(name.lower() == "up.sql" for name in names_beside)
+    if lower.endswith(".down.sql"):
+        forward = lower[:-len(".down.sql")] + ".up.sql"
+        return any(name.lower() == forward for name in names_beside)
+    undo = _UNDO.match(file_name)
+    return undo is not None and any(name.lower() == "v" + undo["rest"].lower() for name in names_beside)
 
 
 #: ``app.7606a4559e55.js``: a name, a dot, a content hash of 8 to 32 hex digits, a suffix.

@@ -1,6 +1,6 @@
 """What kind of source a file is (``code``, ``test``, ``docs``, ``config``, ``data``,
-``notebook``, ``pdf``; in Laravel applications ``route``, ``migration``, ``controller``,
-``model``; else ``text``), from its path: every chunk carries it as
+``notebook``, ``pdf``; ``migration`` in any framework; in Laravel applications ``route``,
+``controller``, ``model``; else ``text``), from its path: every chunk carries it as
 ``source_type``, filters can select by it, and the context block shows it.
 
 Inline Rust tests (a chunk whose symbol lies in a ``tests`` module, or whose item carries
@@ -31,7 +31,11 @@ DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
              "**/__mocks__/**", "**/__snapshots__/**"),
     # Laravel applications: routes, migrations, controllers, models, config arrays.
     "route": ("routes/*.php", "**/routes/*.php"),
-    "migration": ("**/database/migrations/*.php",),
+    # ... and every framework's migrations: SQL ones (diesel, sqlx, golang-migrate,
+    # Flyway), Django's numbered modules, Rails', Alembic's and Flask-Migrate's.
+    "migration": ("**/database/migrations/*.php", "**/migrations/**/*.sql", "**/db/migration/*.sql",
+                  "**/migrations/[0-9]*.py", "**/db/migrate/*.rb", "**/alembic/versions/*.py",
+                  "**/migrations/versions/*.py"),
     "controller": ("**/app/Http/Controllers/**/*.php",),
     "model": ("**/app/Models/**/*.php",),
     "notebook": ("**/*.ipynb",),

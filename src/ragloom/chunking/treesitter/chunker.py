@@ -26,7 +26,7 @@ from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.definitions import DefinitionSplitter, HeaderLevel, Span, Unit
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.chunking.treesitter.languages import GRAMMAR_BY_SUFFIX, LANGUAGES
-from ragloom.chunking.treesitter.layout import ScopeLayout
+from ragloom.chunking.treesitter.layout import ScopeLayout, unit_families
 from ragloom.chunking.treesitter.outline import LOAD_ERRORS, Definition, Grammar, load_grammar
 from ragloom.types import Chunk
 
@@ -133,7 +133,7 @@ class _FileChunking:
         items = self.layout.items(children, first, last, members)
         opening, repeated = self.splitter.headers(outer), self.splitter.headers(levels)
         units: list[Unit] = []
-        for item in items:
+        for item, family in zip(items, unit_families(self.row, items, members)):
             at_first = item.first == first
             headers = opening if at_first else repeated
             own_levels = outer if at_first else levels
@@ -157,7 +157,7 @@ class _FileChunking:
                 split = functools.partial(self._split_imports if kind == "imports"
                                           else self._split_lines, span, own_levels, levels)
             alone = item.family == "definition" and item.definitions[0].kind in _NAMED_WHOLE
-            units.append(Unit(span, item.family, headers, split, alone))
+            units.append(Unit(span, family, headers, split, alone))
         return self.splitter.assemble(self.source, units, members)
 
     def _listed(self, definition: Definition, name: str, scope: _Scope) -> list[str]:

@@ -77,6 +77,10 @@ class LanguageRow:
     #: Whether object literals holding functions are containers (JavaScript stores,
     #: ``export default { methods: ... }``; ``outline._object_definitions``).
     object_members: bool = False
+    #: Kinds of file-level type definitions that never share a chunk with another one
+    #: (``layout.unit_families``): a Rust struct or enum keeps its ``impl`` blocks and
+    #: functions, and the next type starts a chunk.
+    type_kinds: frozenset[str] = frozenset()
     #: Definitions a framework adds by file path, after the grammar's own.
     path_definitions: PathDefinitions | None = None
     #: Pieces a framework joins by the unit kind ``path_definitions`` returned.
@@ -124,7 +128,8 @@ LANGUAGES: dict[str, LanguageRow] = {
         definitions={"impl_item": "impl", "function_signature_item": "method"},
         name_fields={"impl_item": "type"},
         imports=frozenset({"use_declaration", "extern_crate_declaration"}),
-        member_separator="::", separator="::"),
+        member_separator="::", separator="::",
+        type_kinds=frozenset({"class", "interface", "type", "module"})),
     "java": LanguageRow(
         "tree_sitter_java", extensions=(".java",),
         definitions={"enum_declaration": "class", "record_declaration": "class",

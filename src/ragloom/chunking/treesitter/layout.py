@@ -25,6 +25,9 @@ _EXPORT_LIST = re.compile(r"^\s*export\s+(type\s+)?\{[\w\s,$]*\}\s*;?\s*$")
 _MODULE_DOC = re.compile(r"^\s*(//!|/\*!|// Package \w|(/\*\*|\*)\s*@(file|fileoverview|module)\b)")
 #: At most this many non-blank pragma lines open the file's first item.
 _PROLOGUE_LINES = 3
+#: Lines a type definition spans at least to open a chunk of its own (``unit_families``):
+#: a one-line type (``pub struct Marker;``) alone would be a near-empty chunk.
+TYPE_LINES = 3
 #: Lines that open a block whose members follow (``return [``, ``extern "C" {``).
 _OPENS_BLOCK = re.compile(r"[\[{(]\s*$")
 
@@ -235,6 +238,30 @@ class ScopeLayout:
 #: Declarations without a body that a definition of the same name follows (TypeScript
 #: overloads: ``function f(a: string): string;``).
 _OVERLOADS = frozenset({"function_signature", "method_signature"})
+
+
+def unit_families(row: LanguageRow, items: list[Item], members: bool) -> list[str]:
+    """The family of each item as a unit (at file level only units of one family share a
+    chunk): its own, except that in a language with ``type_kinds`` a type definition
+    after another one starts a new family of definitions, so two small Rust enums never
+    share a chunk named after the first (``EmergencyAccessType`` holding
+    ``EmergencyAccessStatus``); a type's impl blocks and functions stay with it. A module
+    with a body (``mod tests { ... }``) is a family of its own: its chunks are named after
+    it and hold nothing else (so a ``tests`` module's are tests, and only they)."""
+    if members or not row.type_kinds:
+        return [item.family for item in items]
+    families: list[str] = []
+    run, typed, after_module = 0, False, False
+    for item in items:
+        head = item.definitions[0] if item.family == "definition" else None
+        if head is not None:
+            big = head.kind in row.type_kinds \
+                and head.node.end_point[0] - head.node.start_point[0] >= TYPE_LINES - 1
+            new = after_module or big and (typed or head.kind == "module")
+            run, typed = run + new, big if new else typed or big
+            after_module = big and head.kind == "module"
+        families.append(f"definition {run}" if item.family == "definition" else item.family)
+    return families
 
 
 def _overloads_joined(items: list[Item]) -> list[Item]:
