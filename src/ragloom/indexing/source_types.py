@@ -24,7 +24,7 @@ DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
     # Every language's test convention; fixtures, mocks and snapshots are tests' data.
     "test": ("**/test_*.py", "**/*_test.py", "**/tests.py", "**/conftest.py", "**/tests/**",
              "**/test/**", "**/__tests__/**", "**/spec/**", "**/*_test.go", "**/testdata/**",
-             "**/*.test.*", "**/*.spec.*", "**/*.cy.*", "**/e2e/**", "**/cypress/**",
+             "**/*.test.*", "**/*.spec.*", "**/*.cy.*", "**/e2e/**", "**/cypress/**", "**/playwright/**",
              "**/*Test.java", "**/*Tests.java", "**/*Test.php",
              "**/*Test.kt", "**/*Tests.kt", "**/*Tests.swift", "**/*Test.cs", "**/*Tests.cs",
              "**/*_spec.rb", "**/*_test.rb", "**/fixtures/**", "**/__fixtures__/**",
