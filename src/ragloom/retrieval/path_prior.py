@@ -72,7 +72,7 @@ PARTS = (
     # database/factories, Rails' db/seeds.rb) and, in some layouts, the models
     # (src/db/models/): none is a migration.
     _part("migrations", rf"migrations?|schemas?|{_SCHEMA_WORDS}",
-          "migration migrations migrate schema db database",
+          "migration migrations migrate schema db database alembic",
           "factory factories seeder seeders seed seeds fixture fixtures model models"),
     _part("routes", r"routes?|routing|router|urls?|endpoints?",
           "route routes router routers routing urls urlconf"),
