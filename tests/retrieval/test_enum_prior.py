@@ -3,8 +3,12 @@ above the code that switches over them; documents keep their place."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from helpers import first_path_per_weight
+from ragloom.retrieval import enum_prior
 from ragloom.retrieval.enum_prior import defines_enumeration, prior_for_enums
 from ragloom.retrieval.priors import reweigh
 from ragloom.types import SearchResult
@@ -50,3 +54,16 @@ def test_no_prior_for_other_questions(query: str) -> None:
 def test_no_prior_when_no_candidate_defines_an_enumeration() -> None:
     results = [_result("handler", "fn get_twofactor() {}", 0.9)]
     assert prior_for_enums("what kinds of two-factor methods exist", results) == []
+
+
+def test_engine_answers_a_which_kinds_question_with_the_enum(make_engine, project: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"src/api/two_factor.rs": "fn activate(kind: TwoFactorType) {\n"
+             "    // two-factor methods a user can set up: each one\n"
+             "    match kind { TwoFactorType::Email => send_email(), _ => () }\n}\n",
+             "src/models/two_factor.rs": "/// Two-factor methods\npub enum TwoFactorType {\n"
+             "    Authenticator = 0,\n"
+             "    Email = 1,\n    Duo = 2,\n}\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, enum_prior, "ENUM_WEIGHT",
+                                 "which two-factor methods can a user set up", (1.0, 0.5)) == [
+        "src/api/two_factor.rs", "src/models/two_factor.rs"]

@@ -132,6 +132,22 @@ def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
         "app/Models/Invoice.php", "database/migrations/2024_01_01_create_invoices_table.php"]
 
 
+def test_engine_answers_a_table_question_with_the_migration_not_the_factory(
+        make_engine, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"database/factories/BlockedAccountFactory.php":
+             "<?php\nclass BlockedAccountFactory extends Factory\n{\n"
+             "    // banned email addresses for tests: a banned email, a blocked email address\n"
+             "    public function definition(): array { return ['email' => 'banned@email.test']; }\n}\n",
+             "database/migrations/2024_01_01_create_blocked_accounts_table.php":
+             "<?php\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n"
+             "        Schema::create('blocked_accounts', function (Blueprint $t) {\n"
+             "            $t->string('email');\n        });\n    }\n};\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
+                                 "which table stores the banned email accounts", (1.0, 0.5)) == [
+        "database/factories/BlockedAccountFactory.php",
+        "database/migrations/2024_01_01_create_blocked_accounts_table.php"]
+
+
 def test_a_chunk_that_registers_routes_is_inside_the_routes_part_whatever_its_path() -> None:
     def chunk(doc_id: str, path: str, text: str, score: float, **metadata: str) -> SearchResult:
         return SearchResult(doc_id, text, {"path": path, **metadata}, 0.5, 0.5, rank_score=score)
