@@ -26,6 +26,15 @@ from ragloom.types import SearchResult
     ("setting to log users in from a proxy header", ["config"]),
     ("how does swiping move between articles", []),
     ("migrating the data by hand", []),  # whole words only
+    ("which table stores the votes on polls", ["migrations"]),
+    ("table that records who follows whom", ["migrations"]),
+    ("when was the column remembering the email added", ["migrations"]),
+    ("database change that lets users archive items", ["migrations"]),
+    ("where in the database are banned emails kept", ["migrations"]),
+    ("when was the view counter added to posts", ["migrations"]),
+    ("admin page table listing registered users", []),
+    ("how are old events removed from the database", []),
+    ("how do I point the app at a postgres database", []),
     ("how do I set up a local development environment", []),
     ("which environment variables configure email", ["config"]),
 ])
@@ -59,6 +68,21 @@ def test_candidates_outside_the_named_part_are_weighed_down() -> None:
     # a much better match elsewhere still comes first: 0.9 * 0.7 = 0.63 > 0.6
     results[1].rank_score = 0.6
     assert [r.id for r in reweigh(results, factors)][:2] == ["model", "migration"]
+
+
+def test_factories_seeders_and_models_under_db_are_not_migrations() -> None:
+    results = [_result("factory", "database/factories/BlockedAccountFactory.php", 0.9),
+               _result("seeder", "database/seeders/DatabaseSeeder.php", 0.85),
+               _result("seeds", "db/seeds.rb", 0.85),
+               _result("model", "src/db/models/archive.rs", 0.8),
+               _result("migration", "database/migrations/2026_create_blocked_accounts_table.php", 0.6),
+               _result("runner", "src/db/mod.rs", 0.5),
+               _result("alembic", "alembic/versions/3f2a_add_blocked_emails.py", 0.41)]
+    factors = prior_for_paths("where in the database are banned email addresses kept", results,
+                              weight=0.5)
+    # 0.6, 0.5, 0.45 (the factory, 0.9 * 0.5), 0.425 (seeder, seeds), 0.41 (inside), 0.4 (model)
+    assert [r.id for r in reweigh(results, factors)] == [
+        "migration", "runner", "factory", "seeder", "seeds", "alembic", "model"]
 
 
 def test_a_test_file_is_inside_a_part_only_for_a_question_about_tests() -> None:
@@ -106,6 +130,22 @@ def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
     assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
                                  "which migration creates the invoice table", (1.0, 0.7)) == [
         "app/Models/Invoice.php", "database/migrations/2024_01_01_create_invoices_table.php"]
+
+
+def test_engine_answers_a_table_question_with_the_migration_not_the_factory(
+        make_engine, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"database/factories/BlockedAccountFactory.php":
+             "<?php\nclass BlockedAccountFactory extends Factory\n{\n"
+             "    // banned email addresses for tests: a banned email, a blocked email address\n"
+             "    public function definition(): array { return ['email' => 'banned@email.test']; }\n}\n",
+             "database/migrations/2024_01_01_create_blocked_accounts_table.php":
+             "<?php\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n"
+             "        Schema::create('blocked_accounts', function (Blueprint $t) {\n"
+             "            $t->string('email');\n        });\n    }\n};\n"}
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
+                                 "which table stores the banned email accounts", (1.0, 0.5)) == [
+        "database/factories/BlockedAccountFactory.php",
+        "database/migrations/2024_01_01_create_blocked_accounts_table.php"]
 
 
 def test_a_chunk_that_registers_routes_is_inside_the_routes_part_whatever_its_path() -> None:

@@ -1,11 +1,13 @@
 """The priors a question's words about an application's layout call for, together: files
 in the part of the application it names first (``path_prior``), else the model of the
-entity it names (``model_prior``). Each is a factor for ``priors.reweigh``."""
+entity it names (``model_prior``), and the enumeration listing the values it asks for
+(``enum_prior``). Each is a factor for ``priors.reweigh``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ragloom.retrieval.enum_prior import prior_for_enums
 from ragloom.retrieval.model_prior import prior_for_models
 from ragloom.retrieval.path_prior import prior_for_paths
 from ragloom.retrieval.priors import Factor
@@ -13,6 +15,8 @@ from ragloom.types import SearchResult
 
 
 def layout_priors(query: str, candidates: Sequence[SearchResult]) -> list[Factor]:
-    """The path and model priors of ``query`` over ``candidates`` (none when it names
-    neither a part of the application nor an entity with a model among them)."""
-    return prior_for_paths(query, candidates) + prior_for_models(query, candidates)
+    """The path, model and enumeration priors of ``query`` over ``candidates`` (none when
+    it names neither a part of the application nor an entity with a model among them nor
+    asks which values something takes)."""
+    return (prior_for_paths(query, candidates) + prior_for_models(query, candidates)
+            + prior_for_enums(query, candidates))

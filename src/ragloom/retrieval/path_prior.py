@@ -46,20 +46,34 @@ PRESENTATION = frozenset({*TEMPLATE_LANGUAGES, "vue", "svelte"})
 @dataclass(frozen=True)
 class Part:
     """One part of an application: the query words that name it (a pattern of whole
-    words) and the path words (folder names, words of a file name) of the files holding it."""
+    words), the path words (folder names, words of a file name) of the files holding it,
+    and path words of neighbours filed with it that are not it (``unlike``)."""
 
     name: str
     query: re.Pattern[str]
     path_words: frozenset[str]
+    unlike: frozenset[str] = frozenset()
 
 
-def _part(name: str, query: str, path_words: str) -> Part:
-    return Part(name, re.compile(rf"\b({query})\b", re.IGNORECASE), frozenset(path_words.split()))
+def _part(name: str, query: str, path_words: str, unlike: str = "") -> Part:
+    return Part(name, re.compile(rf"\b({query})\b", re.IGNORECASE), frozenset(path_words.split()),
+                frozenset(unlike.split()))
 
+
+#: Words of a question about the database's tables and columns that does not say
+#: "migration": "which table stores ...", "the column remembering ...", "database change
+#: that ...", "where in the database ...", "when was the view counter added".
+_SCHEMA_WORDS = (r"(?:what|which)\s+tables?|tables?\s+(?:that\s+|which\s+)?(?:stores?|records?|"
+                 r"holds?|keeps?|for)|columns?|(?:database|db)\s+(?:changes?|tables?|columns?|fields?)|"
+                 r"in\s+the\s+database|when\s+(?:was|were|did)\b[^?]*\b(?:added|introduced)")
 
 PARTS = (
-    _part("migrations", r"migrations?|schemas?",
-          "migration migrations migrate schema db database"),
+    # db/ and database/ also file seeders, factories and fixtures (Laravel's
+    # database/factories, Rails' db/seeds.rb) and, in some layouts, the models
+    # (src/db/models/): none is a migration.
+    _part("migrations", rf"migrations?|schemas?|{_SCHEMA_WORDS}",
+          "migration migrations migrate schema db database alembic",
+          "factory factories seeder seeders seed seeds fixture fixtures model models"),
     _part("routes", r"routes?|routing|router|urls?|endpoints?",
           "route routes router routers routing urls urlconf"),
     _part("models", r"models?", "model models entity entities"),
@@ -125,5 +139,6 @@ def _is_inside(part: Part, result: SearchResult) -> bool:
     path = result.metadata.get("path")
     if not path or result.metadata.get("language") in PRESENTATION:
         return False
-    return (bool(part.path_words & path_words(str(path)))
+    words = path_words(str(path))
+    return (bool(part.path_words & words) and not part.unlike & words
             or holds_part(part.name, result.full_text or result.text))
