@@ -24,7 +24,8 @@ from ragloom.indexing.source_types import SourceTypes, inline_test
     ("api/testsuite.py", "python", "code"),
     ("e2e/utils/api.ts", "typescript", "test"),  # end-to-end suites and their helpers
     ("cypress/support/commands.js", "javascript", "test"),
-    ("playwright/tests/login.spec.ts", "typescript", "test"), ("playwright/docker-compose.yml", "yaml", "test"),
+    ("playwright/tests/login.spec.ts", "typescript", "test"),
+    ("playwright/docker-compose.yml", "yaml", "test"),
     ("docs/conf.py", "python", "code"),  # a program under docs/ is code, the pages are docs
     ("docs/views.py", "python", "code"),  # a Django app named ``docs``
     ("app/docs/[slug]/page.tsx", "typescript", "code"),
