@@ -79,5 +79,6 @@ def test_demoted_tests_leave_the_window_to_code(make_engine, project: Path) -> N
     engine.index_directory()
     found = [r.metadata["path"] for r in engine.search("ledger balance", top_k=5)]
     assert found == [f"app/ledger{n}.py" for n in (4, 1, 5, 0, 3)]
-    about_tests = engine.search("ledger balance tests", top_k=5)
-    assert [r.metadata["path"] for r in about_tests] == ["tests/test_ledger.py"] * 5
+    about_tests = engine.search("ledger balance tests", top_k=5)  # not demoted: first, capped
+    assert [r.metadata["path"] for r in about_tests] == ["tests/test_ledger.py"] * 2 + [
+        f"app/ledger{n}.py" for n in (4, 1, 5)]

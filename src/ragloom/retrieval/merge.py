@@ -4,8 +4,10 @@ into one result spanning both, so they do not crowd other results out of the top
 Merging looks at a fixed window of the ranking (``MERGE_WINDOW`` candidates), whatever
 ``top_k`` is: a result's span depends on which of its parts rank in that window, never on
 how many results were asked for, so ``top_k = 1`` returns the first result of
-``top_k = 5``. Candidates past the window (needed only for a large ``top_k``) never grow a
-result: one touching a kept part is dropped, any other takes its own slot.
+``top_k = 5``. Candidates past the window never grow a result: one touching a kept part is
+dropped, any other takes its own slot. Every candidate is looked at, whatever ``top_k`` is:
+the per-file cap after this chooses among all the places, so how far down it reaches for a
+result from another file does not depend on ``top_k`` either.
 """
 
 from __future__ import annotations
@@ -52,16 +54,14 @@ def _joined(kept: SearchResult, other: SearchResult) -> SearchResult:
                         1.0 - max(kept.score, other.score), dict(kept.retrievers), kept.rank_score)
 
 
-def merge_adjacent_parts(results: Sequence[SearchResult], top_k: int,
+def merge_adjacent_parts(results: Sequence[SearchResult],
                          window: int = MERGE_WINDOW) -> list[SearchResult]:
-    """The places of ``results`` (best first), for the caller to cut to ``top_k``: every
-    place among the first ``window`` results, a result touching an earlier kept part of the
-    same symbol or section merged into it instead of taking a slot; then, while those are
-    fewer than ``top_k``, later results that touch no kept part."""
+    """The places of ``results`` (best first), for the caller to cap and cut to ``top_k``:
+    every place among the first ``window`` results, a result touching an earlier kept part
+    of the same symbol or section merged into it instead of taking a slot; then the later
+    results that touch no kept part."""
     kept: list[SearchResult] = []
     for position, result in enumerate(results):
-        if position >= window and len(kept) >= top_k:
-            break
         place = _place(result)
         touching = [i for i, earlier in enumerate(kept)
                     if place is not None and _place(earlier) == place and _touch(earlier, result)]

@@ -10,8 +10,11 @@ part of the application or entity model it names (``layout_priors``), and below 
 end when it asks about the user interface (``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
-``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate), so a search
-with ``top_k = 1`` returns the first result of the same search with ``top_k = 5``.
+``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
+priors rank each retriever's first ``retrieval.candidate_k`` hits, ``MERGE_WINDOW`` in
+plain dense mode; a large ``top_k`` only appends the further candidates after them), so
+the results of a search with ``top_k = k`` are the first ``k`` of the same search with any
+larger ``top_k``. MMR is the exception: it chooses from the best ``4 * top_k``.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
@@ -166,17 +169,20 @@ class Searcher:
         clock.lap("embed_query")
         # Merging parts and collapsing copies free slots, refilled from the next candidates.
         wanted = max(2 * top_k, MERGE_WINDOW) if (settings.merge_parts or settings.collapse_duplicates) \
-            else max(top_k, GATE_WINDOW)
+            else max(top_k, MERGE_WINDOW)
         reranking = self.reranker is not None
         tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
         priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
         priors += prior_for_data(query)
         widened = mode != "dense" or mmr or reranking
-        pool = max(wanted, settings.candidate_k) if widened else wanted
+        window = max(MERGE_WINDOW, settings.candidate_k) if widened else MERGE_WINDOW  # not top_k's
+        pool = max(wanted, window)
         with self.store.read_snapshot():  # every read of this search sees one version
             hits = self._retrieve(request, mode, pool, clock)
             candidates = {name: len(found) for name, found in hits.items()}
-            ranked, defining = self._rank(request, mode, hits, candidates)
+            defining = self.sparse.defining(request.text, request.conditions) \
+                if mode == "hybrid" and settings.exact_names else []
+            ranked, head = self._window_first(mode, hits, candidates, defining, window)
             # Demoted candidates leave the window to the next ones (test files with many
             # matching parts would otherwise fill it, and the per-file cap's empty slots).
             kept = ranked[:pool if (mmr or reranking or priors) else wanted]
@@ -186,8 +192,9 @@ class Searcher:
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            results = reweigh(results, priors + layout_priors(query, results)  # one sort (priors)
-                              + prior_for_front_end(query, results))
+            judged = [r for r in results if r.id in head]  # the priors' window, then the rest
+            results = reweigh(judged, priors + layout_priors(query, judged)  # one sort (priors)
+                              + prior_for_front_end(query, judged)) + [r for r in results if r.id not in head]
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")
@@ -201,7 +208,7 @@ class Searcher:
             if settings.collapse_duplicates:
                 results = collapse_duplicates(results, self._copies_of)
         if settings.merge_parts:
-            results = merge_adjacent_parts(results, top_k)
+            results = merge_adjacent_parts(results)
         best = max((r.score for r in results[:GATE_WINDOW]), default=None)
         results = _at_least(self._gate(query, results, candidates, rows.unembedded), threshold)
         results = cap_per_file(results, top_k, settings.max_per_file)
@@ -246,19 +253,31 @@ class Searcher:
             clock.record(retriever.name, milliseconds)
         return {retriever.name: found for retriever, (found, _) in zip((first, *others), timed)}
 
-    def _rank(self, request: Query, mode: SearchMode, hits: dict[str, list[Hit]],
-              candidates: dict[str, int]) -> tuple[Ranking, list[str]]:
+    def _window_first(self, mode: SearchMode, hits: dict[str, list[Hit]], candidates: dict[str, int],
+                      defining: list[str], window: int) -> tuple[Ranking, set[str]]:
+        """The ranking of each retriever's first ``window`` hits (cut to ``window``: what the
+        priors reorder, the same whatever ``top_k`` is), then the other candidates of a larger
+        pool in the ranking of all hits; and the ids of the first part."""
+        ranked = self._rank(mode, {name: found[:window] for name, found in hits.items()},
+                            candidates, defining)
+        chosen = {doc_id for doc_id, _ in ranked[:window]}
+        if all(len(found) <= window for found in hits.values()):
+            return ranked, chosen
+        rest = self._rank(mode, hits, candidates, defining)
+        return ranked[:window] + [pair for pair in rest if pair[0] not in chosen], chosen
+
+    def _rank(self, mode: SearchMode, hits: dict[str, list[Hit]], candidates: dict[str, int],
+              defining: list[str]) -> Ranking:
         """The one retriever's ranking (dense, or BM25 alone), or in hybrid mode the fused
-        one with the chunks defining a name the query uses first; and those chunks' ids."""
+        one with the chunks ``defining`` a name the query uses first."""
         if mode != "hybrid":
-            return ranking(hits[mode.value]), []
+            return ranking(hits[mode.value])
         settings = self.config.retrieval
         weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
         ranked = fuse(settings.fusion, {name: ranking(found) for name, found in hits.items()},
                       weights, settings.rrf_k)
-        defining = self.sparse.defining(request.text, request.conditions) if settings.exact_names else []
         candidates["fused"] = len(ranked)
-        return _definitions_first(ranked, defining), defining
+        return _definitions_first(ranked, defining)
 
     @property
     def relevance_gate(self) -> float | None:

@@ -1,0 +1,56 @@
+"""A search with ``top_k = k`` returns the first ``k`` results of the same search with a
+larger ``top_k``: fusion, the priors and merging look at windows that do not depend on
+``top_k``. The bound: exact while both searches take the same candidate pool (``2 * top_k``
+at most ``retrieval.candidate_k``); past it, a larger ``top_k`` appends further candidates
+after the window, which may give the per-file cap other files to take where the smaller
+search had to top up from parts over the cap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import write
+
+LEDGER = "ledger balance"
+
+
+def _crowded_project(project: Path) -> None:
+    """One test file whose 30 functions all match the query better than any code does."""
+    tests = "".join(f"def test_ledger_balance_{n}():\n    ledger = Ledger()\n"
+                    f"    assert ledger.balance(ledger) == ledger_balance({n})\n\n\n" for n in range(30))
+    write(project, "tests/test_ledger.py", tests)
+    for n in range(6):
+        write(project, f"app/ledger{n}.py", f"def balance{n}(ledger, rate):\n"
+              f"    total = sum(entry.amount for entry in ledger.entries) * rate + {n}\n"
+              f"    return round(total, 2)  # the ledger balance\n")
+
+
+def _runs(engine, query: str, sizes: tuple[int, ...]) -> dict[int, list[tuple[str, str]]]:
+    return {k: [(r.id, str(r.metadata["path"])) for r in engine.search(query, top_k=k)] for k in sizes}
+
+
+def test_the_per_file_cap_chooses_among_every_place_whatever_top_k(make_engine, project: Path) -> None:
+    """Merging looked at only ``top_k`` places past its window, so the cap topped a small
+    top_k up with more parts of the test file while a large one reached the code."""
+    _crowded_project(project)
+    engine = make_engine(chunk_size=60, chunk_overlap=0)
+    engine.index_directory()
+    runs = _runs(engine, f"{LEDGER} tests", (1, 2, 5, 8, 36))
+    tests = ["tests/test_ledger.py"] * 2
+    assert [path for _, path in runs[8]] == tests + [f"app/ledger{n}.py" for n in (4, 1, 5, 0, 3, 2)]
+    assert [path for _, path in runs[36]][8:] == ["tests/test_ledger.py"] * 28  # over the cap, last
+    for k, found in runs.items():
+        assert found == runs[36][:k], k
+
+
+def test_priors_reorder_a_window_that_does_not_grow_with_top_k(make_engine, project: Path) -> None:
+    """The priors reordered every candidate of the pool, and the pool grows with a large
+    top_k: code past the first 20 candidates (demoted tests) came first only then."""
+    _crowded_project(project)
+    engine = make_engine(chunk_size=60, chunk_overlap=0, retrieval={"candidate_k": 1, "max_per_file": 0})
+    engine.index_directory()
+    runs = _runs(engine, LEDGER, (1, 5, 10, 18, 36))
+    assert [path for _, path in runs[36]] == ["tests/test_ledger.py"] * 30 + [
+        f"app/ledger{n}.py" for n in (4, 1, 5, 0, 3, 2)]
+    for k, found in runs.items():
+        assert found == runs[36][:k], k
