@@ -82,3 +82,14 @@ def every_store() -> list[str]:
     from ragloom.stores.registry import vector_stores
 
     return [*sorted(name for name in vector_stores._builtin if name != "mcp"), "chroma-server"]
+
+
+def crowded_project(project: Path) -> None:
+    """One test file whose 30 functions all match the query better than any code does."""
+    tests = "".join(f"def test_ledger_balance_{n}():\n    ledger = Ledger()\n"
+                    f"    assert ledger.balance(ledger) == ledger_balance({n})\n\n\n" for n in range(30))
+    write(project, "tests/test_ledger.py", tests)
+    for n in range(6):
+        write(project, f"app/ledger{n}.py", f"def balance{n}(ledger, rate):\n"
+              f"    total = sum(entry.amount for entry in ledger.entries) * rate + {n}\n"
+              f"    return round(total, 2)  # the ledger balance\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import write
+from helpers import crowded_project
 from ragloom.retrieval.import_prior import prior_for_imports
 from ragloom.retrieval.priors import reweigh
 from ragloom.retrieval.test_prior import prior_for_tests
@@ -54,21 +54,10 @@ def test_negative_scores_still_go_down_and_ties_keep_their_order() -> None:
     assert [r.id for r in reweigh(results, [prior_for_tests(0.5)])] == ["a", "b", "c", "t"]
 
 
-def _crowded_project(project: Path) -> None:
-    """One test file whose 30 functions all match the query better than any code does."""
-    tests = "".join(f"def test_ledger_balance_{n}():\n    ledger = Ledger()\n"
-                    f"    assert ledger.balance(ledger) == ledger_balance({n})\n\n\n" for n in range(30))
-    write(project, "tests/test_ledger.py", tests)
-    for n in range(6):
-        write(project, f"app/ledger{n}.py", f"def balance{n}(ledger, rate):\n"
-              f"    total = sum(entry.amount for entry in ledger.entries) * rate + {n}\n"
-              f"    return round(total, 2)  # the ledger balance\n")
-
-
 def test_demoted_tests_leave_the_window_to_code(make_engine, project: Path) -> None:
     """Tests crowding every candidate the window holds step aside for the code ranked after
     them; the per-file cap no longer refills the top 5 from the test file."""
-    _crowded_project(project)
+    crowded_project(project)
     plain = make_engine(chunk_size=60, chunk_overlap=0,
                         retrieval={"max_per_file": 0, "test_weight": 1.0})
     plain.index_directory()

@@ -9,20 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import write
+from helpers import crowded_project
 
 LEDGER = "ledger balance"
-
-
-def _crowded_project(project: Path) -> None:
-    """One test file whose 30 functions all match the query better than any code does."""
-    tests = "".join(f"def test_ledger_balance_{n}():\n    ledger = Ledger()\n"
-                    f"    assert ledger.balance(ledger) == ledger_balance({n})\n\n\n" for n in range(30))
-    write(project, "tests/test_ledger.py", tests)
-    for n in range(6):
-        write(project, f"app/ledger{n}.py", f"def balance{n}(ledger, rate):\n"
-              f"    total = sum(entry.amount for entry in ledger.entries) * rate + {n}\n"
-              f"    return round(total, 2)  # the ledger balance\n")
 
 
 def _runs(engine, query: str, sizes: tuple[int, ...]) -> dict[int, list[tuple[str, str]]]:
@@ -32,7 +21,7 @@ def _runs(engine, query: str, sizes: tuple[int, ...]) -> dict[int, list[tuple[st
 def test_the_per_file_cap_chooses_among_every_place_whatever_top_k(make_engine, project: Path) -> None:
     """Merging looked at only ``top_k`` places past its window, so the cap topped a small
     top_k up with more parts of the test file while a large one reached the code."""
-    _crowded_project(project)
+    crowded_project(project)
     engine = make_engine(chunk_size=60, chunk_overlap=0)
     engine.index_directory()
     runs = _runs(engine, f"{LEDGER} tests", (1, 2, 5, 8, 36))
@@ -46,7 +35,7 @@ def test_the_per_file_cap_chooses_among_every_place_whatever_top_k(make_engine, 
 def test_priors_reorder_a_window_that_does_not_grow_with_top_k(make_engine, project: Path) -> None:
     """The priors reordered every candidate of the pool, and the pool grows with a large
     top_k: code past the first 20 candidates (demoted tests) came first only then."""
-    _crowded_project(project)
+    crowded_project(project)
     engine = make_engine(chunk_size=60, chunk_overlap=0, retrieval={"candidate_k": 1, "max_per_file": 0})
     engine.index_directory()
     runs = _runs(engine, LEDGER, (1, 5, 10, 18, 36))

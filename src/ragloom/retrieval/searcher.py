@@ -169,7 +169,7 @@ class Searcher:
         clock.lap("embed_query")
         # Merging parts and collapsing copies free slots, refilled from the next candidates.
         wanted = max(2 * top_k, MERGE_WINDOW) if (settings.merge_parts or settings.collapse_duplicates) \
-            else max(top_k, MERGE_WINDOW)
+            else max(top_k, GATE_WINDOW)
         reranking = self.reranker is not None
         tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
         priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
