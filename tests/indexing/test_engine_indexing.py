@@ -359,6 +359,62 @@ def test_the_next_window_is_embedded_while_the_one_before_is_written(make_engine
     assert told_on == {threading.current_thread()}
 
 
+def test_the_next_window_is_queued_before_an_embedded_one_is_written(make_engine, project: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progressive indexing: when the first window's vectors are ready before the second
+    window is read (a fast model), the second is handed to the model before the first one's
+    vectors are written, so the model never waits for the store."""
+    _notes_in_small_windows(project, monkeypatch, 6)
+    engine = make_engine()
+    assert engine.config.progressive_indexing
+    embedded: list[int] = []
+    second_window_started = threading.Event()
+    embed = engine.provider._embed_batch
+
+    def spy(texts: list[str], task: str) -> object:
+        embedded.append(len(texts))
+        if len(embedded) == 2:
+            second_window_started.set()
+        return embed(texts, task)
+
+    import ragloom.indexing.backfill as backfill_module
+
+    backfills: list[backfill_module.Backfill] = []
+    make_backfill = backfill_module.Backfill.__init__
+
+    def remembered(self: backfill_module.Backfill, *args: object, **kwargs: object) -> None:
+        make_backfill(self, *args, **kwargs)  # type: ignore[arg-type]
+        backfills.append(self)
+
+    monkeypatch.setattr(backfill_module.Backfill, "__init__", remembered)
+    writer = engine._indexer.writer
+    write_sparse = writer.write_sparse
+    sparse_writes: list[int] = []
+
+    def second_sparse_write_after_the_first_vectors(window: object, report: object) -> object:
+        sparse_writes.append(1)
+        if len(sparse_writes) == 2:  # the order a fast model makes: window 1 embedded already
+            backfills[0]._in_flight[0].future.result(timeout=60)
+        return write_sparse(window, report)
+
+    upsert = engine.store.upsert
+    written: list[list[str]] = []
+
+    def first_write_waits(ids: list[str], vectors: object, texts: list[str], metadatas: list[dict]) -> object:
+        if not written:
+            assert second_window_started.wait(timeout=60), "the second window was not queued first"
+        written.append(sorted(str(metadata["path"]) for metadata in metadatas))
+        return upsert(ids, vectors, texts, metadatas)
+
+    monkeypatch.setattr(engine.provider, "_embed_batch", spy)
+    monkeypatch.setattr(writer, "write_sparse", second_sparse_write_after_the_first_vectors)
+    monkeypatch.setattr(engine.store, "upsert", first_write_waits)
+    report = engine.index_directory()
+    assert report.files_indexed == 6 and engine.count() == 6
+    assert embedded == [2, 4]
+    assert written == [["n00.md", "n01.md"], ["n02.md", "n03.md", "n04.md", "n05.md"]]
+
+
 def test_after_a_window_fails_the_windows_behind_it_are_not_embedded(make_engine, project: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     _notes_in_small_windows(project, monkeypatch, 14)  # windows of 2, 4 and 8

@@ -51,10 +51,12 @@ class Backfill:
         tracker.waiting(self.unembedded.count())  # left by an earlier run: embedded now too
 
     def pump(self) -> None:
-        """Store the windows embedded so far and queue more; never waits for the model."""
+        """Queue more, then store the windows embedded so far; never waits for the model.
+        Queuing first keeps the model busy while the main thread writes vectors."""
+        self._fill()
         while self._in_flight and self._in_flight[0].future.done():
             self._store(self._in_flight.popleft())
-        self._fill()
+            self._fill()
 
     def finish(self) -> None:
         """Embed and store every waiting chunk."""
