@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import write
-from ragloom import IndexProgress, RagloomError
+from ragloom import IndexProgress, RAGEngine, RagloomError
 from ragloom.chunking import chunk_id
 
 
@@ -323,16 +323,14 @@ def test_the_next_files_are_chunked_while_a_window_is_embedded(make_engine, proj
     assert windows == [(2, 12), (4, 12), (6, 12)]  # windows of 2, 4, then the last 6 of 8
 
 
-def test_the_next_window_is_embedded_while_the_one_before_is_written(make_engine, project: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first window's store write waits until the model has started on the second one
-    (done one after the other, it would wait forever); progress is still told on the
-    caller's thread, and windows are written in order."""
-    _notes_in_small_windows(project, monkeypatch, 6)
-    engine = make_engine()
+def _first_write_waits_for_the_second_window(engine: RAGEngine, monkeypatch: pytest.MonkeyPatch
+                                              ) -> tuple[list[int], list[list[str]]]:
+    """Record each embedding call's size and each store write's paths; the first write waits
+    until the model has started on the second window (done in the wrong order, it times out)."""
     embedded: list[int] = []
+    written: list[list[str]] = []
     second_window_started = threading.Event()
-    embed = engine.provider._embed_batch
+    embed, upsert = engine.provider._embed_batch, engine.store.upsert
 
     def spy(texts: list[str], task: str) -> object:
         embedded.append(len(texts))
@@ -340,17 +338,25 @@ def test_the_next_window_is_embedded_while_the_one_before_is_written(make_engine
             second_window_started.set()
         return embed(texts, task)
 
-    written: list[list[str]] = []
-    upsert = engine.store.upsert
-
     def first_write_waits(ids: list[str], vectors: object, texts: list[str], metadatas: list[dict]) -> object:
         if not written:
-            assert second_window_started.wait(timeout=60), "the second window was not embedded meanwhile"
+            assert second_window_started.wait(timeout=60), "the second window was not started first"
         written.append(sorted(str(metadata["path"]) for metadata in metadatas))
         return upsert(ids, vectors, texts, metadatas)
 
     monkeypatch.setattr(engine.provider, "_embed_batch", spy)
     monkeypatch.setattr(engine.store, "upsert", first_write_waits)
+    return embedded, written
+
+
+def test_the_next_window_is_embedded_while_the_one_before_is_written(make_engine, project: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first window's store write waits until the model has started on the second one
+    (done one after the other, it would wait forever); progress is still told on the
+    caller's thread, and windows are written in order."""
+    _notes_in_small_windows(project, monkeypatch, 6)
+    engine = make_engine()
+    embedded, written = _first_write_waits_for_the_second_window(engine, monkeypatch)
     told_on: set[threading.Thread] = set()
     report = engine.index_directory(progress=lambda _: told_on.add(threading.current_thread()))
     assert report.files_indexed == 6 and engine.count() == 6
@@ -367,16 +373,7 @@ def test_the_next_window_is_queued_before_an_embedded_one_is_written(make_engine
     _notes_in_small_windows(project, monkeypatch, 6)
     engine = make_engine()
     assert engine.config.progressive_indexing
-    embedded: list[int] = []
-    second_window_started = threading.Event()
-    embed = engine.provider._embed_batch
-
-    def spy(texts: list[str], task: str) -> object:
-        embedded.append(len(texts))
-        if len(embedded) == 2:
-            second_window_started.set()
-        return embed(texts, task)
-
+    embedded, written = _first_write_waits_for_the_second_window(engine, monkeypatch)
     import ragloom.indexing.backfill as backfill_module
 
     backfills: list[backfill_module.Backfill] = []
@@ -397,18 +394,7 @@ def test_the_next_window_is_queued_before_an_embedded_one_is_written(make_engine
             backfills[0]._in_flight[0].future.result(timeout=60)
         return write_sparse(window, report)
 
-    upsert = engine.store.upsert
-    written: list[list[str]] = []
-
-    def first_write_waits(ids: list[str], vectors: object, texts: list[str], metadatas: list[dict]) -> object:
-        if not written:
-            assert second_window_started.wait(timeout=60), "the second window was not queued first"
-        written.append(sorted(str(metadata["path"]) for metadata in metadatas))
-        return upsert(ids, vectors, texts, metadatas)
-
-    monkeypatch.setattr(engine.provider, "_embed_batch", spy)
     monkeypatch.setattr(writer, "write_sparse", second_sparse_write_after_the_first_vectors)
-    monkeypatch.setattr(engine.store, "upsert", first_write_waits)
     report = engine.index_directory()
     assert report.files_indexed == 6 and engine.count() == 6
     assert embedded == [2, 4]
