@@ -50,6 +50,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "score, depth 50": _score(depth=50),
     "score 0.6/0.4, depth 50": _score(0.6, 0.4, depth=50),
     "score 0.6/0.4, depth 100 (default)": _score(0.6, 0.4),
+    "score 0.6/0.4, depth 200": _score(0.6, 0.4, depth=200),
     "score 0.6/0.4, feedback, depth 100": _score(0.6, 0.4, feedback=True),
     "score 0.7/0.3, depth 100": _score(0.7, 0.3),
     "default, no exact names": {"exact_names": False},

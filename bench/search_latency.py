@@ -6,7 +6,7 @@ vectors make dense and BM25 candidates disjoint: the most work for fusion). Stor
 exact in-memory store. Queries: 200 sets of 4 words drawn from random chunks. Reported
 p50 excludes query embedding (search_detailed's other stages summed), as the issue asks.
 
-    python bench/search_latency.py [--chunks 100000] [--queries 200]
+    python bench/search_latency.py [--chunks 100000] [--queries 200] [--candidate-k 100 200]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from _data import stdlib_pieces  # noqa: E402
 from ragloom.config import RAGConfig
 from ragloom.embeddings.hashing import HashEmbeddingProvider
 from ragloom.retrieval.bm25 import BM25Index
+from ragloom.retrieval.search_mode import SearchMode
 from ragloom.retrieval.searcher import Searcher
 from ragloom.retrieval.sparse import SparseIndex
 from ragloom.retrieval.tokenize import tokenize
@@ -50,7 +51,8 @@ class RandomQueries(HashEmbeddingProvider):
 def p50_ms(searcher: Searcher, queries: list[str], hybrid: bool) -> float:
     laps = []
     for query in queries:
-        response = searcher.search(query, 10, mode="hybrid" if hybrid else "dense", mmr=False)
+        mode = SearchMode.HYBRID if hybrid else SearchMode.DENSE
+        response = searcher.search(query, 10, mode=mode, mmr=False)
         laps.append(sum(v for k, v in response.timings_ms.items() if k != "embed_query"))
     return statistics.median(laps)
 
@@ -59,6 +61,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--candidate-k", type=int, nargs="+", default=[100],
+                        help="retrieval.candidate_k values to time (each a row)")
     args = parser.parse_args()
     texts = stdlib_pieces(args.chunks)
     ids = [f"c{i}" for i in range(len(texts))]
@@ -92,14 +96,15 @@ def main() -> None:
     random.seed(5)
     words = [w for w in (t.split() for t in random.sample(texts, args.queries))]
     queries = [" ".join(random.sample(w, min(4, len(w)))) for w in words if w]
-    for label, feedback in (("feedback on (default)", True), ("feedback off", False)):
-        config = RAGConfig(embedding={"provider": "hash"}, retrieval={"feedback": feedback})
-        searcher = Searcher(RandomQueries(), store, sparse, config)
-        p50_ms(searcher, queries[:10], True)  # warm caches
-        dense, hybrid = p50_ms(searcher, queries, False), p50_ms(searcher, queries, True)
-        print(f"search p50 excluding query embedding, {label}: dense {dense:.2f} ms, "
-              f"hybrid {hybrid:.2f} ms, ratio {hybrid / dense:.2f}x")
-
+    for candidate_k in args.candidate_k:
+        for label, feedback in (("feedback off (default)", False), ("feedback on", True)):
+            config = RAGConfig(embedding={"provider": "hash"},
+                               retrieval={"feedback": feedback, "candidate_k": candidate_k})
+            searcher = Searcher(RandomQueries(), store, sparse, config)
+            p50_ms(searcher, queries[:10], True)  # warm caches
+            dense, hybrid = p50_ms(searcher, queries, False), p50_ms(searcher, queries, True)
+            print(f"candidate_k {candidate_k}, search p50 excluding query embedding, {label}: "
+                  f"dense {dense:.2f} ms, hybrid {hybrid:.2f} ms, ratio {hybrid / dense:.2f}x")
 
 if __name__ == "__main__":
     main()

@@ -22,6 +22,12 @@ from ragloom.indexing.source_types import SourceTypes, inline_test
     ("conftest.py", "python", "test"),
     ("api/tests.py", "python", "test"),  # Django's per-app test module
     ("api/testsuite.py", "python", "code"),
+    ("babybuddy/settings/test.py", "python", "test"),  # Django's settings for the test run
+    ("specs/checkout.js", "javascript", "test"),
+    ("src/cart_spec.ts", "typescript", "test"),
+    ("src/parser_test.rs", "rust", "test"),
+    ("src/components/Button.snap", "text", "test"),
+    ("src/testing.py", "python", "code"),
     ("e2e/utils/api.ts", "typescript", "test"),  # end-to-end suites and their helpers
     ("cypress/support/commands.js", "javascript", "test"),
     ("playwright/tests/login.spec.ts", "typescript", "test"),

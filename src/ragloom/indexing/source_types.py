@@ -22,13 +22,14 @@ from ragloom.globs import Glob, compile_glob
 
 DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
     # Every language's test convention; fixtures, mocks and snapshots are tests' data.
-    "test": ("**/test_*.py", "**/*_test.py", "**/tests.py", "**/conftest.py", "**/tests/**",
-             "**/test/**", "**/__tests__/**", "**/spec/**", "**/*_test.go", "**/testdata/**",
+    "test": ("**/test_*.py", "**/*_test.py", "**/tests.py", "**/test.py", "**/conftest.py",
+             "**/tests/**", "**/test/**", "**/__tests__/**", "**/spec/**", "**/specs/**",
+             "**/*_test.go", "**/*_test.rs", "**/testdata/**", "**/*_spec.js", "**/*_spec.ts",
              "**/*.test.*", "**/*.spec.*", "**/*.cy.*", "**/e2e/**", "**/cypress/**", "**/playwright/**",
              "**/*Test.java", "**/*Tests.java", "**/*Test.php",
              "**/*Test.kt", "**/*Tests.kt", "**/*Tests.swift", "**/*Test.cs", "**/*Tests.cs",
              "**/*_spec.rb", "**/*_test.rb", "**/fixtures/**", "**/__fixtures__/**",
-             "**/__mocks__/**", "**/__snapshots__/**"),
+             "**/__mocks__/**", "**/__snapshots__/**", "**/*.snap"),
     # Laravel applications: routes, migrations, controllers, models, config arrays.
     "route": ("routes/*.php", "**/routes/*.php"),
     # ... and every framework's migrations: SQL ones (diesel, sqlx, golang-migrate,
