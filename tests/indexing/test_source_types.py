@@ -9,7 +9,7 @@ import pytest
 
 from helpers import hash_config, write
 from ragloom import RAGEngine
-from ragloom.indexing.source_types import SourceTypes, inline_test
+from ragloom.indexing.source_types import DEFAULT_SOURCE_TYPES, SourceTypes, inline_test
 
 
 @pytest.mark.parametrize(("path", "language", "expected"), [
@@ -99,6 +99,24 @@ def test_chunks_carry_it_filters_select_by_it_and_a_change_rechunks_only(tmp_pat
         assert engine.verify().ok
     assert (report.files_indexed, report.chunks_embedded) == (3, 0)
     assert found["tests/test_lift.py"] == "spec"
+
+
+def test_new_default_patterns_retype_an_old_index_without_embedding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index made before a release added a default pattern takes the new type on the
+    next run: the defaults are part of the chunking signature."""
+    write(tmp_path, "settings/test.py", "EMAIL_BACKEND = 'locmem'\n")
+    config = hash_config(vector_store={"provider": "turboquant"}, relevance_gate=0.0)
+    tests_before = tuple(p for p in DEFAULT_SOURCE_TYPES["test"] if p != "**/test.py")
+    monkeypatch.setitem(DEFAULT_SOURCE_TYPES, "test", tests_before)
+    with RAGEngine(config, tmp_path) as engine:
+        engine.index_directory()
+        assert engine.search("email backend", top_k=1)[0].metadata["source_type"] == "code"
+    monkeypatch.undo()
+    with RAGEngine(config, tmp_path) as engine:
+        report = engine.index_directory()
+        assert engine.search("email backend", top_k=1)[0].metadata["source_type"] == "test"
+    assert (report.files_indexed, report.chunks_embedded) == (1, 0)
 
 
 

@@ -35,6 +35,7 @@ from ragloom.errors import (
 from ragloom.indexing.consistency import recover_interrupted
 from ragloom.indexing.manifest import Manifest, ManifestStore
 from ragloom.indexing.other_stores import other_store_note
+from ragloom.indexing.source_types import DEFAULT_SOURCE_TYPES
 from ragloom.indexing.tenant_state import tenant_state
 from ragloom.indexing.unembedded import unembedded_of, with_unembedded
 from ragloom.layout import IndexLayout
@@ -51,7 +52,9 @@ from ragloom.stores.tenant import TenantStore, shared_store
 #: Bumped when chunk metadata gains a field or a rule gives old chunks other metadata (2:
 #: ``source_type``; 3: SQL statements, stylesheet rules, Rust ``#[test]`` items typed
 #: ``test``, programs under ``docs/`` typed ``code``); an index made by an older version is
-#: then re-chunked once on open (embeddings come from the cache).
+#: then re-chunked once on open (embeddings come from the cache). The default source-type
+#: patterns are part of the chunking signature themselves: a release that adds one re-types
+#: old indexes without a bump.
 CHUNK_METADATA_VERSION = 3
 
 logger = logging.getLogger("ragloom")
@@ -335,7 +338,7 @@ class IndexOpener:
         chunking = json.dumps([parts.sizing.signature(),
                                self.config.chunking.model_dump(mode="json"),
                                self.config.redact_secrets, self.config.source_types,
-                               CHUNK_METADATA_VERSION], sort_keys=True)
+                               DEFAULT_SOURCE_TYPES, CHUNK_METADATA_VERSION], sort_keys=True)
         waiting = unembedded_of(manifest)  # chunks in BM25 without vectors yet count as kept
         if len(manifest) and parts.store.count() == 0 and not (waiting and waiting.count()):
             logger.warning("the store is empty but the manifest lists files: re-indexing them")
