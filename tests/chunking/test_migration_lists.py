@@ -76,6 +76,15 @@ def test_a_list_in_a_file_not_named_for_migrations_is_cut_as_before() -> None:
     assert _chunks("internal/storage/queries.go") == [(1, 43, None, None)]  # fits one window
 
 
+def test_a_list_of_strings_is_no_list_of_migrations() -> None:
+    names = 'package migrations\n\nvar tables = []string{\n\t"users",\n\t"feeds",\n\t"entries",\n}\n'
+    assert _chunks("internal/migrations/tables.go", names) == [(1, 7, None, None)]
+    structs = ('package migrations\n\nvar all = []*Migration{\n\t{ID: "1", Up: up1},\n'
+               '\t{ID: "2", Up: up2},\n\t&Migration{ID: "3", Up: up3},\n}\n')
+    assert [symbol for _, _, symbol, _ in _chunks("internal/migrations/all.go", structs)] == [
+        "1", "2", "3"]  # the package line opens the first
+
+
 @pytest.mark.parametrize(("path", "holds"), [
     ("internal/database/migrations.go", True),
     ("db/migrate.go", True),

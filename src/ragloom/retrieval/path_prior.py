@@ -16,8 +16,10 @@ that part (its path names it: a folder or a word of the file name; or, for route
 text registers one: ``part_content``, Go's ``HandleFunc`` lists in ``ui.go``, Rocket's
 ``#[get("/...")]``), every other candidate is multiplied by ``PATH_WEIGHT``
 (``priors.reweigh``): the part's files go up among comparable matches, and a much better
-match elsewhere still comes first. When no candidate is inside the part (a library, plain
-documents), nothing changes. A test
+match elsewhere still comes first; ``STRONG_WEIGHT`` when the query asks for one of the
+part's files ("which migration added ...", "when was ... added"). When no candidate is
+inside the part (a library, plain documents), nothing changes. A question about how
+migrations are run wants the code running them instead (``prior_for_running``). A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
 components and templates (``PRESENTATION``): they show a part, never hold it

@@ -28,6 +28,9 @@ from ragloom.chunking.treesitter.definition import Definition
 MIGRATION_WORDS = frozenset({"migration", "migrations", "migrate"})
 #: A list literal this short is no list of migrations.
 MIN_ELEMENTS = 3
+#: What a migration in a list is: a function, or a struct (``{ID: ..., Migrate: ...}``,
+#: ``&migrate.Migration{...}``); a list of strings or numbers is no list of migrations.
+_MIGRATION_SHAPES = frozenset({"func_literal", "literal_value", "composite_literal", "unary_expression"})
 #: A migration's own name or version, as a field of the element.
 _OWN_NAME = re.compile(r"\b(?:ID|Id|Version|Name)\s*:\s*\"([^\"\n]{1,80})\"")
 #: A statement changing a table (up to its ``;`` or the end of the SQL string) and the
@@ -100,15 +103,16 @@ def element_name(text: str, owner: str, index: int) -> str:
 
 
 def _lists(spec: Any) -> list[list[Any]]:
-    """The elements of each list literal (Go ``literal_value``) with at least
-    ``MIN_ELEMENTS`` that a declaration's value is, outermost only."""
+    """The elements of each list literal (Go ``literal_value``) of at least ``MIN_ELEMENTS``
+    functions or structs that a declaration's value is, outermost only."""
     found: list[list[Any]] = []
     stack = list(reversed(spec.named_children))
     while stack:
         node = stack.pop()
         if node.type == "literal_value":
             elements = [c for c in node.named_children if c.type == "literal_element"]
-            if len(elements) >= MIN_ELEMENTS:
+            if len(elements) >= MIN_ELEMENTS and all(_MIGRATION_SHAPES & {g.type for g in e.named_children}
+                                                     for e in elements):
                 found.append(elements)
             continue
         if node.type in ("expression_list", "composite_literal"):
