@@ -240,3 +240,16 @@ def test_a_question_about_running_migrations_wants_the_runner_not_a_migration() 
     # without the running rule the migrations part would put the up.sql first
     other = "which database migrations add favorites"
     assert [r.id for r in reweigh(results, prior_for_paths(other, results))][0] == "sql"
+
+
+def test_a_changelog_answers_when_something_was_added_as_a_migration_does() -> None:
+    results = [_typed("changelog", "CHANGELOG.md", "docs", 0.6),
+               _typed("service", "app/Services/Changelog.php", "code", 0.7),
+               _typed("guide", "docs/usage.md", "docs", 0.65),
+               _typed("migration", "database/migrations/2024_04_13_add_views_column.php", "migration", 0.3)]
+    factors = prior_for_paths("when was the view counter added", results)
+    # 0.6 (a changelog counts as inside); 0.3; 0.65 * 0.25; 0.7 * 0.25
+    assert [r.id for r in reweigh(results, factors)] == ["changelog", "migration", "service", "guide"]
+    # not for a question that does not ask when
+    factors = prior_for_paths("which migration added the view counter", results)
+    assert [r.id for r in reweigh(results, factors)][:2] == ["migration", "service"]

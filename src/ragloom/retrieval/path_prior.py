@@ -75,6 +75,9 @@ def _words(pattern: str) -> re.Pattern[str]:
 #: among the code only a migration, dated by its name or folder, answers it.
 _HISTORY = (r"when\s+(?:was|were|did)\b[^?]*\b(?:added|introduced)|"
             r"when\s+did\s+(?:we|you|they|it|the\s+\w+)\s+(?:start|begin)|since\s+when")
+_HISTORY_WORDS = _words(_HISTORY)
+#: File names (no extension, lower case) of documents listing changes by release.
+_CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release_notes", "releases"})
 #: Words of a question about the database's tables and columns that does not say
 #: "migration": "which table stores ...", "the column remembering ...", "database change
 #: that ...", "where in the database ...", and the history questions above.
@@ -156,9 +159,20 @@ def _parts_holding(query: str, candidates: Sequence[SearchResult]) -> list[tuple
         inside = {r.id for r in candidates if _is_inside(part, r)
                   and (tests_count or r.metadata.get("source_type") != "test")
                   and r.metadata.get("source_type") != "data"}
+        if inside and part.name == "migrations" and _HISTORY_WORDS.search(query):
+            inside |= {r.id for r in candidates if is_changelog(r)}
         if inside:
             found.append((part, inside))
     return found
+
+
+def is_changelog(result: SearchResult) -> bool:
+    """Whether a chunk is of a document listing the application's changes by release
+    (``CHANGELOG.md``, ``CHANGES``, ``HISTORY.md``, ``NEWS``, ``RELEASE_NOTES.md``): it
+    answers "when was ... added" as a migration does, and is never weighed down for it."""
+    meta = result.metadata
+    name = str(meta.get("path", "")).replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    return meta.get("source_type") in ("docs", "text") and name.lower().replace("-", "_") in _CHANGELOGS
 
 
 def prior_for_paths(query: str, candidates: Sequence[SearchResult],
