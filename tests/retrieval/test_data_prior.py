@@ -101,3 +101,7 @@ def test_engine_finds_the_loader_of_a_table_whose_rows_fill_the_candidates(make_
     asked = [r.metadata["path"] for r in engine.search("which csv rows hold the weight percentile",
                                                        top_k=5, mode="dense")]
     assert asked == ["core/migrations/weight_percentile.csv"] * len(asked)  # about data: rows only
+    # rows the caller filtered for are all kept: five of one file, not three
+    filtered = engine.search("how is the weight percentile table filled", top_k=5, mode="dense",
+                             filters={"source_type": "data"})
+    assert [r.metadata["path"] for r in filtered] == ["core/migrations/weight_percentile.csv"] * 5

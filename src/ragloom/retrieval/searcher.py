@@ -159,6 +159,7 @@ class Searcher:
         if not self.store.hands_out_vectors and (mmr or mode != "dense"):
             raise ValueError(f"{'MMR' if mmr else mode + ' search'} needs stored vectors, which "
                              f"the {self.store.name!r} store does not hand out; use mode=\"dense\"")
+        thin = not filters and not asks_about_data(query)  # a filter the caller chose is kept whole
         if not settings.include_tests:  # the same test as without_tests, on compiled filters
             filters, conditions = without_tests(filters), [*conditions, _NOT_A_TEST]
         store_filters = filters if self.store.glob_filters else resolve_globs(
@@ -179,7 +180,7 @@ class Searcher:
         pool = max(wanted, window)
         with self.store.read_snapshot():  # every read of this search sees one version
             hits = self._retrieve(request, mode, pool, clock)
-            if "dense" in hits and not asks_about_data(query):  # a big table crowds the rest out
+            if "dense" in hits and thin:  # a big table crowds the rest out
                 hits["dense"] = thin_data_rows(hits["dense"], pool, lambda: self.dense_retriever.retrieve(
                     replace(request, store_filters=without_data(request.store_filters)), pool))
             candidates = {name: len(found) for name, found in hits.items()}
