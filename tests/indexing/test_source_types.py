@@ -60,6 +60,13 @@ from ragloom.indexing.source_types import DEFAULT_SOURCE_TYPES, SourceTypes, inl
     ("core/migrations/__init__.py", "python", "code"),
     ("db/migrate/20240101120000_create_orders.rb", "ruby", "migration"),
     ("alembic/versions/3f2a_add_events.py", "python", "migration"),
+    ("db/migrations/20240101120000_create_users.js", "javascript", "migration"),  # Knex, Sequelize
+    ("src/migrations/1612345678901-CreateUser.ts", "typescript", "migration"),  # TypeORM
+    ("db/migrations/00003_add_tags.go", "go", "migration"),  # goose
+    ("migration/src/m20220101_000001_create_post_table.rs", "rust", "migration"),  # SeaORM
+    ("src/migrations/V2__add_events.rs", "rust", "migration"),  # refinery
+    ("migration/src/lib.rs", "rust", "code"),  # SeaORM's runner
+    ("src/migrations/index.ts", "typescript", "code"),
     ("schema/seed.sql", "sql", "code"),
     ("tests/migrations/0001_initial.py", "python", "test"),
     ("app/Http/Controllers/InvoiceController.php", "php", "controller"),

@@ -9,7 +9,13 @@ import pytest
 
 from helpers import first_path_per_weight
 from ragloom.retrieval import path_prior
-from ragloom.retrieval.path_prior import parts_named, path_words, prior_for_paths
+from ragloom.retrieval.path_prior import (
+    is_one_migration,
+    parts_named,
+    path_words,
+    prior_for_paths,
+    prior_for_running,
+)
 from ragloom.retrieval.priors import reweigh
 from ragloom.types import SearchResult
 
@@ -37,6 +43,12 @@ from ragloom.types import SearchResult
     ("how do I point the app at a postgres database", []),
     ("how do I set up a local development environment", []),
     ("which environment variables configure email", ["config"]),
+    ("when did we start recording the time of birth of a child", ["migrations"]),
+    ("since when do we keep the last login", ["migrations"]),
+    ("when did the timer stop", []),
+    ("how are the weight percentile reference tables filled in", ["seeding"]),
+    ("which seeder creates the admin user", ["seeding"]),
+    ("how is the view counter filled in", []),  # no table or column filled
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts
@@ -127,7 +139,7 @@ def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
              "        Schema::create('invoices', function (Blueprint $t) {\n"
              "            $t->string('number');\n            $t->timestamp('paid_at');\n"
              "        });\n    }\n};\n"}
-    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
+    assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "STRONG_WEIGHT",
                                  "which migration creates the invoice table", (1.0, 0.7)) == [
         "app/Models/Invoice.php", "database/migrations/2024_01_01_create_invoices_table.php"]
 
@@ -176,3 +188,68 @@ def test_engine_finds_the_route_table_of_a_file_not_named_for_routes(
     assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
                                  "routes for sharing", (1.0, 0.5)) == [
         "internal/ui/share.go", "internal/ui/ui.go"]
+
+
+def _typed(doc_id: str, path: str, source_type: str, score: float, symbol: str = "") -> SearchResult:
+    metadata = {"path": path, "source_type": source_type, **({"symbol": symbol} if symbol else {})}
+    return SearchResult(doc_id, "", metadata, 0.5, 0.5, rank_score=score)
+
+
+@pytest.mark.parametrize(("query", "order"), [
+    # asks for one migration or a date: outside weighs STRONG_WEIGHT (0.8 * 0.25 = 0.2 < 0.3)
+    ("which migration added the view counter", ["migration", "job"]),
+    ("when was the view counter added to posts", ["migration", "job"]),
+    # only names a column: PATH_WEIGHT (0.8 * 0.5 = 0.4 > 0.3)
+    ("the column counting views of a post", ["job", "migration"]),
+])
+def test_a_question_asking_for_one_migration_weighs_the_rest_down_more(query: str, order: list[str]) -> None:
+    results = [_typed("job", "app/Jobs/IncrementViews.php", "code", 0.8),
+               _typed("migration", "database/migrations/2024_04_13_add_views_column_to_questions_table.php",
+                      "migration", 0.3)]
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == order
+
+
+def test_rows_of_a_data_file_in_a_migrations_folder_are_not_migrations() -> None:
+    rows = _typed("rows", "core/migrations/weight_percentile_boys.csv", "data", 0.9)
+    loader = _typed("loader", "core/migrations/0030_weightpercentile.py", "migration", 0.5)
+    view = _typed("view", "reports/graphs/weight_change.py", "code", 0.6)
+    factors = prior_for_paths("how are the weight percentile reference tables filled in",
+                              [rows, loader, view])
+    # 0.5 (inside); 0.9 * 0.5 = 0.45; 0.6 * 0.5 = 0.3
+    assert [r.id for r in reweigh([rows, loader, view], factors)] == ["loader", "rows", "view"]
+
+
+def test_an_api_schema_is_not_the_database_schema() -> None:
+    api = _typed("api", "openapi-schema.yml", "config", 0.9)
+    migration = _typed("migration", "core/migrations/0032_child_birth_time.py", "migration", 0.5)
+    factors = prior_for_paths("database schema for children", [api, migration])
+    assert [r.id for r in reweigh([api, migration], factors)] == ["migration", "api"]
+
+
+def test_a_question_about_running_migrations_wants_the_runner_not_a_migration() -> None:
+    results = [_typed("sql", "migrations/sqlite/2020-08-02_add_favorites/up.sql", "migration", 0.9),
+               _typed("runner", "src/db/mod.rs", "code", 0.8, "run_migrations"),
+               _typed("list", "internal/database/migrations.go", "code", 0.85),
+               _typed("migrate", "internal/database/migrations.go", "code", 0.3, "Migrate")]
+    query = "how are pending database migrations applied when the server starts"
+    # 0.8, 0.9 * 0.5, 0.85 * 0.5, 0.3 (a migrations file's function running them is no migration)
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == [
+        "runner", "sql", "list", "migrate"]
+    assert prior_for_running("which migration added the favorites table", results) == []
+    assert [is_one_migration(r) for r in results] == [True, False, True, False]
+    # without the running rule the migrations part would put the up.sql first
+    other = "which database migrations add favorites"
+    assert [r.id for r in reweigh(results, prior_for_paths(other, results))][0] == "sql"
+
+
+def test_a_changelog_answers_when_something_was_added_as_a_migration_does() -> None:
+    results = [_typed("changelog", "CHANGELOG.md", "docs", 0.6),
+               _typed("service", "app/Services/Changelog.php", "code", 0.7),
+               _typed("guide", "docs/usage.md", "docs", 0.65),
+               _typed("migration", "database/migrations/2024_04_13_add_views_column.php", "migration", 0.3)]
+    factors = prior_for_paths("when was the view counter added", results)
+    # 0.6 (a changelog counts as inside); 0.3; 0.65 * 0.25; 0.7 * 0.25
+    assert [r.id for r in reweigh(results, factors)] == ["changelog", "migration", "service", "guide"]
+    # not for a question that does not ask when
+    factors = prior_for_paths("which migration added the view counter", results)
+    assert [r.id for r in reweigh(results, factors)][:2] == ["migration", "service"]

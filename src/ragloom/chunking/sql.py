@@ -75,7 +75,7 @@ class SqlChunker:
         units = statements(source.line_texts)
         pieces = self._splitter.pack(source, units)
         for piece in pieces:
-            names = _names(source.line_texts[piece.start_line - 1:piece.end_line])
+            names = created_names(source.line_texts[piece.start_line - 1:piece.end_line])
             piece.extra["kind"] = "statement"
             if names:
                 piece.extra["symbol"] = names[0]
@@ -84,7 +84,7 @@ class SqlChunker:
         return assemble_chunks(path, pieces, base={"chunker": "sql"})
 
 
-def _names(lines: list[str]) -> list[str]:
+def created_names(lines: list[str]) -> list[str]:
     """The objects the statements starting in ``lines`` create, in order, once each."""
     names: list[str] = []
     for line in lines:

@@ -33,10 +33,13 @@ DEFAULT_SOURCE_TYPES: dict[str, tuple[str, ...]] = {
     # Laravel applications: routes, migrations, controllers, models, config arrays.
     "route": ("routes/*.php", "**/routes/*.php"),
     # ... and every framework's migrations: SQL ones (diesel, sqlx, golang-migrate,
-    # Flyway), Django's numbered modules, Rails', Alembic's and Flask-Migrate's.
+    # Flyway, Prisma), Django's numbered modules, Rails', Alembic's and Flask-Migrate's,
+    # numbered program files (Knex, Sequelize, TypeORM, goose), SeaORM's and refinery's.
     "migration": ("**/database/migrations/*.php", "**/migrations/**/*.sql", "**/db/migration/*.sql",
                   "**/migrations/[0-9]*.py", "**/db/migrate/*.rb", "**/alembic/versions/*.py",
-                  "**/migrations/versions/*.py"),
+                  "**/migrations/versions/*.py", "**/migrations/[0-9]*.js", "**/migrations/[0-9]*.ts",
+                  "**/migrations/[0-9]*.cjs", "**/migrations/[0-9]*.mjs", "**/migrations/[0-9]*.go",
+                  "**/migration/src/m[0-9]*.rs", "**/migrations/V[0-9]*.rs"),
     "controller": ("**/app/Http/Controllers/**/*.php",),
     "model": ("**/app/Models/**/*.php",),
     "notebook": ("**/*.ipynb",),

@@ -16,8 +16,10 @@ that part (its path names it: a folder or a word of the file name; or, for route
 text registers one: ``part_content``, Go's ``HandleFunc`` lists in ``ui.go``, Rocket's
 ``#[get("/...")]``), every other candidate is multiplied by ``PATH_WEIGHT``
 (``priors.reweigh``): the part's files go up among comparable matches, and a much better
-match elsewhere still comes first. When no candidate is inside the part (a library, plain
-documents), nothing changes. A test
+match elsewhere still comes first; ``STRONG_WEIGHT`` when the query asks for one of the
+part's files ("which migration added ...", "when was ... added"). When no candidate is
+inside the part (a library, plain documents), nothing changes. A question about how
+migrations are run wants the code running them instead (``prior_for_running``). A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
 components and templates (``PRESENTATION``): they show a part, never hold it
@@ -39,6 +41,8 @@ from ragloom.types import SearchResult
 
 #: How much the rank score of a candidate outside the part the query names counts.
 PATH_WEIGHT = 0.5
+#: The same when the query asks for one file of the part (``Part.strong``).
+STRONG_WEIGHT = 0.25
 #: Languages of components and templates: never inside a part, whatever their file name.
 PRESENTATION = frozenset({*TEMPLATE_LANGUAGES, "vue", "svelte"})
 
@@ -53,19 +57,46 @@ class Part:
     query: re.Pattern[str]
     path_words: frozenset[str]
     unlike: frozenset[str] = frozenset()
+    #: Query words asking for one of the part's files (``STRONG_WEIGHT``), if any.
+    strong: re.Pattern[str] | None = None
 
 
-def _part(name: str, query: str, path_words: str, unlike: str = "") -> Part:
-    return Part(name, re.compile(rf"\b({query})\b", re.IGNORECASE), frozenset(path_words.split()),
-                frozenset(unlike.split()))
+def _part(name: str, query: str, path_words: str, unlike: str = "", strong: str = "") -> Part:
+    return Part(name, _words(query), frozenset(path_words.split()), frozenset(unlike.split()),
+                _words(strong) if strong else None)
 
 
+def _words(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"\b({pattern})\b", re.IGNORECASE)
+
+
+#: A question about when something came into the application ("when was the view counter
+#: added", "when did we start recording the birth time", "since when do we keep ..."):
+#: among the code only a migration, dated by its name or folder, answers it.
+_HISTORY = (r"when\s+(?:was|were|did)\b[^?]*\b(?:added|introduced)|"
+            r"when\s+did\s+(?:we|you|they|it|the\s+\w+)\s+(?:start|begin)|since\s+when")
+_HISTORY_WORDS = _words(_HISTORY)
+#: File names (no extension, lower case) of documents listing changes by release.
+_CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release_notes", "releases"})
 #: Words of a question about the database's tables and columns that does not say
 #: "migration": "which table stores ...", "the column remembering ...", "database change
-#: that ...", "where in the database ...", "when was the view counter added".
+#: that ...", "where in the database ...", and the history questions above.
 _SCHEMA_WORDS = (r"(?:what|which)\s+tables?|tables?\s+(?:that\s+|which\s+)?(?:stores?|records?|"
                  r"holds?|keeps?|for)|columns?|(?:database|db)\s+(?:changes?|tables?|columns?|fields?)|"
-                 r"in\s+the\s+database|when\s+(?:was|were|did)\b[^?]*\b(?:added|introduced)")
+                 rf"in\s+the\s+database|{_HISTORY}")
+#: A question asking for one migration ("which migration added ...", "migration creating
+#: the table for ...", "database change that ...") or for a date only migrations carry:
+#: the part's files weigh more (``STRONG_WEIGHT``) than for a question that only names
+#: tables or columns, which a model or the code using them may answer as well.
+_ONE_MIGRATION = (r"which\s+(?:database\s+|db\s+|schema\s+)?migrations?|migrations?\s+(?:that|which|"
+                  r"adding|added|creating|created|removing|dropping|renaming|changing|making)|"
+                  rf"(?:database|db|schema)\s+changes?\s+(?:that|which)|{_HISTORY}")
+#: A question about how migrations are run ("how are pending migrations applied when the
+#: server starts"): the code running them answers it, not any one migration
+#: (``prior_for_running``).
+_RUNNING = re.compile(r"\b(?:migrations?\s+(?:are\s+|is\s+|get\s+|gets\s+)?(?:applied|run|executed)|"
+                      r"(?:apply|applies|applying|run|runs|running|execute|executes|pending)\s+"
+                      r"(?:the\s+)?(?:\w+\s+)?migrations)\b", re.IGNORECASE)
 
 PARTS = (
     # db/ and database/ also file seeders, factories and fixtures (Laravel's
@@ -73,7 +104,14 @@ PARTS = (
     # (src/db/models/): none is a migration.
     _part("migrations", rf"migrations?|schemas?|{_SCHEMA_WORDS}",
           "migration migrations migrate schema db database alembic",
-          "factory factories seeder seeders seed seeds fixture fixtures model models"),
+          "factory factories seeder seeders seed seeds fixture fixtures model models "
+          "openapi swagger graphql",  # an API's schema (openapi-schema.yml) is not the database's
+          strong=_ONE_MIGRATION),
+    # Rows an application ships in its tables: seeders, or data migrations (Django's
+    # RunPython loading a CSV, a Laravel migration inserting defaults).
+    _part("seeding", r"(?:tables?|columns?)\b[^?.]{0,40}\b(?:filled|populated|seeded|prefilled|"
+                     r"pre-filled)|seed(?:ed|ing)?\s+(?:data|rows)|seeders?|initial\s+(?:data|rows)",
+          "seed seeds seeder seeders seeding migration migrations"),
     _part("routes", r"routes?|routing|router|urls?|endpoints?",
           "route routes router routers routing urls urlconf"),
     _part("models", r"models?", "model models entity entities"),
@@ -83,6 +121,7 @@ PARTS = (
                     r"options?",
           "config configs configuration settings options env"),
 )
+
 
 def parts_named(query: str) -> list[Part]:
     """The parts whose words ``query`` uses (whole words, any case)."""
@@ -107,23 +146,78 @@ def parts_inside(query: str, candidates: Sequence[SearchResult]) -> list[set[str
     """Per part the query names that some candidate's path names: the ids of the
     candidates inside it (tests only when the query is about tests); none when no part
     applies."""
+    return [inside for _, inside in _parts_holding(query, candidates)]
+
+
+def _parts_holding(query: str, candidates: Sequence[SearchResult]) -> list[tuple[Part, set[str]]]:
+    """``parts_inside`` with each set's part. Neither a test (unless the query is about
+    tests) nor a data row (a CSV a data migration loads sits in ``migrations/``) is inside
+    a part: they are what a part's code reads, not the part."""
     tests_count = asks_about_tests(query)
     found = []
     for part in parts_named(query):
         inside = {r.id for r in candidates if _is_inside(part, r)
-                  and (tests_count or r.metadata.get("source_type") != "test")}
+                  and (tests_count or r.metadata.get("source_type") != "test")
+                  and r.metadata.get("source_type") != "data"}
+        if inside and part.name == "migrations" and _HISTORY_WORDS.search(query):
+            inside |= {r.id for r in candidates if is_changelog(r)}
         if inside:
-            found.append(inside)
+            found.append((part, inside))
     return found
+
+
+def is_changelog(result: SearchResult) -> bool:
+    """Whether a chunk is of a document listing the application's changes by release
+    (``CHANGELOG.md``, ``CHANGES``, ``HISTORY.md``, ``NEWS``, ``RELEASE_NOTES.md``): it
+    answers "when was ... added" as a migration does, and is never weighed down for it."""
+    meta = result.metadata
+    name = str(meta.get("path", "")).replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    return meta.get("source_type") in ("docs", "text") and name.lower().replace("-", "_") in _CHANGELOGS
 
 
 def prior_for_paths(query: str, candidates: Sequence[SearchResult],
                     weight: float | None = None) -> list[Factor]:
     """One factor per part the query names that some candidate's path names: ``weight``
-    (default ``PATH_WEIGHT``) for a candidate whose path does not name it, else 1 (none
-    when no part applies)."""
-    weight = PATH_WEIGHT if weight is None else weight
-    return [factor_outside(inside, weight) for inside in parts_inside(query, candidates)]
+    (default ``PATH_WEIGHT``; ``STRONG_WEIGHT`` when the query asks for one file of the
+    part) for a candidate whose path does not name it, else 1 (none when no part
+    applies). A question about how migrations are run gets ``prior_for_running`` instead
+    of the migrations part."""
+    running = prior_for_running(query, candidates, weight)
+    factors = []
+    for part, inside in _parts_holding(query, candidates):
+        if running and part.name == "migrations":
+            continue
+        strong = part.strong is not None and part.strong.search(query) is not None
+        own = weight if weight is not None else STRONG_WEIGHT if strong else PATH_WEIGHT
+        factors.append(factor_outside(inside, own))
+    return factors + running
+
+
+def prior_for_running(query: str, candidates: Sequence[SearchResult],
+                      weight: float | None = None) -> list[Factor]:
+    """For a question about how migrations are run (``_RUNNING``): ``weight`` (default
+    ``PATH_WEIGHT``) for a migration itself (``is_one_migration``), so the code that runs
+    them comes first; none for any other question, or when no candidate (or every
+    candidate) is a migration."""
+    if _RUNNING.search(query) is None:
+        return []
+    others = {r.id for r in candidates if not is_one_migration(r)}
+    if not others or len(others) == len(candidates):
+        return []
+    return [factor_outside(others, PATH_WEIGHT if weight is None else weight)]
+
+
+def is_one_migration(result: SearchResult) -> bool:
+    """Whether a chunk is (part of) a migration rather than code running migrations: a
+    file of ``source_type = migration``, or a chunk of a file named for migrations
+    (``migrations.go``: a list of them) whose symbol does not name migrating
+    (``run_migrations``, ``Migrate``)."""
+    meta = result.metadata
+    if meta.get("source_type") == "migration":
+        return True
+    stem = str(meta.get("path", "")).replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    symbol = str(meta.get("symbols") or meta.get("symbol") or "").lower()
+    return stem in ("migration", "migrations") and "migrat" not in symbol
 
 
 def factor_outside(inside: set[str], weight: float) -> Factor:

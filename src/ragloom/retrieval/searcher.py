@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,7 @@ from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Condition, Filters, compile_filters, resolve_globs
 from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
-from ragloom.retrieval.data_prior import prior_for_data
+from ragloom.retrieval.data_prior import asks_about_data, prior_for_data, thin_data_rows, without_data
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.frontend_prior import prior_for_front_end
@@ -159,6 +159,7 @@ class Searcher:
         if not self.store.hands_out_vectors and (mmr or mode != "dense"):
             raise ValueError(f"{'MMR' if mmr else mode + ' search'} needs stored vectors, which "
                              f"the {self.store.name!r} store does not hand out; use mode=\"dense\"")
+        thin = not filters and not asks_about_data(query)  # a filter the caller chose is kept whole
         if not settings.include_tests:  # the same test as without_tests, on compiled filters
             filters, conditions = without_tests(filters), [*conditions, _NOT_A_TEST]
         store_filters = filters if self.store.glob_filters else resolve_globs(
@@ -179,6 +180,9 @@ class Searcher:
         pool = max(wanted, window)
         with self.store.read_snapshot():  # every read of this search sees one version
             hits = self._retrieve(request, mode, pool, clock)
+            if "dense" in hits and thin:  # a big table crowds the rest out
+                hits["dense"] = thin_data_rows(hits["dense"], pool, lambda: self.dense_retriever.retrieve(
+                    replace(request, store_filters=without_data(request.store_filters)), pool))
             candidates = {name: len(found) for name, found in hits.items()}
             defining = self.sparse.defining(request.text, request.conditions) \
                 if mode == "hybrid" and settings.exact_names else []

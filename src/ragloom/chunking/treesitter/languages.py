@@ -18,6 +18,7 @@ from typing import Any
 
 from ragloom.chunking.treesitter.definition import Definition
 from ragloom.chunking.treesitter.laravel import laravel_definitions, whole_migration
+from ragloom.chunking.treesitter.migration_lists import migration_list_definitions, named_pieces
 
 #: (path, the tree's root node, definitions found by node id): adds or drops definitions.
 #: A framework's definitions added by file path; returns the kind of unit the file is
@@ -122,7 +123,8 @@ LANGUAGES: dict[str, LanguageRow] = {
         object_members=True),
     "go": LanguageRow(
         "tree_sitter_go", extensions=(".go",),
-        imports=frozenset({"import_declaration", "package_clause"}), receiver_field="receiver"),
+        imports=frozenset({"import_declaration", "package_clause"}), receiver_field="receiver",
+        path_definitions=migration_list_definitions, path_pieces=named_pieces),
     "rust": LanguageRow(
         "tree_sitter_rust", extensions=(".rs",),
         definitions={"impl_item": "impl", "function_signature_item": "method"},
