@@ -49,13 +49,10 @@ from ragloom.stores.base import EmbeddingSpec, VectorStore, searches_text
 from ragloom.stores.registry import create_vector_store, store_backend, vector_stores
 from ragloom.stores.tenant import TenantStore, shared_store
 
-#: Bumped when chunk metadata gains a field or a rule gives old chunks other metadata (2:
-#: ``source_type``; 3: SQL statements, stylesheet rules, Rust ``#[test]`` items typed
-#: ``test``, programs under ``docs/`` typed ``code``; 4: each migration of a Go migration
-#: list a chunk of its own, Knex / TypeORM / goose / SeaORM migrations typed ``migration``);
-#: an index made by an older version is then re-chunked once on open (embeddings come from
-#: the cache). The default source-type patterns are part of the chunking signature
-#: themselves: a release that adds one re-types old indexes without a bump.
+#: Bumped when a rule gives old chunks other metadata (2: ``source_type``; 3: SQL, stylesheet
+#: rules, Rust ``#[test]`` items, programs under ``docs/``; 4: Go migration lists per
+#: migration, Knex / TypeORM / goose / SeaORM migrations): old indexes re-chunk once on open,
+#: embeddings from the cache. Default source-type patterns are in the signature themselves.
 CHUNK_METADATA_VERSION = 4
 
 logger = logging.getLogger("ragloom")
