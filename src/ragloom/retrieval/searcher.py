@@ -39,6 +39,7 @@ from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.data_prior import prior_for_data
 from ragloom.retrieval.duplicates import collapse_duplicates
+from ragloom.retrieval.enum_prior import named_enumerations, search_depth
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.frontend_prior import prior_for_front_end
 from ragloom.retrieval.fusion import fuse
@@ -177,21 +178,26 @@ class Searcher:
         widened = mode != "dense" or mmr or reranking
         window = max(MERGE_WINDOW, settings.candidate_k) if widened else MERGE_WINDOW  # not top_k's
         pool = max(wanted, window)
+        deep = search_depth(query, pool) if widened else pool  # enumerations sit deeper (enum_prior)
         with self.store.read_snapshot():  # every read of this search sees one version
-            hits = self._retrieve(request, mode, pool, clock)
+            hits = self._retrieve(request, mode, deep, clock)
             candidates = {name: len(found) for name, found in hits.items()}
             defining = self.sparse.defining(request.text, request.conditions) \
                 if mode == "hybrid" and settings.exact_names else []
             ranked, head = self._window_first(mode, hits, candidates, defining, window)
             # Demoted candidates leave the window to the next ones (test files with many
             # matching parts would otherwise fill it, and the per-file cap's empty slots).
-            kept = ranked[:pool if (mmr or reranking or priors) else wanted]
+            cut = pool if (mmr or reranking or priors) else wanted
+            further = {doc_id for doc_id, _ in ranked[cut:]} if deep > pool else set()
+            kept = ranked if further else ranked[:cut]  # the further ones stay if named enumerations
             rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded,
                            request.vector)
             results = build_results(kept, hits, rows, defining)  # the one place results are made
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
+            named = named_enumerations(query, [r for r in results if r.id in further])
+            results, head = [r for r in results if r.id not in further or r.id in named], head | named
             judged = [r for r in results if r.id in head]  # the priors' window, then the rest
             results = reweigh(judged, priors + layout_priors(query, judged)  # one sort (priors)
                               + prior_for_front_end(query, judged)) + [r for r in results if r.id not in head]
