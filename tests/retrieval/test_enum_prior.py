@@ -43,6 +43,15 @@ def _result(doc_id: str, text: str, score: float, source_type: str = "code") -> 
     ("enum :status, { active: 0, archived: 1 }", True),
     ("enum class Level { LOW, HIGH }", True),
     ("type Props = { role: string }", False),
+    ("STATUSES = (\n    (\"up\", \"Up\"),\n    (\"down\", \"Down\"),\n)", True),
+    ("export const USER_ROLES = ['owner', 'admin']", True),
+    ("export const ROLES = Object.freeze({ OWNER: 'owner' })", True),
+    ("  STATUSES = %w[active archived].freeze", True),
+    ("class Post extends Model\n{\n    const STATUS_DRAFT = 'draft';\n"
+     "    const STATUS_PUBLISHED = 'published';\n}", True),
+    ("class Post extends Model\n{\n    const PER_PAGE = 20;\n\n    public function user() {}\n}", False),
+    ("const API_URL = '/api';\nconst TIMEOUT = 30;", False),
+    ("DEBUG = True", False),
 ])
 def test_defines_enumeration(text: str, defines: bool) -> None:
     assert defines_enumeration(text) is defines
@@ -99,6 +108,9 @@ def test_named_enumerations(query: str, text: str, named: bool, source_type: str
      {"entry", "status", "unread", "limit"}),
     ("enum :status, { active: 0 }", {"status"}),
     ("enum class Level { LOW, HIGH }", {"level"}),
+    ("STATUSES = (\n    (\"up\", \"Up\"),\n)", {"statuses"}),
+    ("class Post\n{\n    const STATUS_DRAFT = 'draft';\n    const STATUS_LIVE = 'live';\n}",
+     {"status", "draft", "live"}),
 ])
 def test_enumeration_words(text: str, words: set[str]) -> None:
     assert enumeration_words(_result("e", text, 0.5)) == words

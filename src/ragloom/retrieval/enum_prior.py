@@ -4,7 +4,8 @@
 methods can a user set up": the answer is an enumeration (a Rust, TypeScript, PHP, Java or
 Kotlin ``enum``, a Python ``Enum`` / Django ``TextChoices`` class or a model field with
 ``choices=``, a Rails ``enum :status``, a TypeScript union of string literals, a Go
-``const ( ... )`` block), while the handlers that switch over its values share the
+``const ( ... )`` block, an UPPER_CASE constant holding a literal list or map, two class
+constants in a row), while the handlers that switch over its values share the
 question's words and come first. So when a query asks "what / which ... kinds / types /
 statuses / states / roles / levels / modes / categories / methods / policies":
 
@@ -46,19 +47,27 @@ _ASKS = re.compile(r"\b(?:what|which)\s+(?:[\w-]+\s+){0,3}?(?:kinds?|types?|sort
                    r"roles|levels|modes|categories|methods|policies)\b", re.IGNORECASE)
 _ENUM = (r"^[ \t]*(?:pub(?:\([^)]*\))?\s+|export\s+|public\s+|private\s+)?(?:const\s+)?"
          r"enum\s+(?:class\s+)?:?(\w+)")
+#: An UPPER_CASE constant holding a literal list, tuple, set or map (``STATUSES = (("up",
+#: "Up"), ...)``, ``export const ROLES = [...]``, ``Object.freeze({...})``, Ruby's ``%w[...]``).
+_LISTED = (r"^[ \t]*(?:export\s+)?(?:const\s+|final\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,})"
+           r"[ \t]*(?::[^=\n]*)?=[ \t]*(?:Object\.freeze\(|%[wi])?[\[({]")
+#: A class constant (PHP, Java, Ruby inside a class): two in a row are a set of values.
+_CLASS_CONSTANT = (r"^[ \t]+(?:(?:public|protected|private|final|static)\s+)*(?:const\s+)?"
+                   r"([A-Z][A-Z0-9_]+)\s*=")
 _DEFINES = re.compile(
     rf"{_ENUM}|"
     r"^[ \t]*class\s+(\w+)\([\w.]*(?:Enum|Choices)\)|"
     r"^[ \t]*(?:export\s+)?type\s+(\w+)\s*=\s*\|?\s*(['\"])[^'\"\n]*\4\s*\||"
     r"\bchoices\s*=\s*[\[(\w]|"
-    r"^const\s*\(\s*\n(?:[ \t]*(?://[^\n]*)?\n)*[ \t]*\w+[ \t]+\w*[ \t]*=[ \t]*(?:iota|\")",
+    r"^const\s*\(\s*\n(?:[ \t]*(?://[^\n]*)?\n)*[ \t]*\w+[ \t]+\w*[ \t]*=[ \t]*(?:iota|\")|"
+    rf"{_LISTED}|(?:{_CLASS_CONSTANT}[^\n]*\n){{2}}",
     re.MULTILINE)
 #: Names an enumeration's text gives: an enum's or Enum class's or union type's name, a
-#: field assigned a ``...Field(`` (Django: its ``choices``); and a Go constant in a
-#: ``const (...)`` block (its constants are the values' names).
+#: field assigned a ``...Field(`` (Django: its ``choices``), a listed or class constant;
+#: and a Go constant in a ``const (...)`` block (its constants are the values' names).
 _NAMES = re.compile(
     rf"{_ENUM}|^[ \t]*class\s+(\w+)\(|^[ \t]*(?:export\s+)?type\s+(\w+)\s*=|"
-    r"^[ \t]*(\w+)[ \t]*=[ \t]*[\w.]*Field\(", re.MULTILINE)
+    rf"^[ \t]*(\w+)[ \t]*=[ \t]*[\w.]*Field\(|{_LISTED}|{_CLASS_CONSTANT}", re.MULTILINE)
 _GO_BLOCK = re.compile(r"^const\s*\(\s*\n(.*?)^\)", re.MULTILINE | re.DOTALL)
 _GO_CONSTANT = re.compile(r"^[ \t]*([A-Za-z]\w*)\b", re.MULTILINE)
 #: Name words that say what an enumeration is, not what it is about.
@@ -71,7 +80,8 @@ _QUESTION_WORDS = frozenset({"what", "which", "can", "could", "have", "has", "ar
 def defines_enumeration(text: str) -> bool:
     """Whether ``text`` defines an enumeration (an ``enum``, a Python ``Enum`` /
     ``Choices`` class, a field with ``choices=``, a union of string literals, a Go
-    ``const (...)`` block of ``iota`` or string values)."""
+    ``const (...)`` block of ``iota`` or string values, an UPPER_CASE constant holding a
+    literal list or map, two class constants in a row)."""
     return _DEFINES.search(text) is not None
 
 
