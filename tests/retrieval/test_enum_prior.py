@@ -68,12 +68,15 @@ def test_an_enumeration_the_query_does_not_name_goes_up_documents_keep_their_pla
 
 def test_the_enumeration_the_query_names_comes_first_even_from_far_down() -> None:
     results = [_result("handler", "fn get_twofactor() { match TwoFactorType::Email {} }", 0.9),
-               _result("readme", "Two-factor methods: authenticator apps, email, Duo", 0.8, "docs"),
+               _result("readme", "Two-factor methods: authenticator apps, email, Duo", 0.5, "docs"),
                _result("other", "pub enum EventType {\n    Login = 1000,\n}", 0.7),
                _result("enum", "pub enum TwoFactorType {\n    Authenticator = 0,\n    Email = 1,\n}", 0.2)]
     factors = prior_for_enums("which two-factor methods can a user set up", results)
-    # 0.2 (named: two, factor); 0.9 * 0.1, 0.8 * 0.1, 0.7 * 0.1 (EventType names no query word)
-    assert [r.id for r in reweigh(results, factors)] == ["enum", "handler", "readme", "other"]
+    # 0.2 (named: two, factor); 0.5 * 0.3 (a document); 0.9 * 0.1; 0.7 * 0.1 (EventType
+    # names no query word)
+    assert [r.id for r in reweigh(results, factors)] == ["enum", "readme", "handler", "other"]
+    results[1].rank_score = 0.8  # a much better page stays above: 0.8 * 0.3 = 0.24
+    assert [r.id for r in reweigh(results, factors)][:2] == ["readme", "enum"]
     assert named_enumerations("which two-factor methods can a user set up", results) == {"enum"}
 
 

@@ -11,24 +11,26 @@ statuses / states / roles / levels / modes / categories / methods / policies":
 
 - the enumerations the question names come first: one whose name (its symbol, the names
   it defines, a choices field's name) shares a word with the query, ``Type`` / ``Kind`` /
-  ``Enum`` / ``Choices`` aside (they name no subject), a plural word counting singular and a
-  short name counting as the start of a longer word, the way code abbreviates and
-  derives (``OrgPolicyType`` for "organization policies", ``MembershipType`` for "roles of a
+  ``Enum`` / ``Choices`` aside (they name no subject), a plural word counting singular, a
+  name word counting for a query word it starts or that starts it, the way code
+  abbreviates and derives (``OrgPolicyType`` for "organization policies", ``MembershipType`` for "roles of a
   member", ``EntryStatusUnread`` for "statuses of an entry"); when none is named, every
   enumeration does;
-- every other code candidate is multiplied by ``ENUM_WEIGHT``; documents keep their score
-  (a list in the README answers such a question too).
+- every other code candidate is multiplied by ``NAMED_WEIGHT`` (documents by
+  ``NAMED_DOCUMENT_WEIGHT``) when an enumeration is named, by ``ENUM_WEIGHT`` when none is
+  (documents then keep their score): a list in the README answers such a question too.
 
 Such an enumeration is often a small file far down both rankings (the words of the question
 are those of the code using it), so the searcher looks ``ENUM_DEPTH`` times deeper for
-these questions and lets the named enumerations found there be judged too
-(``further_enumerations``).
+these questions (``search_depth``) and ranks the named enumerations found there with the
+candidates (``named_enumerations``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from ragloom.retrieval.model_prior import query_words
 from ragloom.retrieval.priors import Factor
@@ -37,10 +39,13 @@ from ragloom.types import SearchResult
 
 #: How much the rank score of a code candidate that is not the enumeration asked for counts.
 ENUM_WEIGHT = 0.5
-#: How much the rank score of any other candidate, documents too, counts when the query names
-#: an enumeration some candidate defines: low enough that the enumerations come first (one
+#: How much the rank score of any other code candidate counts when the query names an
+#: enumeration some candidate defines: low enough that the enumerations come first (one
 #: found deep down has a low rank score), as definitions of a name the query uses do.
 NAMED_WEIGHT = 0.1
+#: The same for a document: a page listing the values answers too, and a docs question
+#: ("which login methods are supported") wants it; a much better page stays above.
+NAMED_DOCUMENT_WEIGHT = 0.3
 #: How many times deeper than ``candidate_k`` each retriever looks for such a question.
 ENUM_DEPTH = 4
 _ASKS = re.compile(r"\b(?:what|which)\s+(?:[\w-]+\s+){0,3}?(?:kinds?|types?|sorts?|statuse?s|states|"
@@ -77,11 +82,13 @@ _QUESTION_WORDS = frozenset({"what", "which", "can", "could", "have", "has", "ar
                              "for", "does", "there", "that", "they", "them", "their", "how", "with"})
 
 
+@lru_cache(maxsize=4096)
 def defines_enumeration(text: str) -> bool:
     """Whether ``text`` defines an enumeration (an ``enum``, a Python ``Enum`` /
     ``Choices`` class, a field with ``choices=``, a union of string literals, a Go
     ``const (...)`` block of ``iota`` or string values, an UPPER_CASE constant holding a
-    literal list or map, two class constants in a row)."""
+    literal list or map, two class constants in a row). Remembered for the last texts: a
+    search asks for each candidate up to three times, the next searches for the same ones."""
     return _DEFINES.search(text) is not None
 
 
@@ -135,7 +142,7 @@ def prior_for_enums(query: str, candidates: Sequence[SearchResult]) -> list[Fact
     inside = named or {r.id for r in candidates if defines_enumeration(r.full_text or r.text)}
     if not inside:
         return []
-    documents, code = (NAMED_WEIGHT, NAMED_WEIGHT) if named else (1.0, ENUM_WEIGHT)
+    documents, code = (NAMED_DOCUMENT_WEIGHT, NAMED_WEIGHT) if named else (1.0, ENUM_WEIGHT)
 
     def factor(result: SearchResult) -> float:
         if result.id in inside:

@@ -188,16 +188,15 @@ class Searcher:
             # Demoted candidates leave the window to the next ones (test files with many
             # matching parts would otherwise fill it, and the per-file cap's empty slots).
             cut = pool if (mmr or reranking or priors) else wanted
-            further = {doc_id for doc_id, _ in ranked[cut:]} if deep > pool else set()
-            kept = ranked if further else ranked[:cut]  # the further ones stay if named enumerations
+            named = self._named_deeper(query, hits, ranked[cut:]) if deep > pool else set()
+            kept = ranked[:cut] + [pair for pair in ranked[cut:] if pair[0] in named]
             rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded,
                            request.vector)
             results = build_results(kept, hits, rows, defining)  # the one place results are made
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            named = named_enumerations(query, [r for r in results if r.id in further])
-            results, head = [r for r in results if r.id not in further or r.id in named], head | named
+            head |= named
             judged = [r for r in results if r.id in head]  # the priors' window, then the rest
             results = reweigh(judged, priors + layout_priors(query, judged)  # one sort (priors)
                               + prior_for_front_end(query, judged)) + [r for r in results if r.id not in head]
@@ -258,6 +257,16 @@ class Searcher:
         for retriever, (_, milliseconds) in zip((first, *others), timed):
             clock.record(retriever.name, milliseconds)
         return {retriever.name: found for retriever, (found, _) in zip((first, *others), timed)}
+
+    def _named_deeper(self, query: str, hits: dict[str, list[Hit]], deeper: Ranking) -> set[str]:
+        """Which ``deeper`` candidates define an enumeration ``query`` names (``enum_prior``):
+        their text is read (a retriever's row, else the store's chunk), not their vectors."""
+        rows = {hit.id: hit.row for found in hits.values() for hit in found if hit.row is not None}
+        ids = [doc_id for doc_id, _ in deeper]
+        read = self.store.get([doc_id for doc_id in ids if doc_id not in rows])
+        found = [rows[doc_id] for doc_id in ids if doc_id in rows]
+        return named_enumerations(query, found + [SearchResult(c.id, c.text, c.metadata, 0.0, 1.0)
+                                                  for c in read])
 
     def _window_first(self, mode: SearchMode, hits: dict[str, list[Hit]], candidates: dict[str, int],
                       defining: list[str], window: int) -> tuple[Ranking, set[str]]:
