@@ -13,9 +13,9 @@ statuses / states / roles / levels / modes / categories / methods / policies":
   it defines, a choices field's name) shares a word with the query, ``Type`` / ``Kind`` /
   ``Enum`` / ``Choices`` aside (they name no subject), a plural word counting singular, a
   name word counting for a query word it starts or that starts it, the way code
-  abbreviates and derives (``OrgPolicyType`` for "organization policies", ``MembershipType`` for "roles of a
-  member", ``EntryStatusUnread`` for "statuses of an entry"); when none is named, every
-  enumeration does;
+  abbreviates and derives (``OrgPolicyType`` for "organization policies",
+  ``MembershipType`` for "roles of a member", ``EntryStatusUnread`` for "statuses of an
+  entry"); when none is named, every enumeration does;
 - every other code candidate is multiplied by ``NAMED_WEIGHT`` (documents by
   ``NAMED_DOCUMENT_WEIGHT``) when an enumeration is named, by ``ENUM_WEIGHT`` when none is
   (documents then keep their score): a list in the README answers such a question too.

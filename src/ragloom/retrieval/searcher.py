@@ -12,9 +12,10 @@ end when it asks about the user interface (``frontend_prior``).
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
 priors rank each retriever's first ``retrieval.candidate_k`` hits, ``MERGE_WINDOW`` in
-plain dense mode; a large ``top_k`` only appends the further candidates after them), so
-the results of a search with ``top_k = k`` are the first ``k`` of the same search with any
-larger ``top_k``. MMR is the exception: it chooses from the best ``4 * top_k``.
+plain dense mode, four times as many for the enumerations a question asking which values
+something takes names, ``enum_prior``; a large ``top_k`` only appends the further
+candidates after them), so the results of a search with ``top_k = k`` are the first ``k``
+of the same search with any larger ``top_k``. MMR is the exception: it chooses from the best ``4 * top_k``.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
