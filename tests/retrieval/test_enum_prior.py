@@ -52,6 +52,12 @@ def _result(doc_id: str, text: str, score: float, source_type: str = "code") -> 
     ("class Post extends Model\n{\n    const PER_PAGE = 20;\n\n    public function user() {}\n}", False),
     ("const API_URL = '/api';\nconst TIMEOUT = 30;", False),
     ("DEBUG = True", False),
+    ("class Status(str, Enum):\n    ACTIVE = 'active'", True),
+    ("export const Status = Object.freeze({\n  Active: 'active',\n})", True),
+    ("export const Role = {\n  Owner: 'owner',\n  Admin: 'admin',\n} as const", True),
+    ("export type Role =\n  | 'owner'\n  | 'admin'", True),
+    ("export const config = {\n  debug: true,\n}", False),
+    ("class Base(object):\n    pass", False),
 ])
 def test_defines_enumeration(text: str, defines: bool) -> None:
     assert defines_enumeration(text) is defines
@@ -111,6 +117,8 @@ def test_named_enumerations(query: str, text: str, named: bool, source_type: str
      {"entry", "status", "unread", "limit"}),
     ("enum :status, { active: 0 }", {"status"}),
     ("enum class Level { LOW, HIGH }", {"level"}),
+    ("export const PlanStatus = Object.freeze({\n  Active: 'active',\n})", {"plan", "status"}),
+    ("class Status(str, Enum):\n    ACTIVE = 'active'", {"status", "active"}),
     ("STATUSES = (\n    (\"up\", \"Up\"),\n)", {"statuses"}),
     ("class Post\n{\n    const STATUS_DRAFT = 'draft';\n    const STATUS_LIVE = 'live';\n}",
      {"status", "draft", "live"}),

@@ -4,10 +4,11 @@
 methods can a user set up": the answer is an enumeration (a Rust, TypeScript, PHP, Java or
 Kotlin ``enum``, a Python ``Enum`` / Django ``TextChoices`` class or a model field with
 ``choices=``, a Rails ``enum :status``, a TypeScript union of string literals, a Go
-``const ( ... )`` block, an UPPER_CASE constant holding a literal list or map, two class
-constants in a row), while the handlers that switch over its values share the
-question's words and come first. So when a query asks "what / which ... kinds / types /
-statuses / states / roles / levels / modes / categories / methods / policies":
+``const ( ... )`` block, an UPPER_CASE constant holding a literal list or map, a frozen or
+``as const`` JavaScript object, two class constants in a row), while the handlers that
+switch over its values share the question's words and come first. So when a query asks
+"what / which ... kinds / types / statuses / states / roles / levels / modes / categories /
+methods / policies":
 
 - the enumerations the question names come first: one whose name (its symbol, the names
   it defines, a choices field's name) shares a word with the query, ``Type`` / ``Kind`` /
@@ -56,23 +57,27 @@ _ENUM = (r"^[ \t]*(?:pub(?:\([^)]*\))?\s+|export\s+|public\s+|private\s+)?(?:con
 #: "Up"), ...)``, ``export const ROLES = [...]``, ``Object.freeze({...})``, Ruby's ``%w[...]``).
 _LISTED = (r"^[ \t]*(?:export\s+)?(?:const\s+|final\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,})"
            r"[ \t]*(?::[^=\n]*)?=[ \t]*(?:Object\.freeze\(|%[wi])?[\[({]")
+#: A JavaScript / TypeScript object of values, frozen or ``as const``, whatever its name.
+_FROZEN = (r"^[ \t]*(?:export\s+)?const\s+(\w+)\s*(?::[^=\n]*)?=\s*"
+           r"(?:Object\.freeze\(\s*\{|\{[^{}]*\}\s*as\s+const\b)")
 #: A class constant (PHP, Java, Ruby inside a class): two in a row are a set of values.
 _CLASS_CONSTANT = (r"^[ \t]+(?:(?:public|protected|private|final|static)\s+)*(?:const\s+)?"
                    r"([A-Z][A-Z0-9_]+)\s*=")
 _DEFINES = re.compile(
     rf"{_ENUM}|"
-    r"^[ \t]*class\s+(\w+)\([\w.]*(?:Enum|Choices)\)|"
+    r"^[ \t]*class\s+(\w+)\((?:[\w.]+,\s*)*[\w.]*(?:Enum|Choices)\)|"
     r"^[ \t]*(?:export\s+)?type\s+(\w+)\s*=\s*\|?\s*(['\"])[^'\"\n]*\4\s*\||"
     r"\bchoices\s*=\s*[\[(\w]|"
     r"^const\s*\(\s*\n(?:[ \t]*(?://[^\n]*)?\n)*[ \t]*\w+[ \t]+\w*[ \t]*=[ \t]*(?:iota|\")|"
-    rf"{_LISTED}|(?:{_CLASS_CONSTANT}[^\n]*\n){{2}}",
+    rf"{_LISTED}|{_FROZEN}|(?:{_CLASS_CONSTANT}[^\n]*\n){{2}}",
     re.MULTILINE)
 #: Names an enumeration's text gives: an enum's or Enum class's or union type's name, a
 #: field assigned a ``...Field(`` (Django: its ``choices``), a listed or class constant;
 #: and a Go constant in a ``const (...)`` block (its constants are the values' names).
 _NAMES = re.compile(
     rf"{_ENUM}|^[ \t]*class\s+(\w+)\(|^[ \t]*(?:export\s+)?type\s+(\w+)\s*=|"
-    rf"^[ \t]*(\w+)[ \t]*=[ \t]*[\w.]*Field\(|{_LISTED}|{_CLASS_CONSTANT}", re.MULTILINE)
+    rf"^[ \t]*(\w+)[ \t]*=[ \t]*[\w.]*Field\(|{_LISTED}|{_FROZEN}|{_CLASS_CONSTANT}",
+    re.MULTILINE)
 _GO_BLOCK = re.compile(r"^const\s*\(\s*\n(.*?)^\)", re.MULTILINE | re.DOTALL)
 _GO_CONSTANT = re.compile(r"^[ \t]*([A-Za-z]\w*)\b", re.MULTILINE)
 #: Name words that say what an enumeration is, not what it is about.
@@ -87,7 +92,8 @@ def defines_enumeration(text: str) -> bool:
     """Whether ``text`` defines an enumeration (an ``enum``, a Python ``Enum`` /
     ``Choices`` class, a field with ``choices=``, a union of string literals, a Go
     ``const (...)`` block of ``iota`` or string values, an UPPER_CASE constant holding a
-    literal list or map, two class constants in a row). Remembered for the last texts: a
+    literal list or map, a frozen or ``as const`` object, two class constants in a row).
+    Remembered for the last texts: a
     search asks for each candidate up to three times, the next searches for the same ones."""
     return _DEFINES.search(text) is not None
 
