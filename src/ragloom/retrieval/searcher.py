@@ -12,9 +12,10 @@ end when it asks about the user interface (``frontend_prior``).
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
 priors rank each retriever's first ``retrieval.candidate_k`` hits, ``MERGE_WINDOW`` in
-plain dense mode; a large ``top_k`` only appends the further candidates after them), so
-the results of a search with ``top_k = k`` are the first ``k`` of the same search with any
-larger ``top_k``. MMR is the exception: it chooses from the best ``4 * top_k``.
+plain dense mode, four times as many for the enumerations a question asking which values
+something takes names, ``enum_prior``; a large ``top_k`` only appends the further
+candidates after them), so the results of a search with ``top_k = k`` are the first ``k``
+of the same search with any larger ``top_k``. MMR is the exception: it chooses from the best ``4 * top_k``.
 
 ``score`` is always the cosine similarity to the query and ``distance`` = 1 - score, in
 every mode, so ``min_score`` means the same thing everywhere. Results are ordered by
@@ -39,6 +40,7 @@ from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.data_prior import asks_about_data, prior_for_data, thin_data_rows, without_data
 from ragloom.retrieval.duplicates import collapse_duplicates
+from ragloom.retrieval.enum_prior import named_enumerations, search_depth
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.frontend_prior import prior_for_front_end
 from ragloom.retrieval.fusion import fuse
@@ -178,24 +180,28 @@ class Searcher:
         widened = mode != "dense" or mmr or reranking
         window = max(MERGE_WINDOW, settings.candidate_k) if widened else MERGE_WINDOW  # not top_k's
         pool = max(wanted, window)
+        deep = search_depth(query, pool) if widened else pool  # enumerations sit deeper (enum_prior)
         with self.store.read_snapshot():  # every read of this search sees one version
-            hits = self._retrieve(request, mode, pool, clock)
+            hits = self._retrieve(request, mode, deep, clock)
             if "dense" in hits and thin:  # a big table crowds the rest out
-                hits["dense"] = thin_data_rows(hits["dense"], pool, lambda: self.dense_retriever.retrieve(
-                    replace(request, store_filters=without_data(request.store_filters)), pool))
+                hits["dense"] = thin_data_rows(hits["dense"], deep, lambda: self.dense_retriever.retrieve(
+                    replace(request, store_filters=without_data(request.store_filters)), deep))
             candidates = {name: len(found) for name, found in hits.items()}
             defining = self.sparse.defining(request.text, request.conditions) \
                 if mode == "hybrid" and settings.exact_names else []
             ranked, head = self._window_first(mode, hits, candidates, defining, window)
             # Demoted candidates leave the window to the next ones (test files with many
             # matching parts would otherwise fill it, and the per-file cap's empty slots).
-            kept = ranked[:pool if (mmr or reranking or priors) else wanted]
+            cut = pool if (mmr or reranking or priors) else wanted
+            named = self._named_deeper(query, hits, ranked[cut:]) if deep > pool else set()
+            kept = ranked[:cut] + [pair for pair in ranked[cut:] if pair[0] in named]
             rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded,
                            request.vector)
             results = build_results(kept, hits, rows, defining)  # the one place results are made
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
+            head |= named
             judged = [r for r in results if r.id in head]  # the priors' window, then the rest
             results = reweigh(judged, priors + layout_priors(query, judged)  # one sort (priors)
                               + prior_for_front_end(query, judged)) + [r for r in results if r.id not in head]
@@ -256,6 +262,16 @@ class Searcher:
         for retriever, (_, milliseconds) in zip((first, *others), timed):
             clock.record(retriever.name, milliseconds)
         return {retriever.name: found for retriever, (found, _) in zip((first, *others), timed)}
+
+    def _named_deeper(self, query: str, hits: dict[str, list[Hit]], deeper: Ranking) -> set[str]:
+        """Which ``deeper`` candidates define an enumeration ``query`` names (``enum_prior``):
+        their text is read (a retriever's row, else the store's chunk), not their vectors."""
+        rows = {hit.id: hit.row for found in hits.values() for hit in found if hit.row is not None}
+        ids = [doc_id for doc_id, _ in deeper]
+        read = self.store.get([doc_id for doc_id in ids if doc_id not in rows])
+        found = [rows[doc_id] for doc_id in ids if doc_id in rows]
+        return named_enumerations(query, found + [SearchResult(c.id, c.text, c.metadata, 0.0, 1.0)
+                                                  for c in read])
 
     def _window_first(self, mode: SearchMode, hits: dict[str, list[Hit]], candidates: dict[str, int],
                       defining: list[str], window: int) -> tuple[Ranking, set[str]]:
