@@ -37,6 +37,11 @@ from ragloom.types import SearchResult
     ("how do I point the app at a postgres database", []),
     ("how do I set up a local development environment", []),
     ("which environment variables configure email", ["config"]),
+    ("which address does the server listen on by default", ["config"]),
+    ("is two factor authentication turned on", ["config"]),
+    ("can I switch off sign ups", ["config"]),
+    ("what is the default gradient of a profile", []),  # "default" alone names no setting
+    ("turn the page on swipe", []),
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts
