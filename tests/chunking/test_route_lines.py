@@ -15,11 +15,14 @@ from ragloom.chunking.route_lines import readable_routes
     ('\tmux.HandleFunc("POST /entry/share/{entryID}", handler.createSharedEntry)',
      "\troute POST /entry/share/{entryID} create shared entry"),
     ('\tr.Get("/users", h.listUsers)', "\troute GET /users list users"),
+    # a handler made by a call: its maker's name
+    ('\tmux.Handle("GET /metrics", metricsHandler())', "\troute GET /metrics metrics handler))"),
+    ('\tmux.Handle("/v1/", api.NewHandler(store, pool))', "\troute /v1/ api new handler store, pool))"),
     ('\tuiRouter.HandleFunc("/feeds", handler.showFeedsPage).Name("feeds")',
-     '\troute /feeds show feeds page.Name("feeds")'),
+     '\troute /feeds show feeds page .Name("feeds")'),
     # Express: the last argument is the handler, middleware before it is skipped
     ('router.post("/login", auth, authController.login);', "route POST /login auth controller login;"),
-    ("app.get('/health', (req, res) => {", "route GET /health(req, res) => {"),
+    ("app.get('/health', (req, res) => {", "route GET /health (req, res) => {"),
     # Laravel: controller and action, or an invokable class
     ("Route::get('/profile', [ProfileController::class, 'edit'])->name('profile.edit');",
      "route GET /profile profile controller edit)->name('profile.edit');"),
@@ -27,7 +30,7 @@ from ragloom.chunking.route_lines import readable_routes
     # axum builder, Django url pattern
     ('    .route("/api/users", get(list_users))', "    route GET /api/users list users))"),
     ('    path("children/<slug:slug>/", views.ChildDetail.as_view(), name="child"),',
-     '    route children/<slug:slug>/ views child detail(), name="child"),'),
+     '    route children/<slug:slug>/ views child detail (), name="child"),'),
 ])
 def test_a_registration_line_reads_as_route_verb_path_and_handler_words(line: str, expected: str) -> None:
     assert readable_routes(line) == expected

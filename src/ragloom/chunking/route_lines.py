@@ -29,9 +29,10 @@ import re
 #: HTTP verbs a registration's method name may carry (``Get``, ``post``, ``GET``).
 _VERBS = r"get|post|put|patch|delete|head|options|any|all|match"
 
-#: A handler passed last (middleware before it): ``auth, controller.show)``; optional, so
-#: an inline closure still leaves the verb and path.
-_LAST_ARGUMENT = r"(?:(?:[\w.]+\s*,\s*)*(?P<handler>[\w.]+)\s*\))?"
+#: A handler passed last (middleware before it): ``auth, controller.show)``, or the call
+#: making it (``api.NewHandler(store)``); optional, so an inline closure still leaves the
+#: verb and path.
+_LAST_ARGUMENT = r"(?:(?:[\w.]+\s*,\s*)*(?P<handler>[\w.]+)\s*[()])?"
 
 #: One pattern per form; groups: ``verb`` (the call's method, or the verb in the path
 #: literal), ``path``, ``handler`` (may be absent), ``attribute`` for the forms whose
@@ -88,7 +89,9 @@ def readable_routes(text: str) -> str:
         if "attribute" in groups:
             handler = _defined_below(lines, number)
         words = ["route", _verb(groups), groups["path"], *_handler_words(handler)]
-        lines[number] = line[:match.start()] + " ".join(w for w in words if w) + line[match.end():]
+        rest = line[match.end():]
+        space = " " if rest and not rest[0].isspace() and rest[0] not in ")];," else ""
+        lines[number] = line[:match.start()] + " ".join(w for w in words if w) + space + rest
     return "\n".join(lines)
 
 
