@@ -64,7 +64,8 @@ def test_one_line_entries_and_short_literals_are_cut_by_lines() -> None:
 def test_a_php_list_of_bare_values_is_no_table() -> None:
     values = "".join(f"        'domain{n}.example',\n        // blocked since {n}\n"
                      f"        'other{n}.example',\n" for n in range(40))
-    source = f"<?php\n\nclass Providers\n{{\n    public function all(): array\n    {{\n        return [\n{values}        ];\n    }}\n}}\n"
+    source = (f"<?php\n\nclass Providers\n{{\n    public function all(): array\n    {{\n"
+              f"        return [\n{values}        ];\n    }}\n}}\n")
     chunks = _chunks(source, "app/Rules/Providers.php", "php")
     assert len(chunks) > 1
     assert {c.metadata["symbol"] for c in chunks} == {"Providers::all"}

@@ -51,8 +51,9 @@ from ragloom.stores.tenant import TenantStore, shared_store
 #: Bumped when chunk metadata gains a field or a rule gives old chunks other metadata (2:
 #: ``source_type``; 3: SQL statements, stylesheet rules, Rust ``#[test]`` items typed
 #: ``test``, programs under ``docs/`` typed ``code``; 4: route registrations indexed in
-#: words, ``chunking.route_lines``; long tables of keyed entries cut between entries); an index made by an older version is
-#: then re-chunked once on open (embeddings come from the cache).
+#: words, ``chunking.route_lines``; long tables of keyed entries cut between entries); an
+#: index made by an older version is then re-chunked once on open (embeddings come from
+#: the cache).
 CHUNK_METADATA_VERSION = 4
 
 logger = logging.getLogger("ragloom")

@@ -3,8 +3,8 @@
 Developers ask about an application in the words its layout uses: "which migration adds
 the column", "where are the routes for sharing", "what does the job do", "which setting
 turns it off"; a question about what happens "by default" or whether a feature is "turned
-on" asks about a setting without saying so. Every framework files these parts under folders and file names with the
-same words (``database/migrations/``, ``core/migrations/0028_...py``,
+on" asks about a setting without saying so. Every framework files these parts under
+folders and file names with the same words (``database/migrations/``, ``core/migrations/0028_...py``,
 ``internal/database/migrations.go``; ``routes/api.php``, ``core/urls.py``,
 ``internal/http/server/routes.go``; ``app/Models/``, ``core/models.py``,
 ``internal/model/``; ``app/Jobs/``, ``management/commands/``, ``internal/worker/``;
