@@ -67,8 +67,6 @@ _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 #: Calls that name no verb: ``HandleFunc``, ``Route``, Laravel's ``resource`` ...
 _NOT_VERBS = frozenset({"handlefunc", "handle", "group", "route", "mount", "use", "any", "all",
                         "match", "api_route"})
-
-
 #: Parts of a handler reference that name no action.
 _NOT_NAMES = frozenset({"class", "as_view", "handler", "h"})
 

@@ -4,8 +4,9 @@ between entries, each part named by its keys (``table_pieces``).
 
 Applications keep their options, defaults and lookup tables as one literal of keyed
 entries: Go's ``map[string]*option{"LISTEN_ADDR": {rawValue: "127.0.0.1:8080", ...}, ...}``
-inside a ``NewConfigOptions`` function, a Python settings ``dict``, a JavaScript config
-object, a PHP ``return [...]`` array, a Rust struct literal of defaults. Cut by lines into
+inside a ``NewConfigOptions`` function, a JavaScript config object, a PHP ``return [...]``
+array, a Rust struct literal of defaults (Python is chunked by ``python_ast``, not here).
+Cut by lines into
 full windows, a part holds five or six options and often ends inside one (the name in one
 chunk, its default in the next); a question asks about one option ("which address does
 the server listen on by default"), and the window's other options drown it (on miniflux
@@ -14,10 +15,10 @@ holding it 0.24).
 
 So a span too big for one chunk whose lines are mostly one node with at least
 ``MIN_ENTRIES`` keyed entries (``ENTRY_TYPES``, each starting on its own line, of
-``ENTRY_LINES`` lines on average) is cut
-between entries: the lines before the table and after it as usual, the entries (with the
-comments above them) grouped as small definitions are, up to a quarter window, so an entry
-is never cut unless it alone is over a window. Each part's ``symbol`` names its keys
+``ENTRY_LINES`` lines on average) is cut between entries: the lines before the table and
+after it as usual, the entries (with the comments above them) grouped as small
+definitions are, up to a quarter window, so an entry is never cut unless it alone is over
+a window. Each part's ``symbol`` names its keys
 (``NewConfigOptions.LISTEN_ADDR``): the header the embedder and BM25 read names the
 options it holds, and a query naming a key finds the part defining it.
 """
@@ -30,8 +31,8 @@ from typing import Any
 from ragloom.chunking.base import Piece, SourceLines
 from ragloom.chunking.definitions import DefinitionSplitter, Header, Span
 
-#: Node types of one keyed entry: Go ``keyed_element``, JavaScript / Python / Ruby
-#: ``pair``, PHP ``array_element_initializer``, Rust ``field_initializer``.
+#: Node types of one keyed entry: Go ``keyed_element``, JavaScript / Ruby ``pair``,
+#: PHP ``array_element_initializer``, Rust ``field_initializer``.
 ENTRY_TYPES = frozenset({"keyed_element", "pair", "array_element_initializer", "field_initializer"})
 #: Fewer entries than this are a literal, not a table.
 MIN_ENTRIES = 8
