@@ -49,6 +49,11 @@ from ragloom.types import SearchResult
     ("how are the weight percentile reference tables filled in", ["seeding"]),
     ("which seeder creates the admin user", ["seeding"]),
     ("how is the view counter filled in", []),  # no table or column filled
+    ("which address does the server listen on by default", ["config"]),
+    ("is two factor authentication turned on", ["config"]),
+    ("can I switch off sign ups", ["config"]),
+    ("what is the default gradient of a profile", []),  # "default" alone names no setting
+    ("turn the page on swipe", []),
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts
@@ -180,8 +185,10 @@ def test_a_chunk_that_registers_routes_is_inside_the_routes_part_whatever_its_pa
 
 def test_engine_finds_the_route_table_of_a_file_not_named_for_routes(
         make_engine, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    files = {"internal/ui/share.go": "package ui\n\n// sharing an entry: the share handler makes a"
-             " shared entry, shared by sharing\nfunc (h *handler) share() {}\n",
+    # the handler's comment names routes too (the route table's indexed text says "route",
+    # chunking.route_lines), so without the prior the handler comes first
+    files = {"internal/ui/share.go": "package ui\n\n// routes for sharing an entry: the share handler"
+             " makes a shared entry, shared by sharing, routes\nfunc (h *handler) share() {}\n",
              "internal/ui/ui.go": "package ui\n\nfunc Serve(r *mux.Router, h *handler) {\n"
              "\tr.HandleFunc(\"/share/{entryID}\", h.share).Name(\"sharing\")\n"
              "\tr.HandleFunc(\"/feeds\", h.feeds).Name(\"feeds\")\n}\n"}

@@ -1,6 +1,7 @@
 """What the embedder and BM25 read for a chunk: optionally a one-line header naming where
-the chunk comes from (path, and symbol or heading path) before its text. The stored and
-injected text stays the exact file slice; only the indexed text carries the header."""
+the chunk comes from (path, and symbol or heading path) before its text, and its route
+registrations in words (``route_lines``). The stored and injected text stays the exact
+file slice; only the indexed text carries the header."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from ragloom.chunking.measure import TextMeasure
+from ragloom.chunking.route_lines import readable_routes
 from ragloom.types import Metadata
 
 #: Room a header may take (in the chunk size's unit); chunk sizes leave it free.
@@ -82,7 +84,7 @@ def indexed_text(measure: TextMeasure) -> IndexedText:
 
     def with_header(text: str, metadata: Metadata) -> str:
         header = chunk_header(metadata)
-        text = _without_container_lines(text, metadata)
+        text = readable_routes(_without_container_lines(text, metadata))
         # A token spans at least one byte, so a header of at most ``budget`` bytes fits
         # without asking the tokenizer.
         if header and len(header.encode("utf-8")) > budget and measure.count(header) > budget:

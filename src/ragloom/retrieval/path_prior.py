@@ -2,8 +2,9 @@
 
 Developers ask about an application in the words its layout uses: "which migration adds
 the column", "where are the routes for sharing", "what does the job do", "which setting
-turns it off". Every framework files these parts under folders and file names with the
-same words (``database/migrations/``, ``core/migrations/0028_...py``,
+turns it off"; a question about what happens "by default" or whether a feature is "turned
+on" asks about a setting without saying so. Every framework files these parts under
+folders and file names with the same words (``database/migrations/``, ``core/migrations/0028_...py``,
 ``internal/database/migrations.go``; ``routes/api.php``, ``core/urls.py``,
 ``internal/http/server/routes.go``; ``app/Models/``, ``core/models.py``,
 ``internal/model/``; ``app/Jobs/``, ``management/commands/``, ``internal/worker/``;
@@ -98,6 +99,10 @@ _RUNNING = re.compile(r"\b(?:migrations?\s+(?:are\s+|is\s+|get\s+|gets\s+)?(?:ap
                       r"(?:apply|applies|applying|run|runs|running|execute|executes|pending)\s+"
                       r"(?:the\s+)?(?:\w+\s+)?migrations)\b", re.IGNORECASE)
 
+#: Words of a question about a setting that does not say "setting": what happens "by
+#: default", whether a feature is "turned on" / "switched off".
+_SWITCH_WORDS = r"by\s+default|(?:turn|switch)(?:s|ed|ing)?\s+(?:on|off)"
+
 PARTS = (
     # db/ and database/ also file seeders, factories and fixtures (Laravel's
     # database/factories, Rails' db/seeds.rb) and, in some layouts, the models
@@ -118,7 +123,7 @@ PARTS = (
     _part("jobs", r"jobs?|workers?|cron|scheduler|scheduled|queues?|queued",
           "job jobs worker workers cron scheduler schedule queue queues console commands tasks"),
     _part("config", r"config|configuration|configure[sd]?|settings?|env|environment variables?|"
-                    r"options?",
+                    rf"options?|{_SWITCH_WORDS}",
           "config configs configuration settings options env"),
 )
 

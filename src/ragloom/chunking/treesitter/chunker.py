@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import threading
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -28,6 +27,7 @@ from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.chunking.treesitter.languages import GRAMMAR_BY_SUFFIX, LANGUAGES
 from ragloom.chunking.treesitter.layout import ScopeLayout, unit_families
 from ragloom.chunking.treesitter.outline import LOAD_ERRORS, Definition, Grammar, load_grammar
+from ragloom.chunking.treesitter.tables import cut_span
 from ragloom.types import Chunk
 
 logger = logging.getLogger("ragloom")
@@ -217,9 +217,8 @@ class _FileChunking:
 
     def _split_lines(self, span: Span, own_levels: list[HeaderLevel],
                      levels: list[HeaderLevel]) -> list[Piece]:
-        units = commented_units(self.source, span.first, span.last, self.splitter.window // 4)
-        return self.splitter.split(self.source, units, self.splitter.headers(own_levels),
-                                   self.splitter.headers(levels), span.extra)
+        return cut_span(self.splitter, self.source, self.tree.root_node, span,
+                        self.splitter.headers(own_levels), self.splitter.headers(levels))
 
     def _header(self, node: Any, body: Any | None) -> HeaderLevel:
         """A definition's short header: its lines up to where its body opens (the class
@@ -278,27 +277,6 @@ class _FileChunking:
 
 #: Chunks an import run does not open (see ``imports_joined``).
 _NOT_OPENED_BY_IMPORTS = frozenset({"imports", "function", "method"})
-#: Lines that are comments in the languages chunked (``//``, ``#``, ``/*``, `` * ``, ``--``).
-_COMMENT_LINE = re.compile(r"^\s*(//|#|/\*|\*|--|<!--)")
-
-
-def commented_units(source: SourceLines, first: int, last: int, limit: int) -> list[tuple[int, int]]:
-    """Lines ``first..last`` as units to split between: each line, but comment lines with
-    the line after them (what they document) while that unit is at most ``limit`` (a
-    quarter window, so a part never ends under half a window for want of room)."""
-    units: list[tuple[int, int]] = []
-    start = first
-    for line in range(first, last + 1):
-        if _COMMENT_LINE.match(source.line_texts[line - 1]) and line < last:
-            continue
-        if start < line and source.size(start, line) > limit:
-            units += [(n, n) for n in range(start, line + 1)]
-        else:
-            units.append((start, line))
-        start = line + 1
-    return units
-
-
 def imports_joined(source: SourceLines, splitter: DefinitionSplitter, pieces: list[Piece]) -> list[Piece]:
     """``pieces`` with each run of imports (``use``, ``import``, ``#include``; its last
     part when it is split) joined to the chunk after it when both fit one window, unless

@@ -1,0 +1,81 @@
+"""A long table of keyed entries (options with their defaults) is cut between entries, each
+part named by its keys; short literals, one-line entries and bare lists are cut by lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragloom.chunking.treesitter import TreeSitterChunker
+from ragloom.types import Chunk
+
+pytest.importorskip("tree_sitter", reason="ragloom[code] is part of the CI install")
+
+NAMES = ["BASE_URL", "CLEANUP_DAYS", "DATABASE_URL", "LISTEN_ADDR", "LOG_LEVEL", "POLLING_FREQUENCY",
+         "PROXY_MODE", "WORKER_POOL_SIZE", "HTTPS", "METRICS"]
+
+
+def _go_options(lines_per_entry: int) -> tuple[str, dict[str, tuple[int, int]]]:
+    """A Go constructor returning a map of options; {name: (first, last) line}."""
+    lines = ["package config", "", "func NewOptions() map[string]*option {",
+             "\treturn map[string]*option{"]
+    spans = {}
+    for number, name in enumerate(NAMES):
+        lines.append(f"\t\t// {name.lower().replace('_', ' ')} of the server")
+        first = len(lines) + 1
+        lines.append(f'\t\t"{name}": {{')
+        lines += [f'\t\t\tfield{k}: "default value {number}-{k}",' for k in range(lines_per_entry - 2)]
+        lines.append("\t\t},")
+        spans[name] = (first, len(lines))
+    lines += ["\t}", "}", ""]
+    return "\n".join(lines), spans
+
+
+def _chunks(source: str, path: str, language: str, size: int = 400) -> list[Chunk]:
+    return TreeSitterChunker(language, size, 0).chunk(source, path)
+
+
+def _holding(chunks: list[Chunk], first: int, last: int) -> list[Chunk]:
+    return [c for c in chunks if c.metadata["start_line"] <= last and c.metadata["end_line"] >= first]
+
+
+def test_every_option_stays_whole_in_a_part_named_by_its_keys() -> None:
+    source, spans = _go_options(6)
+    chunks = _chunks(source, "internal/config/options.go", "go")
+    for name, (first, last) in spans.items():
+        holding = _holding(chunks, first, last)
+        assert len(holding) == 1, name  # never cut between a name and its default
+        names = str(holding[0].metadata.get("symbols") or holding[0].metadata["symbol"]).split(", ")
+        assert f"NewOptions.{name}" in names
+        assert holding[0].metadata["start_line"] <= first - 1  # the comment above comes along
+    # parts hold a quarter window of entries, not a whole window
+    table = [c for c in chunks if "." in str(c.metadata.get("symbol"))]
+    assert len(table) >= len(NAMES) // 2
+    assert all(len(c.text) <= 400 for c in chunks)
+
+
+def test_one_line_entries_and_short_literals_are_cut_by_lines() -> None:
+    source, _ = _go_options(2)  # two-line entries ("NAME": {\n},): the line cut keeps them whole
+    assert not any("." in str(c.metadata.get("symbol")) for c in _chunks(source, "options.go", "go", 200))
+    source, _ = _go_options(6)  # the whole table fits one chunk: nothing to cut
+    chunks = _chunks(source, "options.go", "go", 4000)
+    assert [c.metadata.get("symbol") for c in chunks if c.metadata["end_line"] > 3] == ["NewOptions"]
+
+
+def test_a_php_list_of_bare_values_is_no_table() -> None:
+    values = "".join(f"        'domain{n}.example',\n        // blocked since {n}\n"
+                     f"        'other{n}.example',\n" for n in range(40))
+    source = (f"<?php\n\nclass Providers\n{{\n    public function all(): array\n    {{\n"
+              f"        return [\n{values}        ];\n    }}\n}}\n")
+    chunks = _chunks(source, "app/Rules/Providers.php", "php")
+    assert len(chunks) > 1
+    assert {c.metadata["symbol"] for c in chunks} == {"Providers::all"}
+
+
+def test_a_php_array_of_keyed_multi_line_entries_is_cut_between_keys() -> None:
+    entries = "".join(f"            '{name.lower()}' => [\n                'default' => {n},\n"
+                      f"                'env' => '{name}',\n            ],\n" for n, name in enumerate(NAMES))
+    source = (f"<?php\n\nclass Defaults\n{{\n    public function options(): array\n    {{\n"
+              f"        return [\n{entries}        ];\n    }}\n}}\n")
+    chunks = _chunks(source, "app/Support/Defaults.php", "php", 300)
+    named = {n for c in chunks for n in str(c.metadata.get("symbols") or c.metadata["symbol"]).split(", ")}
+    assert {f"Defaults::options.{name.lower()}" for name in NAMES} <= named
