@@ -1,4 +1,5 @@
-"""At most ``max_per_file`` results from one file, unless too few other results exist."""
+"""At most ``max_per_file`` results from one file, unless too few other results exist or
+the others rank much lower."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ MANY = "".join(f"def comet_tail_{i}(comet):\n    return comet.tail * {i}  # come
 
 
 def result(path: str, index: int, rank: float | None = None, source_type: str = "docs") -> SearchResult:
-    return SearchResult(f"{path}#{index}", "text", {"path": path, "source_type": source_type}, 0.5, 0.5,
-                        rank_score=rank)
+    cosine = 0.5 if rank is None else rank  # as if the ranking were the cosines'
+    return SearchResult(f"{path}#{index}", "text", {"path": path, "source_type": source_type}, cosine,
+                        1 - cosine, rank_score=rank)
 
 
 def test_the_cap_steps_results_aside_and_tops_up_from_them() -> None:
@@ -30,11 +32,27 @@ def test_the_cap_steps_results_aside_and_tops_up_from_them() -> None:
         assert cap_per_file(ranked, top_k, 2) == cap_per_file(ranked, 5, 2)[:top_k]
 
 
+def test_a_part_over_the_cap_steps_aside_only_for_results_ranking_close_to_it() -> None:
+    """Far down the ranking another file's part is a weaker answer than a second part of
+    a file that matched: a part over the cap comes back before the first result whose
+    cosine is under 0.7 of its own."""
+    ranked = [result("a.md", 1, 1.0), result("a.md", 2, 0.9), result("b.md", 1, 0.8),
+              result("a.md", 3, 0.6), result("c.md", 1, 0.62), result("d.md", 1, 0.4)]
+    # b.md (0.8 >= 0.7 * 0.9) passes a.md#2; c.md (0.62 < 0.63) does not; a.md#3 waits for d.md
+    assert [r.id for r in cap_per_file(ranked, 6, 1)] == ["a.md#1", "b.md#1", "a.md#2", "c.md#1",
+                                                          "a.md#3", "d.md#1"]
+    for top_k in range(1, 6):
+        assert cap_per_file(ranked, top_k, 1) == cap_per_file(ranked, 6, 1)[:top_k]
+
+
 @pytest.mark.parametrize("store", ["memory", "turboquant"])
 def test_one_file_does_not_fill_the_results(make_engine, project: Path, store: str) -> None:
+    """While other files match about as well, one file's many matching parts take no more
+    than the cap."""
     write(project, "comets.py", MANY)
     for i in range(4):
-        write(project, f"sky_{i}.py", f"def star_{i}(sky):\n    return sky.comet_{i}  # a comet\n")
+        write(project, f"sky_{i}.py",
+              f"def sky_comet_tail_{i}(sky):\n    return sky.comet.tail + {i}  # comet tail dust\n")
     engine = make_engine(chunk_size=120, chunk_overlap=0, vector_store={"provider": store})
     engine.index_directory()
     # the default: one result per file, one more from a file of code for a close part
@@ -50,7 +68,7 @@ def test_one_file_does_not_fill_the_results(make_engine, project: Path, store: s
 def test_a_file_of_definitions_takes_one_close_part_beyond_the_cap() -> None:
     ranked = [result("a.py", 1, 1.0, "code"), result("a.py", 2, 0.7, "code"),
               result("a.py", 3, 0.7, "code"), result("b.py", 1, 0.69, "code"),
-              result("b.py", 2, 0.48, "code"), result("c.md", 1, 0.4), result("c.md", 2, 0.4)]
+              result("b.py", 2, 0.48, "code"), result("c.md", 1, 0.5), result("c.md", 2, 0.5)]
     # a.py#2 ranks 0.7 of a.py's first: in; a.py#3 would be a third; b.py#2 0.48 / 0.69 < 0.7;
     # c.md is a document, one result whatever its second part scores.
     assert [r.id for r in cap_per_file(ranked, 4, 1)] == ["a.py#1", "a.py#2", "b.py#1", "c.md#1"]
@@ -59,7 +77,7 @@ def test_a_file_of_definitions_takes_one_close_part_beyond_the_cap() -> None:
     assert [r.id for r in cap_per_file(ranked, 5, 2)] == ["a.py#1", "a.py#2", "a.py#3", "b.py#1",
                                                           "b.py#2"]
     for kind in ("docs", "text", "pdf", "data"):  # documents: the cap as it is
-        rows = [result("a", 1, 1.0, kind), result("a", 2, 0.99, kind), result("b", 1, 0.1, kind)]
+        rows = [result("a", 1, 1.0, kind), result("a", 2, 0.99, kind), result("b", 1, 0.9, kind)]
         assert [r.id for r in cap_per_file(rows, 2, 1)] == ["a#1", "b#1"]
 
 

@@ -129,7 +129,8 @@ class RetrievalConfig(StrictModel):
     #: Chunks with identical text in several files take one slot (``metadata["paths"]``).
     collapse_duplicates: bool = True
     #: At most this many results from one file (one more for a close part of a file of
-    #: definitions, ``retrieval.file_cap``), unless too few other results exist (0: no cap).
+    #: definitions, ``retrieval.file_cap``), unless the other files' results match much less or
+    #: run out (0: no cap).
     max_per_file: int = Field(1, ge=0, le=10_000)
     #: A reranker (from a plugin's ``ragloom.rerankers`` entry point, or a
     #: ``module:factory`` path) rescoring the best ``rerank_k`` fused candidates.
