@@ -270,7 +270,11 @@ def test_a_readers_error_message_is_redacted(tmp_path, monkeypatch: pytest.Monke
     # committed templates: the settings an app reads, placeholders for values (redacted anyway)
     (".env.example", False), ("playwright/.env.template", False), ("example.env", False),
     (".env.local.dist", False), (".env.sample", False), ("deploy/key.pem.example", False),
+    # an env file with a marker before its last suffix is a template too
+    (".env.example.complete", False), ("docker/.env.sample.docker", False),
+    (".env.template.local", False), ("prod.example.env", False), (".env.local.example", False),
     (".env.testing", True), (".env.local", True), ("examples/.env", True), ("template.pem.key", True),
+    (".env.production.local", True), ("example/.env.local", True), ("samples.env", True),
 ])
 def test_secret_files_are_data_files_not_source_named_like_them(path: str, secret: bool) -> None:
     from ragloom.indexing.secret_files import is_secret_file

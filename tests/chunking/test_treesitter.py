@@ -208,22 +208,46 @@ def laravel_chunks(relative: str, window: int) -> tuple[str, list[Chunk]]:
     return source, chunks
 
 
-def test_laravel_routes_one_chunk_per_route_or_group_named_by_method_and_uri() -> None:
+def test_laravel_routes_share_chunks_by_section_named_by_method_and_uri() -> None:
     _, chunks = laravel_chunks("routes/web.php", 2000)
     assert [(c.metadata["kind"], c.metadata.get("symbol"), c.metadata["start_line"], c.metadata["end_line"])
             for c in chunks] == [
-        ("route", "GET /", 1, 9),  # the `use` lines open the first route's chunk
-        ("route", "GET /about", 11, 11),
-        ("route_group", "GROUP /billing", 13, 21),
+        ("route", "GET /", 1, 11),  # the `use` lines open the first routes' chunk
+        ("route_group", "GROUP /billing", 13, 21),  # a group that fits is a chunk of its own
         ("route", "RESOURCE /profiles", 23, 23)]
-    # a group too big for one chunk: one chunk per route, URIs with the groups' prefixes
+    assert chunks[0].metadata["symbols"] == "GET /, GET /about"
+    # a group too big for one chunk is split by its routes, URIs with the groups' prefixes
     _, small = laravel_chunks("routes/web.php", 160)
     symbols = [c.metadata.get("symbol") for c in small if c.metadata.get("part", 0) == 0]
-    assert symbols == [None, "GET /", "GET /about", "GET /billing/invoices", "POST /billing/invoices",
+    assert symbols == [None, "GET /", "GET /billing/invoices", "POST /billing/invoices",
                        "GET|POST /billing/invoices/{invoice}/pay", "GROUP /billing/admin",
                        "RESOURCE /profiles"]
     _, tiny = laravel_chunks("routes/web.php", 100)
     assert "DELETE /billing/admin/invoices/{invoice}" in {c.metadata.get("symbol") for c in tiny}
+
+
+def test_a_route_table_is_chunked_by_its_commented_sections() -> None:
+    """58 lines of one-line registrations are six chunks, not 36: consecutive routes share
+    a chunk up to the window, and a chunk ends where a comment or a blank line opens the
+    next section once it holds half a window; inside a group too big for one chunk the
+    same, each part repeating the group's opening line."""
+    source, chunks = laravel_chunks("routes/shop.php", 1000)
+    assert [(c.metadata["kind"], c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [
+        ("route", 1, 21), ("route", 23, 28), ("route", 30, 36), ("route", 38, 43),
+        ("route_group", 45, 51), ("route", 53, 58)]
+    assert chunks[1].metadata["symbols"] == ("GET /cart, POST /cart/items, PATCH /cart/items/{item}, "
+                                             "DELETE /cart/items/{item}, POST /cart/coupon")
+    assert chunks[3].metadata["symbol"] == "GET /orders"
+    assert chunks[3].text.startswith("Route::middleware('auth')->group(function () {\n    // Orders\n")
+    assert chunks[4].metadata["symbols"] == ("GROUP /admin, GET /admin/stock, PUT /admin/stock/{product}, "
+                                             "GET /admin/reports/sales")
+    lines = source.splitlines()
+    assert lines[52] == "// Login and password reset"
+    assert lines[57].startswith("Route::post('/password/email'")
+    # a smaller window still cuts between sections, not inside a line
+    _, small = laravel_chunks("routes/shop.php", 600)
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in small] == [
+        (1, 11), (13, 21), (23, 28), (30, 36), (38, 43), (45, 51), (53, 58)]
 
 
 def test_laravel_migrations_one_chunk_per_table() -> None:

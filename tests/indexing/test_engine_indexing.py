@@ -160,6 +160,19 @@ def test_committed_env_template_indexed_with_values_redacted(make_engine, projec
     assert result.text.splitlines()[-2:] == ["DB_CONNECTION=mysql", "DB_PASSWORD=[REDACTED:secret]"]
 
 
+def test_full_env_settings_reference_is_a_template_whatever_its_last_suffix(make_engine,
+                                                                          project: Path) -> None:
+    write(project, ".env.local", "MAIL_PASSWORD=Qz7kLm2pXw9v\n")
+    write(project, ".env.example.complete", "# Outgoing mail server\nMAIL_HOST=smtp.example.com\n"
+                                            "MAIL_PASSWORD=Qz7kLm2pXw9v\n")
+    engine = make_engine()
+    report = engine.index_directory()
+    assert engine.get_all_indexed_paths() == [".env.example.complete"]
+    assert [s.path for s in report.skipped] == [".env.local"]
+    result = engine.search("which mail server sends email", top_k=1)[0]
+    assert result.text.splitlines()[-1] == "MAIL_PASSWORD=[REDACTED:secret]"
+
+
 def test_include_and_exclude_globs(make_engine, project: Path) -> None:
     make_tree(project)
     write(project, "src/gen/big.py", "x = 2\n")

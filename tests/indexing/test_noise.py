@@ -65,6 +65,12 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     ("web/static/FiraSans-LICENSE.txt", "nested-license"),
     ("templates/assets/highlight/LICENSE", "nested-license"),
     ("crates/parser/LICENSE-MIT", "nested-license"), ("third/COPYING", "nested-license"),
+    ("public/libs/tinymce/tinymce.d.ts", "vendored"), ("web/wwwroot/lib/bootstrap/dist.css", "vendored"),
+    ("app/static/libs/chart.js", "vendored"), ("public/js/vendor/modernizr.js", "vendored"),
+    ("dev/licensing/js-library-licenses.txt", "dependency-licenses"),
+    ("THIRD-PARTY-LICENSES.md", "dependency-licenses"), ("dist-licenses/3rdpartylicenses.txt",
+                                                          "dependency-licenses"),
+    ("ThirdPartyNotices.txt", "dependency-licenses"), ("docs/third_party_licenses", "dependency-licenses"),
 ])
 def test_glob_rules(path: str, rule: str) -> None:
     assert path_noise(path, RULE_NAMES) == f"{path_noise(path, [rule])}"
@@ -83,7 +89,10 @@ def test_glob_rules(path: str, rule: str) -> None:
                                   "src/licenses/LicenseController.php", "resources/svg/Icon.vue",
                                   "app/vendor/[id]/page.tsx", "app/Models/Vendor.php",
                                   "src/vendors/list.ts", "AGENTS.md", "CLAUDE.md", "src/claude/client.py",
-                                  ".github/workflows/tests.yml", "docs/cursor.md"])
+                                  ".github/workflows/tests.yml", "docs/cursor.md",
+                                  "fixtures/licenses.json", "fixtures/test-licenses.json",
+                                  "resources/views/help/licenses.blade.php", "src/lib/parser.ts",
+                                  "resources/js/wysiwyg/lexical/core/LexicalNode.ts"])
 def test_glob_rules_leave_sources_alone(path: str) -> None:
     assert path_noise(path, RULE_NAMES) is None
 

@@ -69,8 +69,10 @@ class Unit:
     family: str
     headers: Sequence[Header]
     split: Callable[[], list[Piece]]
-    #: A unit the application asks for one by one (a route, a table): never grouped.
+    #: A unit the application asks for one by one (a table, a config key): never grouped.
     alone: bool = False
+    #: Opens a section (a comment or blank line above it): a group of half a window ends.
+    opens_section: bool = False
 
 
 @dataclass(frozen=True)
@@ -150,11 +152,12 @@ class DefinitionSplitter:
         return pieces
 
     def group(self, source: SourceLines, spans: Sequence[Span], headers: Sequence[Sequence[Header]],
-              below: float | None = None) -> list[Piece]:
+              below: float | None = None, sections: Sequence[bool] = ()) -> list[Piece]:
         """Consecutive whole spans (each fitting one chunk) joined while a group is under
         ``below`` (default half a window) and the next fits: one piece per group,
         ``symbols`` listing the names when it holds more than one. With ``below`` given,
-        only spans smaller than it join others. ``headers[i]`` are span i's header choices."""
+        only spans smaller than it join others. ``headers[i]`` are span i's header choices;
+        a run with spans ``sections`` marks packs to the window, ending at marked spans."""
         sizes = [source.size(s.first, s.last) for s in spans]
         runs: list[tuple[int, int]] = []
         for index, size in enumerate(sizes):
@@ -172,7 +175,10 @@ class DefinitionSplitter:
             def choices(i: int, start: int = run_start) -> Sequence[Header]:
                 return headers[start + i]
 
-            ranges = self._pack(run_end - run_start, own, choices, stop=below or self.half)
+            marks = list(sections[run_start:run_end])  # sections, not a share, end groups
+            ranges = self._pack(run_end - run_start, own, choices,
+                                stop=self.window if any(marks) else below or self.half,
+                                cut_before=marks.__getitem__ if any(marks) else None)
             for first, last, header in ranges:
                 members = spans[run_start + first:run_start + last]
                 extra = dict(members[0].extra)
@@ -200,7 +206,8 @@ class DefinitionSplitter:
             spans = [u.span for u in whole]
             share = self.member_group if members else self.module_group
             pieces.extend(self.group(source, spans, [u.headers for u in whole],
-                                     None if share is None else self.window * share))
+                                     None if share is None else self.window * share,
+                                     [u.opens_section for u in whole]))
             whole.clear()
 
         for unit in units:
@@ -239,12 +246,13 @@ class DefinitionSplitter:
 
     def _pack(self, count: int, own: Callable[[int, int], int],
               headers_at: Callable[[int], Sequence[Header]], stop: float | None = None,
-              ) -> list[tuple[int, int, Header]]:
+              cut_before: Callable[[int], bool] | None = None) -> list[tuple[int, int, Header]]:
         """Greedy ranges ``[i, j)`` of items with the header each gets (a choice of
         ``headers_at(i)``). Without ``stop`` a range takes all the rest when it fits, else
         as many items as fit; with it, a range stops once it holds ``stop``. A range under
         half a window drops to a shorter header rather than leave out an item that would
-        then fit. ``own(i, j)`` is the size of items ``i..j-1`` as one chunk."""
+        then fit. ``own(i, j)`` is the size of items ``i..j-1`` as one chunk. A range
+        holding half a window ends before an item ``cut_before`` marks."""
         ranges: list[tuple[int, int, Header]] = []
         i = 0
         while i < count:
@@ -259,7 +267,8 @@ class DefinitionSplitter:
             j = i
             held = 0
             while j < count:
-                if stop is not None and held >= stop:
+                if stop is not None and held >= stop or cut_before is not None \
+                        and held >= self.half and cut_before(j):
                     break
                 grown = own(i, j + 1)
                 if grown + choices[choice].size <= self.window:

@@ -34,7 +34,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "snapshot",
                         "vendored", "rendered-docs", "symlink-copy", "long-lines", "translations",
                         "svg-image", "postscript", "app-storage", "generated", "editor-syntax",
-                        "nested-license", "ignore-files", "hashed-copy", "agent-files",
+                        "nested-license", "dependency-licenses", "ignore-files", "hashed-copy", "agent-files",
                         "collected-static", "reverse-migration"]
 
 class RAGConfig(StrictModel):

@@ -2,9 +2,9 @@
 minified and compiled assets, snapshots, vendored third-party code, rendered copies of
 docs committed beside their sources, files reached again through a symlink, generated
 one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, editor
-syntax definitions, nested license texts, ignore lists, hashed copies of assets, collected
-static folders, a Laravel app's runtime storage, AI assistants' instruction folders and
-the reverse halves of SQL migrations.
+syntax definitions, nested license texts, dependency license listings, ignore lists,
+hashed copies of assets, collected static folders, a Laravel app's runtime storage, AI
+assistants' instruction folders and the reverse halves of SQL migrations.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -51,10 +51,13 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
                "build/**")),
     NoiseRule("snapshot", "test snapshot (rule snapshot)", ("**/__snapshots__/**", "*.snap")),
     # Third-party code committed into the tree: Rails' ``vendor/javascript``, Go's and
-    # Composer's ``vendor/`` (at the top only), a front end's ``static/vendor/jquery.js``.
+    # Composer's ``vendor/`` (at the top only), a front end's ``static/vendor/jquery.js``,
+    # libraries copied into the web root (``public/libs/tinymce``, ASP.NET's ``wwwroot/lib``).
     NoiseRule("vendored", "vendored third-party code (rule vendored)",
               ("vendor/**", "**/static/vendor/**", "**/assets/vendor/**", "**/third_party/**",
-               "**/bower_components/**")),
+               "**/bower_components/**", "**/js/vendor/**", "**/css/vendor/**",
+               *(f"**/{root}/{folder}/**" for root in ("public", "static", "wwwroot")
+                 for folder in ("lib", "libs")))),
     NoiseRule("rendered-docs", "rendered copy of a document beside it (rule rendered-docs)"),
     NoiseRule("symlink-copy", "symlink to a file indexed under its own path (rule symlink-copy)"),
     NoiseRule("long-lines", "generated or minified: most of its text is in lines over 2,000 "
@@ -85,6 +88,14 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
     # own LICENSE stays (at the top), these copies only match words of questions.
     NoiseRule("nested-license", "license text below the top folder (rule nested-license)",
               ("*/**/*LICENSE*", "*/**/*LICENCE*", "*/**/COPYING*")),
+    # The licenses of every dependency, listed by a tool (license-checker, Angular's
+    # ``3rdpartylicenses.txt``, ``THIRD_PARTY_NOTICES``): package names, copyright lines and
+    # license texts, thousands of lines whose words match questions about any feature.
+    NoiseRule("dependency-licenses", "licenses of the dependencies (rule dependency-licenses)",
+              tuple(f"*{sep}{name}{suffix}" for sep in ("-", "_") for name in ("licenses", "LICENSES")
+                    for suffix in ("", ".txt", ".md")) + (
+                  "3rdpartylicenses.txt", "THIRD_PARTY_NOTICES*", "THIRD-PARTY-NOTICES*",
+                  "ThirdPartyNotices*")),
     # Lists of paths for git, docker, npm and linters, and placeholder files: nothing in
     # them answers a question, and their words (``database``, ``storage``) match many.
     NoiseRule("ignore-files", "ignore list or placeholder (rule ignore-files)",

@@ -20,7 +20,8 @@ SECRET_FILE_PATTERNS = (
 
 
 #: A name part marking a committed template of a secret file (``.env.example``,
-#: ``example.env``, ``.env.local.dist``): the settings an application reads, documented,
+#: ``example.env``, ``.env.local.dist``, ``.env.example.complete``; ``_is_template``):
+#: the settings an application reads, documented,
 #: with placeholder values. Indexed (its values go through secret redaction like any file).
 TEMPLATE_MARKERS = frozenset({"example", "sample", "template", "tpl", "dist", "defaults"})
 
@@ -30,7 +31,13 @@ def is_secret_file(relative_path: str) -> bool:
 
 
 def _is_template(relative_path: str) -> bool:
+    """Whether a secret-looking name is a committed template: its last part a marker
+    (``key.pem.example``), ``example.env``; an env file (``.env.*``, ``*.env``) with a
+    marker among its parts, whatever follows it (``.env.example.complete``, a full
+    settings reference; ``.env.sample.docker``; ``prod.example.env``)."""
     parts = relative_path.rsplit("/", 1)[-1].lower().strip(".").split(".")
+    if "env" in parts and any(p in TEMPLATE_MARKERS for p in parts):
+        return True
     return len(parts) > 1 and parts[-1] in TEMPLATE_MARKERS or (
         len(parts) == 2 and parts[0] in TEMPLATE_MARKERS)  # example.env, not template.pem.key
 

@@ -32,7 +32,9 @@ from ragloom.types import Chunk
 
 logger = logging.getLogger("ragloom")
 
-#: Kinds whose name is complete as found (a route's URI, a config key, a table).
+#: Kinds whose name is complete as found (a route's URI, a config key, a table); each a
+#: chunk of its own, but for routes: consecutive registrations share chunks by section
+#: (a file of 200 one-line routes is ~20 results, not 200).
 _NAMED_WHOLE = frozenset({"route", "route_group", "table", "config"})
 #: Shares of the window that small whole definitions pack to at file level and in a split
 #: container (the Python chunker's are a quarter and a half). Measured on the five
@@ -156,9 +158,16 @@ class _FileChunking:
                 span = Span(item.first, item.last, extra)
                 split = functools.partial(self._split_imports if kind == "imports"
                                           else self._split_lines, span, own_levels, levels)
-            alone = item.family == "definition" and item.definitions[0].kind in _NAMED_WHOLE
-            units.append(Unit(span, family, headers, split, alone))
+            kind = item.definitions[0].kind if item.family == "definition" else ""
+            routes = kind == "route"  # a route table packs its registrations, by section
+            units.append(Unit(span, family, headers, split, kind in _NAMED_WHOLE and not routes,
+                              routes and self._opens_section(item.first)))
         return self.splitter.assemble(self.source, units, members)
+
+    def _opens_section(self, line: int) -> bool:
+        """Whether line ``line`` starts a section: a comment, or a blank line above it."""
+        text = self.source.line_texts[line - 1].lstrip()
+        return text.startswith(("//", "#", "/*")) or (line > 1 and self.source.is_blank(line - 1))
 
     def _listed(self, definition: Definition, name: str, scope: _Scope) -> list[str]:
         """The names a chunk of ``definition`` lists: its own and its members' (only the
