@@ -50,11 +50,11 @@ from ragloom.stores.registry import create_vector_store, store_backend, vector_s
 from ragloom.stores.tenant import TenantStore, shared_store
 
 #: Bumped when a rule gives old chunks other metadata (2: ``source_type``; 3: SQL, stylesheet
-#: rules, Rust ``#[test]`` items, programs under ``docs/``; 4-5: Go migration lists per
-#: migration, more migration types, route registrations in words, option tables by entry):
+#: rules, Rust ``#[test]`` items, programs under ``docs/``; 4-6: Go migration lists per
+#: migration, more migration types, route words, option tables by entry, commented too):
 #: old indexes re-chunk once on open, embeddings from the cache. Default source-type
 #: patterns are in the signature themselves.
-CHUNK_METADATA_VERSION = 5
+CHUNK_METADATA_VERSION = 6
 
 logger = logging.getLogger("ragloom")
 
