@@ -14,13 +14,15 @@ NAMES = ["BASE_URL", "CLEANUP_DAYS", "DATABASE_URL", "LISTEN_ADDR", "LOG_LEVEL",
          "PROXY_MODE", "WORKER_POOL_SIZE", "HTTPS", "METRICS"]
 
 
-def _go_options(lines_per_entry: int) -> tuple[str, dict[str, tuple[int, int]]]:
-    """A Go constructor returning a map of options; {name: (first, last) line}."""
+def _go_options(lines_per_entry: int, commented: bool = True) -> tuple[str, dict[str, tuple[int, int]]]:
+    """A Go constructor returning a map of options (each under a comment line when
+    ``commented``); {name: (first, last) line}."""
     lines = ["package config", "", "func NewOptions() map[string]*option {",
              "\treturn map[string]*option{"]
     spans = {}
     for number, name in enumerate(NAMES):
-        lines.append(f"\t\t// {name.lower().replace('_', ' ')} of the server")
+        if commented:
+            lines.append(f"\t\t// {name.lower().replace('_', ' ')} of the server")
         first = len(lines) + 1
         lines.append(f'\t\t"{name}": {{')
         lines += [f'\t\t\tfield{k}: "default value {number}-{k}",' for k in range(lines_per_entry - 2)]
@@ -54,7 +56,7 @@ def test_every_option_stays_whole_in_a_part_named_by_its_keys() -> None:
 
 
 def test_one_line_entries_and_short_literals_are_cut_by_lines() -> None:
-    source, _ = _go_options(2)  # two-line entries ("NAME": {\n},): the line cut keeps them whole
+    source, _ = _go_options(2, commented=False)  # two-line entries ("NAME": {\n},): kept whole
     assert not any("." in str(c.metadata.get("symbol")) for c in _chunks(source, "options.go", "go", 200))
     source, _ = _go_options(6)  # the whole table fits one chunk: nothing to cut
     chunks = _chunks(source, "options.go", "go", 4000)
@@ -79,3 +81,35 @@ def test_a_php_array_of_keyed_multi_line_entries_is_cut_between_keys() -> None:
     chunks = _chunks(source, "app/Support/Defaults.php", "php", 300)
     named = {n for c in chunks for n in str(c.metadata.get("symbols") or c.metadata["symbol"]).split(", ")}
     assert {f"Defaults::options.{name.lower()}" for name in NAMES} <= named
+
+
+def _laravel_config(comment_lines: int) -> tuple[str, dict[str, tuple[int, int]]]:
+    """A PHP options file written as Laravel config files are: one-line ``'key' => env(...)``
+    options, each under ``comment_lines`` lines of comment; {key: (first line, entry line)}."""
+    lines = ["<?php", "", "return [", ""]
+    spans = {}
+    for number, name in enumerate(NAMES):
+        first = len(lines) + 1
+        lines += [f"    // The {name.lower().replace('_', ' ')} the application uses, line {k}."
+                  for k in range(comment_lines)]
+        lines += [f"    '{name.lower()}' => env('{name}', {number}),", ""]
+        spans[name.lower()] = (first, len(lines) - 1)
+    lines += ["];", ""]
+    return "\n".join(lines), spans
+
+
+def test_commented_one_line_options_of_a_config_file_are_a_table() -> None:
+    source, spans = _laravel_config(3)
+    chunks = _chunks(source, "lib/options.php", "php", 600)
+    for key, (first, last) in spans.items():
+        holding = _holding(chunks, first, last)
+        assert len(holding) == 1, key  # the comment and the option it documents together
+        assert key in str(holding[0].metadata.get("symbols") or holding[0].metadata.get("symbol"))
+    assert all(len(c.text) <= 600 // 2 for c in chunks)  # a few options a part, not a window
+
+
+def test_options_under_one_comment_line_are_still_cut_by_lines() -> None:
+    source, _ = _laravel_config(1)  # two lines an entry: under ENTRY_LINES
+    chunks = _chunks(source, "lib/options.php", "php", 400)
+    assert len(chunks) > 1
+    assert not any(c.metadata.get("symbol") or c.metadata.get("symbols") for c in chunks)

@@ -272,6 +272,10 @@ def test_laravel_config_one_chunk_per_top_level_key_named_as_config_reads_it() -
         ("queue.default", 1, 8), ("queue.connections", 10, 20), ("queue.failed", 22, 27)]
     assert chunks[0].text.startswith("<?php\n\nreturn [\n")
     assert chunks[-1].text.endswith("    ],\n\n];\n")
+    # an application filing its config under another case of the folder (app/Config)
+    source = (LARAVEL / "config/queue.php").read_text()
+    moved = TreeSitterChunker("php", 1000, 200).chunk(source, "app/Config/queue.php")
+    assert [c.metadata["symbol"] for c in moved] == ["queue.default", "queue.connections", "queue.failed"]
 
 
 def test_other_php_files_are_not_laravel_units() -> None:

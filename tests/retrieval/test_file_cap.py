@@ -15,7 +15,7 @@ MANY = "".join(f"def comet_tail_{i}(comet):\n    return comet.tail * {i}  # come
                for i in range(8))
 
 
-def result(path: str, index: int, rank: float | None = None, source_type: str = "docs") -> SearchResult:
+def result(path: str, index: int, rank: float | None = None, source_type: str = "text") -> SearchResult:
     cosine = 0.5 if rank is None else rank  # as if the ranking were the cosines'
     return SearchResult(f"{path}#{index}", "text", {"path": path, "source_type": source_type}, cosine,
                         1 - cosine, rank_score=rank)
@@ -68,17 +68,28 @@ def test_one_file_does_not_fill_the_results(make_engine, project: Path, store: s
 def test_a_file_of_definitions_takes_one_close_part_beyond_the_cap() -> None:
     ranked = [result("a.py", 1, 1.0, "code"), result("a.py", 2, 0.7, "code"),
               result("a.py", 3, 0.7, "code"), result("b.py", 1, 0.69, "code"),
-              result("b.py", 2, 0.48, "code"), result("c.md", 1, 0.5), result("c.md", 2, 0.5)]
+              result("b.py", 2, 0.48, "code"), result("c.txt", 1, 0.5),
+              result("c.txt", 2, 0.5)]
     # a.py#2 ranks 0.7 of a.py's first: in; a.py#3 would be a third; b.py#2 0.48 / 0.69 < 0.7;
-    # c.md is a document, one result whatever its second part scores.
-    assert [r.id for r in cap_per_file(ranked, 4, 1)] == ["a.py#1", "a.py#2", "b.py#1", "c.md#1"]
-    assert [r.id for r in cap_per_file(ranked, 7, 1)] == ["a.py#1", "a.py#2", "b.py#1", "c.md#1",
-                                                          "a.py#3", "b.py#2", "c.md#2"]
+    # c.txt is a document, one result whatever its second part scores.
+    assert [r.id for r in cap_per_file(ranked, 4, 1)] == ["a.py#1", "a.py#2", "b.py#1", "c.txt#1"]
+    assert [r.id for r in cap_per_file(ranked, 7, 1)] == ["a.py#1", "a.py#2", "b.py#1", "c.txt#1",
+                                                          "a.py#3", "b.py#2", "c.txt#2"]
     assert [r.id for r in cap_per_file(ranked, 5, 2)] == ["a.py#1", "a.py#2", "a.py#3", "b.py#1",
                                                           "b.py#2"]
-    for kind in ("docs", "text", "pdf", "data"):  # documents: the cap as it is
+    for kind in ("text", "pdf", "data"):  # documents: the cap as it is
         rows = [result("a", 1, 1.0, kind), result("a", 2, 0.99, kind), result("b", 1, 0.9, kind)]
         assert [r.id for r in cap_per_file(rows, 2, 1)] == ["a#1", "b#1"]
+
+
+def test_a_projects_docs_take_one_close_section_beyond_the_cap() -> None:
+    # a README's sections answer different questions: the second at 0.7 of the first comes
+    # in, never a third; guide.md's second at 0.68 of its first (0.46 / 0.68) does not
+    ranked = [result("README.md", 1, 1.0, "docs"), result("README.md", 2, 0.7, "docs"),
+              result("README.md", 3, 0.69, "docs"), result("guide.md", 1, 0.68, "docs"),
+              result("guide.md", 2, 0.46, "docs"), result("x.py", 1, 0.5, "code")]
+    assert [r.id for r in cap_per_file(ranked, 4, 1)] == ["README.md#1", "README.md#2", "guide.md#1",
+                                                          "x.py#1"]
 
 
 def test_one_file_alone_still_fills_top_k(make_engine, project: Path) -> None:

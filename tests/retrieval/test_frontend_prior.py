@@ -69,6 +69,17 @@ def test_candidates_outside_the_front_end_are_weighed_down() -> None:
     assert [r.id for r in reweigh(results, factors)][:2] == ["mail", "view"]
 
 
+def test_a_docs_page_giving_instructions_is_not_weighed_down() -> None:
+    results = [_result("mail", "app/Mail/StillRunningMail.php", "php", 0.9),
+               _result("docs", "dev/docs/themes.md", "markdown", 0.7, "docs"),
+               _result("view", "resources/views/emails/still-running.blade.php", "blade", 0.6)]
+    # "how do I ...": the docs page stays 0.7 above the template, the mail class 0.45
+    factors = prior_for_front_end("how do I override the email template", results, weight=0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["docs", "view", "mail"]
+    factors = prior_for_front_end("where is the email template", results, weight=0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["view", "mail", "docs"]
+
+
 def test_no_prior_for_a_named_part_tests_other_questions_or_no_front_end() -> None:
     results = [_result("urls", "core/urls.py", "python", 0.9),
                _result("page", "core/templates/calendar.html", "django-template", 0.8)]

@@ -9,15 +9,19 @@ the application sets 0.672 -> 0.673; docs/benchmarks.md). The cosine, not the ra
 rank scores are normalized over the candidates, so the last of a small pool scores 0
 however well it matches. The order does not depend on ``top_k``.
 
-A document (``DOCUMENTS``: docs, plain text, PDF pages, data rows) is one answer, its
-sections parts of it; a file of definitions (code, config, migrations, models, tests) holds
-many answers side by side, and the best of them for a question is often not the one that
-ranks first ("what decides that a sleep entry is a nap": the two-line field run before
+A document (``DOCUMENTS``: plain text, PDF pages, data rows) is one answer, its sections
+parts of it; a file of definitions (code, config, migrations, models, tests) holds many
+answers side by side, and the best of them for a question is often not the one that ranks
+first ("what decides that a sleep entry is a nap": the two-line field run before
 ``Sleep.save`` first, ``save`` itself second; "which env variable picks the queue driver":
 ``queue.failed`` first, ``queue.default`` second). So a file of definitions takes one more
 result than the cap when that part's rank score is at least ``SECOND_PART_SHARE`` of the
 file's first result's (measured in docs/benchmarks.md: the application sets gain, the code
-sets too, Cranfield's abstracts are documents and do not move).
+sets too, Cranfield's abstracts are documents and do not move). So does a project's own
+documentation (``docs``: its READMEs and guides in Markdown or reStructuredText): one
+README holds the install steps, the settings and the troubleshooting list side by side,
+each a heading of its own, and the section ranking first for "what is the login of the
+demo container" was the README's "Building" one, above the section with the login.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from collections.abc import Sequence
 from ragloom.types import SearchResult
 
 #: Source types whose files are one answer each: never a part beyond the cap.
-DOCUMENTS = frozenset({"docs", "text", "pdf", "data"})
-#: A file of definitions takes one part beyond the cap when it ranks at least this share
-#: of the file's first result.
+DOCUMENTS = frozenset({"text", "pdf", "data"})
+#: A file of definitions (or a project's docs) takes one part beyond the cap when it ranks
+#: at least this share of the file's first result.
 SECOND_PART_SHARE = 0.7
 #: A result over its file's cap steps aside only for results whose cosine is at least this
 #: share of its own.

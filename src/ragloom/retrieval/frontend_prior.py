@@ -22,6 +22,8 @@ dev set while it raised two more frontend questions. Nor is "text" alone: "a pos
 text" is the user's content, a model's field (Pinkary: the question model fell below the
 post views); the text of an email, a notification, an error or a button is the interface's
 own copy, in its template.
+A docs page is weighed down too, unless the question asks for instructions ("how do I
+override a view template": the developer docs saying how answer it).
 Front end: templates and single-file components (the markup chunker's languages), client-side
 script and styles (JavaScript, TypeScript, TSX, CSS and its dialects), and server-side
 UI component classes (Livewire components, Blade component classes: their folders name
@@ -50,6 +52,10 @@ INTERFACE_WORDS = re.compile(
     r"(e-?mail|mail|notification|message|error|button|link|placeholder|tooltip|banner|welcome|help)"
     r"\s+texts?)\b",
     re.IGNORECASE)
+
+#: A question asking for instructions ("how do I override a view template"): a docs page
+#: giving them is as much an answer as the template.
+_HOW_TO = re.compile(r"^\W*how\s+(?:do|can|should|would)\s+(?:i|we|you)\b", re.IGNORECASE)
 
 #: Languages of the front end besides the templates and components.
 CLIENT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css", "scss", "sass", "less"})
@@ -83,4 +89,6 @@ def prior_for_front_end(query: str, candidates: Sequence[SearchResult],
     inside = {result.id for result in candidates if is_front_end(result)}
     if not inside:
         return []
+    if _HOW_TO.search(query):  # instructions: the project's docs say how
+        inside |= {result.id for result in candidates if result.metadata.get("source_type") == "docs"}
     return [factor_outside(inside, FRONTEND_WEIGHT if weight is None else weight)]

@@ -7,8 +7,9 @@
   is a definition named by its table (``up``/``down`` no longer are); a migration that
   fits one chunk is one chunk (``whole_migration``), so what ``up()`` does and what
   ``down()`` undoes (the same table and column names) never compete as two results;
-* config arrays (``config/*.php``): each top-level key of the returned array is a
-  definition named as ``config()`` reads it (``app.timezone``).
+* config arrays (``config/*.php``, the folder in any case: ``app/Config``): each
+  top-level key of the returned array is a definition named as ``config()`` reads it
+  (``app.timezone``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def unit_kind(path: str) -> str | None:
         return "route"
     if folder == "migrations" and len(parts) > 2 and parts[-3] == "database":
         return "migration"
-    if folder == "config":
+    if folder.lower() == "config":  # an app moving its config path: app/Config
         return "config"
     return None
 

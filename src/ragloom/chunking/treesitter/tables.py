@@ -143,13 +143,23 @@ def _table(root: Any, first: int, last: int) -> list[Any] | None:
     while stack:
         node = stack.pop()
         entries = [c for c in node.named_children if c.type in ENTRY_TYPES and _keyed(c)]
-        held = sum(_line(e.end_point) - _line(e.start_point) + 1 for e in entries)
+        held = _held_lines(node, entries)
         if len(entries) >= MIN_ENTRIES and held * 2 >= lines and held >= ENTRY_LINES * len(entries) \
                 and _own_lines(entries, first, last):
             return entries
         stack.extend(reversed([c for c in node.named_children
                                if (_line(c.end_point) - _line(c.start_point) + 1) * 2 >= lines]))
     return None
+
+
+def _held_lines(node: Any, entries: list[Any]) -> int:
+    """Lines of ``node`` its entries and the comments among them take: a Laravel config
+    array's one-line ``'key' => env(...)`` under the comment documenting it is an option
+    of several lines, as much a table entry as a Go option spread over its own lines."""
+    lines: set[int] = set()
+    for child in [*entries, *(c for c in node.children if "comment" in c.type)]:
+        lines.update(range(_line(child.start_point), _line(child.end_point) + 1))
+    return len(lines)
 
 
 def _keyed(entry: Any) -> bool:
