@@ -109,7 +109,7 @@ class RetrievalConfig(StrictModel):
     rrf_k: int = Field(60, ge=1, le=100_000)
     dense_weight: float = Field(0.6, ge=0.0, le=100.0)
     sparse_weight: float = Field(0.4, ge=0.0, le=100.0)
-    candidate_k: int = Field(100, ge=1, le=10_000)
+    candidate_k: int = Field(200, ge=1, le=10_000)
     feedback: bool = False
     feedback_docs: int = Field(10, ge=1, le=1000)
     feedback_terms: int = Field(10, ge=1, le=1000)
