@@ -51,10 +51,10 @@ from ragloom.stores.tenant import TenantStore, shared_store
 
 #: Bumped when a rule gives old chunks other metadata (2: ``source_type``; 3: SQL, stylesheet
 #: rules, Rust ``#[test]`` items, programs under ``docs/``; 4-5: Go migration lists per
-#: migration, more migration types, route registrations in words, option tables by entry):
-#: old indexes re-chunk once on open, embeddings from the cache. Default source-type
-#: patterns are in the signature themselves.
-CHUNK_METADATA_VERSION = 5
+#: migration, more migration types, route registrations in words, option tables by entry;
+#: 6: Python's opening imports cut from a long run): old indexes re-chunk once on open,
+#: embeddings from the cache. Default source-type patterns are in the signature themselves.
+CHUNK_METADATA_VERSION = 6
 
 logger = logging.getLogger("ragloom")
 
