@@ -14,8 +14,10 @@ from helpers import write
 from ragloom.config import NoiseRuleName, RAGConfig
 from ragloom.errors import ConfigError
 from ragloom.indexing.noise import (
+    DATA_DUMP_MIN_CHARS,
     RULE_NAMES,
     MarkerFiles,
+    data_dump,
     hashed_copy,
     mostly_long_lines,
     noise_of,
@@ -263,3 +265,38 @@ def test_a_naming_include_pattern_wins_over_the_rules(make_engine, project: Path
     assert report.skipped == []
     assert sorted(engine.get_all_indexed_paths()) == ["app/Player.php", "composer.lock",
                                                       "static/icons.json", "staticfiles/admin/base.css"]
+
+
+def _records(count: int) -> str:
+    """A fixture as ``dumpdata`` writes it: one short line per field, under LONG_LINE."""
+    return "[\n" + ",\n".join(f'  {{\n    "model": "exercises.translation",\n    "pk": {n},\n'
+                                f'    "fields": {{"name": "Exercise {n}", "language": 2}}\n  }}'
+                                for n in range(count)) + "\n]\n"
+
+
+def test_data_dump_is_a_large_data_file_under_fixtures_or_seeds() -> None:
+    big = _records(1000)
+    assert len(big) >= DATA_DUMP_MIN_CHARS > len(_records(800)) and not mostly_long_lines(big, "json")
+    for path in ("wger/exercises/fixtures/translations.json", "fixtures/users.yaml",
+                 "db/seeds/ingredients.csv", "database/seeders/data/countries.JSON",
+                 "app/fixture/rows.xml", "db/seed_data/plans.yml", "spec/fixtures/feeds/x.ndjson"):
+        assert data_dump(path, big), path
+    for path in ("wger/exercises/translations.json", "config/fixtures.json", "openapi-schema.yml",
+                 "wger/fixtures/loader.py", "database/seeders/UserSeeder.php", "fixtures.yaml/x.txt"):
+        assert not data_dump(path, big), path
+    assert not data_dump("wger/core/fixtures/test-user-data.json", _records(800))  # a test's rows
+
+
+def test_a_data_dump_is_skipped_on_its_text_and_an_include_brings_it_back(make_engine,
+                                                                          project: Path) -> None:
+    write(project, "app/exercises/loader.py", "def load():\n    return call_command('loaddata')\n")
+    write(project, "app/exercises/fixtures/translations.json", _records(1000))
+    write(project, "app/core/fixtures/test-users.json", _records(10))
+    report = make_engine().index_directory()
+    assert {s.path: s.reason for s in report.skipped} == {
+        "app/exercises/fixtures/translations.json": "data dump: a JSON, YAML, XML or CSV file over "
+        "100,000 characters under a fixtures or seeds folder (rule data-fixtures)"}
+    kept = make_engine(skip_noise=["long-lines"]).index_directory()
+    assert kept.skipped == []
+    named = make_engine(include=["app/**", "app/exercises/fixtures/translations.json"])
+    assert named.index_directory().skipped == []

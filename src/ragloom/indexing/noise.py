@@ -3,8 +3,8 @@ minified and compiled assets, snapshots, vendored third-party code, rendered cop
 docs committed beside their sources, files reached again through a symlink, generated
 one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, editor
 syntax definitions, nested license texts, ignore lists, hashed copies of assets, collected
-static folders, a Laravel app's runtime storage, AI assistants' instruction folders and
-the reverse halves of SQL migrations.
+static folders, a Laravel app's runtime storage, AI assistants' instruction folders, the
+reverse halves of SQL migrations and data dumps committed as fixtures or seeds.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -101,6 +101,8 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
               "staticfiles.json manifest (rule collected-static)"),
     NoiseRule("reverse-migration", "reverse of the SQL migration beside it "
               "(rule reverse-migration)"),
+    NoiseRule("data-fixtures", "data dump: a JSON, YAML, XML or CSV file over 100,000 "
+              "characters under a fixtures or seeds folder (rule data-fixtures)"),
 )
 
 RULE_NAMES = tuple(rule.name for rule in NOISE_RULES)
@@ -119,6 +121,10 @@ LONG_LINE_SHARE = 0.5
 LONG_LINE_MIN_CHARS = 4000
 #: Languages whose long lines are prose (an unwrapped paragraph), never checked.
 PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "html"})
+#: The data-fixtures rule: a data file of at least DATA_DUMP_MIN_CHARS in such a folder.
+DATA_DUMP_MIN_CHARS = 100_000
+_DATA_DUMP = re.compile(r"(^|/)(fixtures?|seeds?|seeders|seed[_-]data)/(.+/)?[^/]+\."
+                        r"(json|jsonl|ndjson|ya?ml|xml|csv)$", re.IGNORECASE)
 
 
 def noise_rules(config: RAGConfig) -> tuple[str, ...]:
@@ -260,6 +266,26 @@ def mostly_long_lines(text: str, language: str | None) -> bool:
         return False
     long_chars = sum(len(line) for line in text.split("\n") if len(line) > LONG_LINE)
     return long_chars >= LONG_LINE_SHARE * len(text)
+
+
+def data_dump(relative: str, text: str) -> bool:
+    """Whether the file at ``relative`` is a data dump: a JSON, YAML, XML or CSV file of
+    at least DATA_DUMP_MIN_CHARS under a ``fixtures/`` or ``seeds/`` folder (Django's
+    ``loaddata`` fixtures, Rails' and Laravel's seed data): rows a tool wrote, thousands
+    of chunks of records (wger: 8,628 of 14,716, most of its index time) that answer no
+    question about the code loading them. A small fixture (a test's users) stays."""
+    return len(text) >= DATA_DUMP_MIN_CHARS and _DATA_DUMP.search(relative) is not None
+
+
+def content_noise(relative: str, text: str, language: str | None,
+                  rules: Collection[str]) -> str | None:
+    """Why a rule in ``rules`` checked on a file's text (long-lines, data-fixtures)
+    skips the file at ``relative``, or None."""
+    if "long-lines" in rules and mostly_long_lines(text, language):
+        return reason("long-lines")
+    if "data-fixtures" in rules and data_dump(relative, text):
+        return reason("data-fixtures")
+    return None
 
 
 @dataclass
