@@ -23,7 +23,8 @@ from ragloom.indexing.discovery import Rules, named_by, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.indexer_setup import IndexerOptions, IndexerParts
 from ragloom.indexing.manifest import RECHUNK, FileRecord
-from ragloom.indexing.noise import content_noise
+from ragloom.indexing.noise import mostly_long_lines
+from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
 from ragloom.indexing.progress import IndexingStopped as IndexingStopped  # its old home
@@ -243,11 +244,10 @@ class Indexer:
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
-        if not content.spans and (why := content_noise(
-                item.relative, content.text, content.language or language_for_path(item.relative),
-                self.rules.noise)):
+        if "long-lines" in self.rules.noise and not content.spans and mostly_long_lines(
+                content.text, content.language or language_for_path(item.relative)):
             if not named_by(item.relative, self.rules.include):
-                raise SkipFile(why)
+                raise SkipFile(noise_reason("long-lines"))
         warnings = [f"{item.relative}: {content.warning}"] if content.warning else []
         previous = item.previous
         if previous and previous.size != RECHUNK and previous.sha256 == content.sha256:

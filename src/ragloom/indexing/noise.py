@@ -101,8 +101,8 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
               "staticfiles.json manifest (rule collected-static)"),
     NoiseRule("reverse-migration", "reverse of the SQL migration beside it "
               "(rule reverse-migration)"),
-    NoiseRule("data-fixtures", "data dump: a JSON, YAML, XML or CSV file over 100,000 "
-              "characters under a fixtures or seeds folder (rule data-fixtures)"),
+    NoiseRule("data-fixtures", "data dump: a JSON, YAML, XML or CSV file of 100 kB or more "
+              "under a fixtures or seeds folder (rule data-fixtures)"),
 )
 
 RULE_NAMES = tuple(rule.name for rule in NOISE_RULES)
@@ -121,8 +121,8 @@ LONG_LINE_SHARE = 0.5
 LONG_LINE_MIN_CHARS = 4000
 #: Languages whose long lines are prose (an unwrapped paragraph), never checked.
 PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "html"})
-#: The data-fixtures rule: a data file of at least DATA_DUMP_MIN_CHARS in such a folder.
-DATA_DUMP_MIN_CHARS = 100_000
+#: The data-fixtures rule: a data file of at least this many bytes in such a folder.
+DATA_DUMP_MIN_BYTES = 100_000
 _DATA_DUMP = re.compile(r"(^|/)(fixtures?|seeds?|seeders|seed[_-]data)/(.+/)?[^/]+\."
                         r"(json|jsonl|ndjson|ya?ml|xml|csv)$", re.IGNORECASE)
 
@@ -153,8 +153,8 @@ def noise_of(relative: str, rules: Collection[str],
              markers: MarkerFiles | None = None) -> str | None:
     """Why a rule in ``rules`` skips the file at ``relative``: a glob rule, the
     rendered-docs or hashed-copy rule (``names_beside``: the names in its folder, listed
-    only if asked), or the collected-static or app-storage rule (``markers``: where the
-    walk is)."""
+    only if asked), or the collected-static, app-storage or data-fixtures rule
+    (``markers``: where the walk is)."""
     found = path_noise(relative, rules)
     name = relative.rsplit("/", 1)[-1]
     if found is None and "rendered-docs" in rules:
@@ -172,6 +172,9 @@ def noise_of(relative: str, rules: Collection[str],
     if found is None and "app-storage" in rules and markers is not None \
             and markers.laravel_storage(relative):
         found = reason("app-storage")
+    if found is None and "data-fixtures" in rules and markers is not None \
+            and data_dump(relative, lambda: markers.size(relative)):
+        found = reason("data-fixtures")
     return found
 
 
@@ -221,7 +224,7 @@ class MarkerFiles:
     collectstatic manifest (everything below is a copy of the apps' and installed
     packages' assets, Django admin's jQuery) or Laravel's ``artisan`` (its
     ``storage/app``, ``storage/framework`` and ``storage/logs`` hold uploads, demo data,
-    compiled views, caches and logs, not the project's source)."""
+    compiled views, caches and logs, not the project's source); and a file's size."""
 
     def __init__(self, base_dir: Path) -> None:
         self.base_dir = base_dir
@@ -241,6 +244,13 @@ class MarkerFiles:
         return any(parts[depth] == "storage" and parts[depth + 1] in LARAVEL_RUNTIME
                    and self._holds("/".join(parts[:depth]), LARAVEL_MARKER)
                    for depth in range(len(parts) - 1))
+
+    def size(self, relative: str) -> int:
+        """The size in bytes of the file at ``relative`` (0 if it cannot be read)."""
+        try:
+            return (self.base_dir / relative).stat().st_size
+        except OSError:
+            return 0
 
     def _holds(self, folder: str, marker: str) -> bool:
         if (folder, marker) not in self._known:
@@ -268,24 +278,14 @@ def mostly_long_lines(text: str, language: str | None) -> bool:
     return long_chars >= LONG_LINE_SHARE * len(text)
 
 
-def data_dump(relative: str, text: str) -> bool:
+def data_dump(relative: str, size: Callable[[], int]) -> bool:
     """Whether the file at ``relative`` is a data dump: a JSON, YAML, XML or CSV file of
-    at least DATA_DUMP_MIN_CHARS under a ``fixtures/`` or ``seeds/`` folder (Django's
-    ``loaddata`` fixtures, Rails' and Laravel's seed data): rows a tool wrote, thousands
-    of chunks of records (wger: 8,628 of 14,716, most of its index time) that answer no
-    question about the code loading them. A small fixture (a test's users) stays."""
-    return len(text) >= DATA_DUMP_MIN_CHARS and _DATA_DUMP.search(relative) is not None
-
-
-def content_noise(relative: str, text: str, language: str | None,
-                  rules: Collection[str]) -> str | None:
-    """Why a rule in ``rules`` checked on a file's text (long-lines, data-fixtures)
-    skips the file at ``relative``, or None."""
-    if "long-lines" in rules and mostly_long_lines(text, language):
-        return reason("long-lines")
-    if "data-fixtures" in rules and data_dump(relative, text):
-        return reason("data-fixtures")
-    return None
+    at least DATA_DUMP_MIN_BYTES (``size``: its size, asked only for such a path) under a
+    ``fixtures/`` or ``seeds/`` folder (Django's ``loaddata`` fixtures, Rails' and
+    Laravel's seed data): rows a tool wrote, thousands of chunks of records (wger: 8,628
+    of 14,716, most of its index time) that answer no question about the code loading
+    them. A small fixture (a test's users) stays."""
+    return _DATA_DUMP.search(relative) is not None and size() >= DATA_DUMP_MIN_BYTES
 
 
 @dataclass
