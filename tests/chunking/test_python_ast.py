@@ -245,8 +245,10 @@ def test_optional_and_type_checking_imports_are_imports() -> None:
     chunks = PythonAstChunker(200, 20).chunk(text, "player.py")
     assert spans(chunks) == [(1, 7, "imports"), (10, 11, "class")]
     # a fallback doing more than naming the missing module is code
-    code = text.replace("    ffmpeg = None\n", "    ffmpeg = load()\n    ffmpeg.start()\n")
-    assert spans(PythonAstChunker(200, 20).chunk(code, "player.py"))[0][2] == "module"
+    for fallback in ("    ffmpeg = load()\n", "    ffmpeg = None\nelse:\n    Player = ffmpeg.Player\n",
+                     "    ffmpeg = lambda: None\n"):
+        code = text.replace("    ffmpeg = None\n", fallback)
+        assert spans(PythonAstChunker(200, 20).chunk(code, "player.py"))[0][2] == "module", fallback
 
 
 def test_a_run_opened_by_the_module_docstring_is_not_cut_at_its_imports() -> None:

@@ -211,13 +211,15 @@ def _import_header_end(body: Sequence[ast.stmt], first: int, last: int) -> int |
 
 def _imports_only(node: ast.stmt) -> bool:
     """Whether ``node`` only imports: an import, or a ``try:`` / ``if TYPE_CHECKING:``
-    block of imports (an optional dependency's ``except ImportError: ffmpeg = None``)."""
+    block of imports (an optional dependency's ``except ImportError: ffmpeg = None``; a
+    fallback defining something, ``else: class ABCMeta``, is code)."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return True
     if isinstance(node, ast.Try):
         fallbacks = [s for handler in node.handlers for s in handler.body]
-        return all(_imports_only(s) for s in node.body) and not node.finalbody and all(
-            _imports_only(s) or isinstance(s, (ast.Assign, ast.Pass)) for s in fallbacks)
+        return all(_imports_only(s) for s in [*node.body, *node.orelse]) and not node.finalbody \
+            and all(_imports_only(s) or isinstance(s, ast.Pass) or isinstance(s, ast.Assign)
+                    and isinstance(s.value, ast.Constant) for s in fallbacks)
     if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
         return all(_imports_only(s) for s in [*node.body, *node.orelse])
     return False
