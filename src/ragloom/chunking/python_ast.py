@@ -113,10 +113,10 @@ class PythonAstChunker:
                                       prefix=f"{span.extra['symbol']}.", outer=own_levels,
                                       levels=[*levels, _class_header(source, node)])
         opening = self.splitter.headers(own_levels)
-        units = [(line, line) for line in range(span.first, span.last + 1)]
         header_end = None if node or prefix else _import_header_end(body, span.first, span.last)
         if header_end is not None:
             return self._split_header(source, span, header_end, opening)
+        units = [(line, line) for line in range(span.first, span.last + 1)]
         if node is None:  # a run of statements: cut between lines like a function body
             return self.splitter.split(source, units, opening, self.splitter.headers(levels),
                                        span.extra)
