@@ -204,3 +204,55 @@ def test_a_module_level_run_of_imports_alone_is_kind_imports() -> None:
     mixed = PythonAstChunker(60, 10).chunk('"""Tools."""\nimport os\n\n\ndef f():\n    return os.sep\n',
                                            "t.py")
     assert [(c.metadata["start_line"], c.metadata["kind"]) for c in mixed] == [(1, "module"), (5, "function")]
+
+
+URLS = ("# This file is part of an app.\n#\n# Licensed under the AGPL.\n\n"
+        "from django.urls import path\n\nfrom app import views\n\n\n"
+        "urlpatterns = [\n"
+        + "".join(f"    path('page{n}/', views.page{n}, name='page{n}'),\n" for n in range(12))
+        + "]\n")
+
+
+def spans(chunks):
+    return [(c.metadata["start_line"], c.metadata["end_line"], c.metadata["kind"]) for c in chunks]
+
+
+def test_a_long_statement_run_is_cut_where_its_opening_imports_end() -> None:
+    # cut between lines, the first part held the imports and `urlpatterns = [`: a chunk
+    # of imports in all but name
+    chunks = PythonAstChunker(300, 40).chunk(URLS, "app/urls.py")
+    assert spans(chunks)[0] == (1, 7, "imports")
+    assert chunks[0].text.startswith("# This file is part of an app.")
+    assert chunks[0].text.rstrip().endswith("from app import views")
+    assert chunks[1].metadata["start_line"] == 10 and chunks[1].metadata["kind"] == "module"
+    assert chunks[1].text.startswith("urlpatterns = [")
+    assert all(c.metadata["kind"] == "module" for c in chunks[1:])
+    assert chunks[-1].metadata["end_line"] == URLS.count("\n")
+
+
+def test_opening_imports_open_the_code_after_them_when_both_fit() -> None:
+    text = ("import os\n" * 30) + "\nROOT = os.sep\nNAME = 'x'\n"
+    chunks = PythonAstChunker(200, 40).chunk(text, "settings.py")
+    # the imports alone are over one window: their last part opens the constants' chunk
+    assert [kind for _, _, kind in spans(chunks)] == ["imports", "module"]
+    assert spans(chunks)[-1][1] == 33 and "ROOT = os.sep" in chunks[-1].text
+    assert chunks[-1].text.startswith("import os")
+
+
+def test_optional_and_type_checking_imports_are_imports() -> None:
+    text = ("import os\ntry:\n    import ffmpeg\nexcept ImportError:\n    ffmpeg = None\n"
+            "if TYPE_CHECKING:\n    from app.models import Video\n\n\nclass Player:\n    pass\n")
+    chunks = PythonAstChunker(200, 20).chunk(text, "player.py")
+    assert spans(chunks) == [(1, 7, "imports"), (10, 11, "class")]
+    # a fallback doing more than naming the missing module is code
+    for fallback in ("    ffmpeg = load()\n", "    ffmpeg = None\nelse:\n    Player = ffmpeg.Player\n",
+                     "    ffmpeg = lambda: None\n"):
+        code = text.replace("    ffmpeg = None\n", fallback)
+        assert spans(PythonAstChunker(200, 20).chunk(code, "player.py"))[0][2] == "module", fallback
+
+
+def test_a_run_opened_by_the_module_docstring_is_not_cut_at_its_imports() -> None:
+    text = '"""Routes of the app."""\n' + URLS.split("\n\n", 1)[1]
+    chunks = PythonAstChunker(300, 40).chunk(text, "app/urls.py")
+    assert chunks[0].metadata["kind"] == "module"
+    assert "Routes of the app." in chunks[0].text

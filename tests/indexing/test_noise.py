@@ -14,8 +14,10 @@ from helpers import write
 from ragloom.config import NoiseRuleName, RAGConfig
 from ragloom.errors import ConfigError
 from ragloom.indexing.noise import (
+    DATA_DUMP_MIN_BYTES,
     RULE_NAMES,
     MarkerFiles,
+    data_dump,
     hashed_copy,
     mostly_long_lines,
     noise_of,
@@ -272,3 +274,48 @@ def test_a_naming_include_pattern_wins_over_the_rules(make_engine, project: Path
     assert report.skipped == []
     assert sorted(engine.get_all_indexed_paths()) == ["app/Player.php", "composer.lock",
                                                       "static/icons.json", "staticfiles/admin/base.css"]
+
+
+
+def test_data_dump_is_a_large_data_file_under_fixtures_or_seeds() -> None:
+    big, small = (lambda: DATA_DUMP_MIN_BYTES), (lambda: DATA_DUMP_MIN_BYTES - 1)
+    for path in ("wger/exercises/fixtures/translations.json", "fixtures/users.yaml",
+                 "db/seeds/ingredients.csv", "database/seeders/data/countries.JSON",
+                 "app/fixture/rows.xml", "db/seed_data/plans.yml", "spec/fixtures/feeds/x.ndjson"):
+        assert data_dump(path, big), path
+        assert not data_dump(path, small), path  # a test's few rows
+    for path in ("wger/exercises/translations.json", "config/fixtures.json", "openapi-schema.yml",
+                 "wger/fixtures/loader.py", "database/seeders/UserSeeder.php", "fixtures.yaml/x.txt"):
+        assert not data_dump(path, big), path
+    asked: list[str] = []
+    assert not data_dump("app/models.py", lambda: asked.append("size") or 10**9)
+    assert asked == []  # only a fixture's path is worth a stat
+
+
+def _records(count: int) -> str:
+    """A fixture as ``dumpdata`` writes it: one short line per field."""
+    return "[\n" + ",\n".join(f'  {{\n    "model": "exercises.translation",\n    "pk": {n},\n'
+                                f'    "fields": {{"name": "Exercise {n}", "language": 2}}\n  }}'
+                                for n in range(count)) + "\n]\n"
+
+
+def test_a_data_dump_is_skipped_and_an_index_drops_it_and_include_brings_it_back(
+        make_engine, project: Path) -> None:
+    write(project, "app/exercises/loader.py", "def load():\n    return call_command('loaddata')\n")
+    write(project, "app/exercises/fixtures/translations.json", _records(1000))  # over 100 kB
+    write(project, "app/core/fixtures/test-users.json", _records(10))
+    dump = "app/exercises/fixtures/translations.json"
+    persistent = {"provider": "turboquant"}
+    before = make_engine(skip_noise=[], vector_store=persistent)  # indexed before the rule
+    assert before.index_directory().skipped == [] and dump in before.get_all_indexed_paths()
+    before.close()
+    engine = make_engine(vector_store=persistent)
+    report = engine.index_directory()
+    assert {s.path: s.reason for s in report.skipped} == {
+        dump: "data dump: a JSON, YAML, XML or CSV file of 100 kB or more under a fixtures or "
+              "seeds folder (rule data-fixtures)"}
+    assert dump not in engine.get_all_indexed_paths() and report.files_removed == 1
+    assert engine.excluded_reason(project / dump) == report.skipped[0].reason
+    assert make_engine(skip_noise=["long-lines"]).index_directory().skipped == []
+    named = make_engine(include=["app/**", dump])
+    assert named.index_directory().skipped == []

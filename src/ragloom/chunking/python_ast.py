@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks
 from ragloom.chunking.character import CharacterChunker
-from ragloom.chunking.definitions import DefinitionSplitter, HeaderLevel, Span, Unit
+from ragloom.chunking.definitions import DefinitionSplitter, Header, HeaderLevel, Span, Unit
+from ragloom.chunking.import_runs import imports_joined
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
 from ragloom.types import Chunk
 
@@ -97,19 +98,24 @@ class PythonAstChunker:
         made = [Unit(span, "statements" if node is None else "definition",
                      opening if span.first == first else repeated,
                      functools.partial(self._split, source, span, node, prefix,
-                                       outer if span.first == first else levels, levels))
+                                       outer if span.first == first else levels, levels, body))
                 for span, node in units]
         return self.splitter.assemble(source, made, members=bool(prefix))
 
     def _split(self, source: SourceLines, span: Span, node: ast.stmt | None, prefix: str,
-               own_levels: list[HeaderLevel], levels: list[HeaderLevel]) -> list[Piece]:
+               own_levels: list[HeaderLevel], levels: list[HeaderLevel],
+               body: Sequence[ast.stmt]) -> list[Piece]:
         """Parts of a unit too big for one chunk: a class per member, a function by lines
-        with its signature repeated, a statement run between statements."""
+        with its signature repeated, a statement run between statements (a module's
+        opening imports cut from the code after them: see ``_split_header``)."""
         if isinstance(node, ast.ClassDef) and node.body:
             return self._scope_pieces(source, node.body, span.first, span.last,
                                       prefix=f"{span.extra['symbol']}.", outer=own_levels,
                                       levels=[*levels, _class_header(source, node)])
         opening = self.splitter.headers(own_levels)
+        header_end = None if node or prefix else _import_header_end(body, span.first, span.last)
+        if header_end is not None:
+            return self._split_header(source, span, header_end, opening)
         units = [(line, line) for line in range(span.first, span.last + 1)]
         if node is None:  # a run of statements: cut between lines like a function body
             return self.splitter.split(source, units, opening, self.splitter.headers(levels),
@@ -117,6 +123,20 @@ class PythonAstChunker:
         signature = _signature(source, node)
         repeated = [*levels, HeaderLevel(signature, _line(source, node.lineno))] if signature else levels
         return self.splitter.split(source, units, opening, self.splitter.headers(repeated), span.extra)
+
+    def _split_header(self, source: SourceLines, span: Span, header_end: int,
+                      opening: Sequence[Header]) -> list[Piece]:
+        """A module's statement run too big for one chunk, cut where its opening imports
+        (with the licence or comments above them) end: the imports are a chunk of ``kind =
+        "imports"`` unless they fit beside the first part of the code after them. Cut
+        between lines instead, the first part held the imports and the first lines of a
+        statement (``urlpatterns = [``), a chunk of imports in all but name."""
+        none = self.splitter.headers([])
+        head = self.splitter.split(source, [(n, n) for n in range(span.first, header_end + 1)],
+                                   opening, none, {**span.extra, "kind": "imports"})
+        rest = self.splitter.split(source, [(n, n) for n in range(header_end + 1, span.last + 1)],
+                                   none, none, span.extra)
+        return imports_joined(source, self.splitter, head + rest)
 
     def _start_line(self, node: ast.stmt, source: SourceLines, floor: int) -> int:
         """Where a definition's chunk starts: at its decorators, and at the comment lines
@@ -168,9 +188,38 @@ def _class_header(source: SourceLines, node: ast.ClassDef) -> HeaderLevel:
 
 
 def _run_kind(body: Sequence[ast.stmt], first: int, last: int, kind: str) -> str:
-    """``imports`` for a module-level run of lines ``first..last`` holding only import
-    statements (a migration's ``from django.db import migrations``), else ``kind``."""
+    """``imports`` for a module-level run of lines ``first..last`` holding only imports
+    (a migration's ``from django.db import migrations``; see ``_imports_only``), else ``kind``."""
     inside = [node for node in body if first <= node.lineno <= last]
-    if kind == "module" and inside and all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in inside):
+    if kind == "module" and inside and all(_imports_only(n) for n in inside):
         return "imports"
     return kind
+
+
+def _import_header_end(body: Sequence[ast.stmt], first: int, last: int) -> int | None:
+    """The last line of the imports that open the module-level run of lines
+    ``first..last`` when other statements follow them in the run, else None (also when a
+    docstring opens it: the module's own words do not rank with its imports)."""
+    inside = [node for node in body if first <= node.lineno <= last]
+    end = None
+    for node in inside:
+        if not _imports_only(node):
+            return end
+        end = node.end_lineno or node.lineno
+    return None
+
+
+def _imports_only(node: ast.stmt) -> bool:
+    """Whether ``node`` only imports: an import, or a ``try:`` / ``if TYPE_CHECKING:``
+    block of imports (an optional dependency's ``except ImportError: ffmpeg = None``; a
+    fallback defining something, ``else: class ABCMeta``, is code)."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(node, ast.Try):
+        fallbacks = [s for handler in node.handlers for s in handler.body]
+        return all(_imports_only(s) for s in [*node.body, *node.orelse]) and not node.finalbody \
+            and all(_imports_only(s) or isinstance(s, ast.Pass) or isinstance(s, ast.Assign)
+                    and isinstance(s.value, ast.Constant) for s in fallbacks)
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        return all(_imports_only(s) for s in [*node.body, *node.orelse])
+    return False

@@ -35,7 +35,7 @@ NoiseRuleName = Literal["lock-file", "minified", "source-map", "build-output", "
                         "vendored", "rendered-docs", "symlink-copy", "long-lines", "translations",
                         "svg-image", "postscript", "app-storage", "generated", "editor-syntax",
                         "nested-license", "dependency-licenses", "ignore-files", "hashed-copy", "agent-files",
-                        "collected-static", "reverse-migration"]
+                        "collected-static", "reverse-migration", "data-fixtures"]
 
 class RAGConfig(StrictModel):
     """The ``[rag]`` table: everything a RAGEngine needs to know."""

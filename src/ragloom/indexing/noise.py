@@ -4,7 +4,8 @@ docs committed beside their sources, files reached again through a symlink, gene
 one-line blobs, translation catalogs, SVG and PostScript images, generated stubs, editor
 syntax definitions, nested license texts, dependency license listings, ignore lists,
 hashed copies of assets, collected static folders, a Laravel app's runtime storage, AI
-assistants' instruction folders and the reverse halves of SQL migrations.
+assistants' instruction folders, the reverse halves of SQL migrations and data dumps
+committed as fixtures or seeds.
 
 Each rule is one row of ``NOISE_RULES`` (docs/chunking.md prints the table). The config's
 ``skip_noise`` names the rules that apply (default: all; ``[]`` indexes everything,
@@ -112,6 +113,8 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
               "staticfiles.json manifest (rule collected-static)"),
     NoiseRule("reverse-migration", "reverse of the SQL migration beside it "
               "(rule reverse-migration)"),
+    NoiseRule("data-fixtures", "data dump: a JSON, YAML, XML or CSV file of 100 kB or more "
+              "under a fixtures or seeds folder (rule data-fixtures)"),
 )
 
 RULE_NAMES = tuple(rule.name for rule in NOISE_RULES)
@@ -130,6 +133,10 @@ LONG_LINE_SHARE = 0.5
 LONG_LINE_MIN_CHARS = 4000
 #: Languages whose long lines are prose (an unwrapped paragraph), never checked.
 PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "html"})
+#: The data-fixtures rule: a data file of at least this many bytes in such a folder.
+DATA_DUMP_MIN_BYTES = 100_000
+_DATA_DUMP = re.compile(r"(^|/)(fixtures?|seeds?|seeders|seed[_-]data)/(.+/)?[^/]+\."
+                        r"(json|jsonl|ndjson|ya?ml|xml|csv)$", re.IGNORECASE)
 
 
 def noise_rules(config: RAGConfig) -> tuple[str, ...]:
@@ -158,8 +165,8 @@ def noise_of(relative: str, rules: Collection[str],
              markers: MarkerFiles | None = None) -> str | None:
     """Why a rule in ``rules`` skips the file at ``relative``: a glob rule, the
     rendered-docs or hashed-copy rule (``names_beside``: the names in its folder, listed
-    only if asked), or the collected-static or app-storage rule (``markers``: where the
-    walk is)."""
+    only if asked), or the collected-static, app-storage or data-fixtures rule
+    (``markers``: where the walk is)."""
     found = path_noise(relative, rules)
     name = relative.rsplit("/", 1)[-1]
     if found is None and "rendered-docs" in rules:
@@ -177,6 +184,9 @@ def noise_of(relative: str, rules: Collection[str],
     if found is None and "app-storage" in rules and markers is not None \
             and markers.laravel_storage(relative):
         found = reason("app-storage")
+    if found is None and "data-fixtures" in rules and markers is not None \
+            and data_dump(relative, lambda: markers.size(relative)):
+        found = reason("data-fixtures")
     return found
 
 
@@ -226,7 +236,7 @@ class MarkerFiles:
     collectstatic manifest (everything below is a copy of the apps' and installed
     packages' assets, Django admin's jQuery) or Laravel's ``artisan`` (its
     ``storage/app``, ``storage/framework`` and ``storage/logs`` hold uploads, demo data,
-    compiled views, caches and logs, not the project's source)."""
+    compiled views, caches and logs, not the project's source); and a file's size."""
 
     def __init__(self, base_dir: Path) -> None:
         self.base_dir = base_dir
@@ -246,6 +256,13 @@ class MarkerFiles:
         return any(parts[depth] == "storage" and parts[depth + 1] in LARAVEL_RUNTIME
                    and self._holds("/".join(parts[:depth]), LARAVEL_MARKER)
                    for depth in range(len(parts) - 1))
+
+    def size(self, relative: str) -> int:
+        """The size in bytes of the file at ``relative`` (0 if it cannot be read)."""
+        try:
+            return (self.base_dir / relative).stat().st_size
+        except OSError:
+            return 0
 
     def _holds(self, folder: str, marker: str) -> bool:
         if (folder, marker) not in self._known:
@@ -271,6 +288,16 @@ def mostly_long_lines(text: str, language: str | None) -> bool:
         return False
     long_chars = sum(len(line) for line in text.split("\n") if len(line) > LONG_LINE)
     return long_chars >= LONG_LINE_SHARE * len(text)
+
+
+def data_dump(relative: str, size: Callable[[], int]) -> bool:
+    """Whether the file at ``relative`` is a data dump: a JSON, YAML, XML or CSV file of
+    at least DATA_DUMP_MIN_BYTES (``size``: its size, asked only for such a path) under a
+    ``fixtures/`` or ``seeds/`` folder (Django's ``loaddata`` fixtures, Rails' and
+    Laravel's seed data): rows a tool wrote, thousands of chunks of records (wger: 8,628
+    of 14,716, most of its index time) that answer no question about the code loading
+    them. A small fixture (a test's users) stays."""
+    return _DATA_DUMP.search(relative) is not None and size() >= DATA_DUMP_MIN_BYTES
 
 
 @dataclass
