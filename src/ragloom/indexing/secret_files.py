@@ -20,9 +20,9 @@ SECRET_FILE_PATTERNS = (
 
 
 #: A name part marking a committed template of a secret file (``.env.example``,
-#: ``example.env``, ``.env.local.dist``, ``.env.example.complete``; ``_is_template``):
-#: the settings an application reads, documented,
-#: with placeholder values. Indexed (its values go through secret redaction like any file).
+#: ``example.env``, ``.env.local.dist``, ``.env.example.complete``; ``_is_template``): the
+#: settings an application reads, documented, with placeholder values. Indexed (its values
+#: go through secret redaction like any file).
 TEMPLATE_MARKERS = frozenset({"example", "sample", "template", "tpl", "dist", "defaults"})
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ragloom.retrieval.path_prior import PARTS, factor_outside, parts_inside, path_words
+from ragloom.retrieval.path_prior import PARTS, factor_outside, file_stem, parts_inside, path_words
 from ragloom.retrieval.priors import Factor
 from ragloom.types import SearchResult
 
@@ -55,7 +55,7 @@ def entity_names(result: SearchResult) -> set[str]:
     path = str(result.metadata.get("path") or "")
     if not path or result.metadata.get("source_type") == "test" or not MODEL_FOLDERS & path_words(path):
         return set()
-    names = {path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()}
+    names = {file_stem(path)}
     symbols = str(result.metadata.get("symbols") or result.metadata.get("symbol") or "")
     for symbol in filter(None, (s.strip() for s in symbols.split(","))):
         names.add(_SYMBOL_PARTS.split(symbol.rsplit("\\", 1)[-1])[0].lower())

@@ -176,8 +176,8 @@ def is_changelog(result: SearchResult) -> bool:
     (``CHANGELOG.md``, ``CHANGES``, ``HISTORY.md``, ``NEWS``, ``RELEASE_NOTES.md``): it
     answers "when was ... added" as a migration does, and is never weighed down for it."""
     meta = result.metadata
-    name = str(meta.get("path", "")).replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
-    return meta.get("source_type") in ("docs", "text") and name.lower().replace("-", "_") in _CHANGELOGS
+    return meta.get("source_type") in ("docs", "text") \
+        and file_stem(str(meta.get("path", ""))).replace("-", "_") in _CHANGELOGS
 
 
 def prior_for_paths(query: str, candidates: Sequence[SearchResult],
@@ -220,9 +220,13 @@ def is_one_migration(result: SearchResult) -> bool:
     meta = result.metadata
     if meta.get("source_type") == "migration":
         return True
-    stem = str(meta.get("path", "")).replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
     symbol = str(meta.get("symbols") or meta.get("symbol") or "").lower()
-    return stem in ("migration", "migrations") and "migrat" not in symbol
+    return file_stem(str(meta.get("path", ""))) in ("migration", "migrations") and "migrat" not in symbol
+
+
+def file_stem(path: str) -> str:
+    """A file's name before its first dot, lowercase (``docs/CHANGELOG.md`` -> ``changelog``)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
 
 
 def factor_outside(inside: set[str], weight: float) -> Factor:
