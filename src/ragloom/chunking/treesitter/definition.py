@@ -17,3 +17,8 @@ class Definition:
     kind: str
     container: bool
     body: Any | None
+
+
+def node_text(node: Any | None) -> str:
+    """A node's source text (empty for no node), undecodable bytes replaced."""
+    return bytes(node.text or b"").decode("utf-8", "replace") if node is not None else ""

@@ -20,7 +20,7 @@ from typing import Any
 
 from ragloom.chunking.base import Piece, SourceLines
 from ragloom.chunking.definitions import DefinitionSplitter
-from ragloom.chunking.treesitter.definition import Definition
+from ragloom.chunking.treesitter.definition import Definition, node_text
 
 _VERBS = {"get", "post", "put", "patch", "delete", "options", "any", "match", "view", "redirect",
           "permanentRedirect", "resource", "apiResource", "resources", "apiResources",
@@ -150,11 +150,11 @@ def _chain(expression: Any) -> list[tuple[str, str, Any]]:
     calls: list[tuple[str, str, Any]] = []
     node = expression
     while node is not None and node.type == "member_call_expression":
-        calls.append(("", _text(node.child_by_field_name("name")), node.child_by_field_name("arguments")))
+        calls.append(("", node_text(node.child_by_field_name("name")), node.child_by_field_name("arguments")))
         node = node.child_by_field_name("object")
     if node is None or node.type != "scoped_call_expression":
         return []
-    calls.append((_text(node.child_by_field_name("scope")), _text(node.child_by_field_name("name")),
+    calls.append((node_text(node.child_by_field_name("scope")), node_text(node.child_by_field_name("name")),
                   node.child_by_field_name("arguments")))
     return calls[::-1]
 
@@ -192,13 +192,10 @@ def _string(node: Any) -> str:
         node = children[0]
     if node is None:
         return ""
-    return _text(node)[1:-1] if len(_text(node)) >= 2 else ""
+    return node_text(node)[1:-1] if len(node_text(node)) >= 2 else ""
 
 
 def _join(prefix: str, uri: str) -> str:
     parts = [p.strip("/") for p in (prefix, uri) if p and p.strip("/")]
     return "/" + "/".join(parts) if parts else ""
 
-
-def _text(node: Any | None) -> str:
-    return bytes(node.text or b"").decode("utf-8", "replace") if node is not None else ""

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ragloom.chunking.sql import created_names
-from ragloom.chunking.treesitter.definition import Definition
+from ragloom.chunking.treesitter.definition import Definition, node_text
 
 #: File stems and folder names of files holding migrations.
 MIGRATION_WORDS = frozenset({"migration", "migrations", "migrate"})
@@ -62,10 +62,10 @@ def migration_list_definitions(path: str, root: Any, found: dict[int, Definition
             continue
         for spec in declaration.named_children:
             name = spec.child_by_field_name("name")
-            owner = _text(name) if name is not None else "migrations"
+            owner = node_text(name) if name is not None else "migrations"
             for elements in _lists(spec):
                 for index, element in enumerate(elements):
-                    found[element.id] = Definition(element, element_name(_text(element), owner, index),
+                    found[element.id] = Definition(element, element_name(node_text(element), owner, index),
                                                    "table", False, None)
                     added = True
     return "migration-list" if added else None
@@ -122,7 +122,3 @@ def _lists(spec: Any) -> list[list[Any]]:
 
 def _bare(name: str) -> str:
     return name.replace('"', "").replace("`", "")
-
-
-def _text(node: Any) -> str:
-    return bytes(node.text or b"").decode("utf-8", "replace")

@@ -6,9 +6,8 @@ Applications keep their options, defaults and lookup tables as one literal of ke
 entries: Go's ``map[string]*option{"LISTEN_ADDR": {rawValue: "127.0.0.1:8080", ...}, ...}``
 inside a ``NewConfigOptions`` function, a JavaScript config object, a PHP ``return [...]``
 array, a Rust struct literal of defaults (Python is chunked by ``python_ast``, not here).
-Cut by lines into
-full windows, a part holds five or six options and often ends inside one (the name in one
-chunk, its default in the next); a question asks about one option ("which address does
+Cut by lines into full windows, a part holds five or six options and often ends inside one
+(the name in one chunk, its default in the next); a question asks about one option ("which address does
 the server listen on by default"), and the window's other options drown it (on miniflux
 the cosine of that question to the ``LISTEN_ADDR`` entry alone is 0.41, to the window
 holding it 0.24).
