@@ -54,4 +54,4 @@ def test_other_code_does_not(text: str) -> None:
 
 
 def test_a_part_with_no_content_patterns_is_never_held_by_text() -> None:
-    assert not holds_part("jobs", "Route::get('/x', X::class);")
+    assert not holds_part("models", "Route::get('/x', X::class);")

@@ -12,9 +12,18 @@ patterns of ``ROUTE_PATTERNS``.
 The patterns ask for what only a registration says: a framework's route call or attribute
 with a literal path (``"/..."``; for a method call, a handler after it), so a client
 fetching a URL (``axios.get("/api/x")``, ``http.Get("https://...")``) or a map lookup
-(``cache.get("key")``) does not count. Only routes have content patterns: the migrations
-of the application sets measured (docs/benchmarks.md) all sit under a path the migrations
-part names already, so ``Schema::create`` / ``CREATE TABLE`` patterns changed nothing.
+(``cache.get("key")``) does not count.
+
+Work done outside a request is filed as loosely: a queued notification in ``app/App/``
+(``implements ShouldQueue``), Celery tasks in any ``tasks.py``, a Rust server's job
+scheduler and command line in ``main.rs``, a Go ticker loop in ``cli/scheduler.go``. So
+the jobs part also holds a chunk defining such work (``JOB_PATTERNS``: a queued job, a
+task decorator, a console or management command's definition, a spawned task or a
+worker loop) or registering a timer (``SCHEDULE_PATTERNS``), and the schedules part
+(questions asking when work runs by itself) holds only the timer registrations. The
+migrations of the application sets measured (docs/benchmarks.md) all sit under a path the
+migrations part names already, so ``Schema::create`` / ``CREATE TABLE`` patterns changed
+nothing.
 """
 
 from __future__ import annotations
@@ -55,9 +64,53 @@ ROUTE_PATTERNS: dict[str, str] = {
     # Rails routes.rb: get "/x", to: ...; resources :posts; root "home#index"
     "rails": r"^\s*(?:(?:get|post|put|patch|delete|match)\s+['\"]/|resources?\s+:\w|root\s+(?:to:|['\"]))",
 }
+#: What registers work to run on a timer, per framework family: the answer to "what runs
+#: every night", "how often does ... run by itself" (the ``schedules`` part).
+SCHEDULE_PATTERNS: dict[str, str] = {
+    # Laravel: app/Console/Kernel.php's schedule() and routes/console.php (Laravel 11)
+    "laravel": r"\$schedule->(?:command|job|call|exec)\(|\bSchedule::(?:command|job|call|exec)\(",
+    # Celery beat (a task's periodic registration, the beat settings), APScheduler, django-q
+    "python": r"\badd_periodic_task\(|\bbeat_schedule\b|\bCELERY_BEAT_SCHEDULE\b|@periodic_task\b|"
+              r"\bcrontab\(|\bscheduler\.add_job\(|\b(?:Background|AsyncIO|Blocking)Scheduler\(",
+    # Rust: job_scheduler / tokio-cron-scheduler jobs, tokio interval loops
+    "rust": r"\bJobScheduler\b|\bJob::new(?:_async)?\(|\btokio::time::interval\(",
+    # Go: tickers and cron libraries
+    "go": r"\btime\.(?:Tick|NewTicker)\(|\bcron\.New\(|\.AddFunc\(\s*\"",
+    # Node: node-cron, cron, Agenda; Rails: whenever's schedule.rb, sidekiq-cron
+    "node": r"\bcron\.schedule\(|\bnew\s+CronJob\(|\bagenda\.every\(",
+    "rails": r"^\s*every\s+(?:\d+\.\w+|:\w+)|\bSidekiq::Cron::Job\b",
+}
+#: What defines work done outside a request: a queued job, a background task, a console
+#: command (the ``jobs`` part, with every schedule registration). A command's definition
+#: says how it is called (Laravel's ``$signature``, Django's ``BaseCommand``, clap, cobra).
+JOB_PATTERNS: dict[str, str] = {
+    "laravel": r"\bimplements\s+[\w\\\s,]*\bShouldQueue\b|\bprotected\s+\$signature\s*=|"
+               r"\bArtisan::command\(",
+    # Celery / Huey / Dramatiq / RQ tasks, invoke tasks, Django management commands, CLIs
+    "python": r"^\s*@(?:[\w.]+\.)?(?:task|shared_task|actor|job)\b|\bclass\s+Command\(\s*BaseCommand\s*\)|"
+              r"\bdef\s+add_arguments\(\s*self\s*,\s*parser\b|^\s*@(?:[\w.]+\.)?command\(",
+    # Rails jobs, Sidekiq workers, rake tasks
+    "rails": r"<\s*(?:ApplicationJob|ActiveJob::Base)\b|\binclude\s+Sidekiq::(?:Job|Worker)\b|"
+             r"^\s*task\s+(?::\w+|\w+:\s)",
+    # Rust: spawned tasks, clap / pico-args command lines
+    "rust": r"\btokio::spawn\(|#\[derive\([^)]*\b(?:Parser|Subcommand)\b|#\[command\(|"
+            r"\bpico_args::Arguments\b|\bstd::env::args\(\)",
+    # Go: cobra commands, workers reading a channel of jobs
+    "go": r"\bcobra\.Command\s*\{|<-chan\s+[\w.]*Job\b|\bfor\s+\w+\s*:=\s*range\s+\w*(?:[jJ]obs?|[qQ]ueue)\b",
+    # Node: BullMQ / Bee-Queue workers, commander / yargs commands
+    "node": r"\bnew\s+Worker\(\s*['\"`]|\.process\(\s*['\"`]\w|\bprogram\s*\.command\(",
+}
+
+
+def _compile(*tables: dict[str, str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for table in tables for p in table.values()), re.MULTILINE)
+
+
 #: Per part of the application (``path_prior.PARTS``' names): what a chunk holding it says.
 CONTENT: dict[str, re.Pattern[str]] = {
-    "routes": re.compile("|".join(f"(?:{p})" for p in ROUTE_PATTERNS.values()), re.MULTILINE),
+    "routes": _compile(ROUTE_PATTERNS),
+    "jobs": _compile(JOB_PATTERNS, SCHEDULE_PATTERNS),
+    "schedules": _compile(SCHEDULE_PATTERNS),
 }
 
 

@@ -7,7 +7,7 @@ on" asks about a setting without saying so. Every framework files these parts un
 folders and file names with the same words (``database/migrations/``, ``core/migrations/0028_...py``,
 ``internal/database/migrations.go``; ``routes/api.php``, ``core/urls.py``,
 ``internal/http/server/routes.go``; ``app/Models/``, ``core/models.py``,
-``internal/model/``; ``app/Jobs/``, ``management/commands/``, ``internal/worker/``;
+``internal/model/``; ``app/Jobs/``, ``management/commands/``, ``internal/worker/``, ``tasks.py``;
 ``config/``, ``settings/``, ``internal/config/options.go``), but a chunk's text rarely
 says so (a Laravel migration says ``Schema::create``, a route file ``Route::get``), and
 the path is one line of a chunk's header, outweighed by the words of its body.
@@ -15,11 +15,15 @@ the path is one line of a chunk's header, outweighed by the words of its body.
 So when the query uses a word of one of the ``PARTS`` below and some candidate is inside
 that part (its path names it: a folder or a word of the file name; or, for routes, its
 text registers one: ``part_content``, Go's ``HandleFunc`` lists in ``ui.go``, Rocket's
-``#[get("/...")]``), every other candidate is multiplied by ``PATH_WEIGHT``
+``#[get("/...")]``; for jobs, a class that ``implements ShouldQueue``, a Celery task, a
+command line's definition; for a question asking when work runs by itself, "how often",
+"every night", only what registers a timer), every other candidate is multiplied by ``PATH_WEIGHT``
 (``priors.reweigh``): the part's files go up among comparable matches, and a much better
 match elsewhere still comes first; ``STRONG_WEIGHT`` when the query asks for one of the
 part's files ("which migration added ...", "when was ... added"). When no candidate is
-inside the part (a library, plain documents), nothing changes. A question about how
+inside the part (a library, plain documents), nothing changes. A question about what was
+done to the rows already there when a change came in ("how were the existing ... filled
+in") names the migrations part too: a data migration did it. A question about how
 migrations are run wants the code running them instead (``prior_for_running``). A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
@@ -79,12 +83,17 @@ _HISTORY = (r"when\s+(?:was|were|did)\b[^?]*\b(?:added|introduced)|"
 _HISTORY_WORDS = _words(_HISTORY)
 #: File names (no extension, lower case) of documents listing changes by release.
 _CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release_notes", "releases"})
+#: A question about what was done once to the rows already there when a change came in
+#: ("how were the existing settings carried over", "how were the end dates of existing plans
+#: filled in", "backfilled"): a data migration did it.
+_BACKFILL = (r"(?:were|was)\s+(?:\w+\s+){0,6}?(?:filled\s+in|carried\s+over|backfilled|converted|"
+             r"copied\s+over|moved\s+over|migrated)|backfill(?:s|ed|ing)?")
 #: Words of a question about the database's tables and columns that does not say
 #: "migration": "which table stores ...", "the column remembering ...", "database change
 #: that ...", "where in the database ...", and the history questions above.
 _SCHEMA_WORDS = (r"(?:what|which)\s+tables?|tables?\s+(?:that\s+|which\s+)?(?:stores?|records?|"
                  r"holds?|keeps?|for)|columns?|(?:database|db)\s+(?:changes?|tables?|columns?|fields?)|"
-                 rf"in\s+the\s+database|{_HISTORY}")
+                 rf"in\s+the\s+database|{_HISTORY}|{_BACKFILL}")
 #: A question asking for one migration ("which migration added ...", "migration creating
 #: the table for ...", "database change that ...") or for a date only migrations carry:
 #: the part's files weigh more (``STRONG_WEIGHT``) than for a question that only names
@@ -103,6 +112,16 @@ _RUNNING = re.compile(r"\b(?:migrations?\s+(?:are\s+|is\s+|get\s+|gets\s+)?(?:ap
 #: default", whether a feature is "turned on" / "switched off".
 _SWITCH_WORDS = r"by\s+default|(?:turn|switch)(?:s|ed|ing)?\s+(?:on|off)"
 
+#: Words of a question about a console command: "which command ...", "command that ...",
+#: "from the command line", "in the terminal", "artisan", "management command".
+_COMMAND_WORDS = (r"command[- ]line|terminal|artisan|cli|(?:console|management|artisan|cli)\s+commands?|"
+                  r"command\s+(?:that|to|which|for)|(?:which|what|a|the)\s+command(?!\s+palette)")
+#: Words of a question about when work runs by itself: "how often", "every night",
+#: "at what time of day", "scheduled", "nightly", "periodically".
+_SCHEDULE_WORDS = (r"how\s+often|schedul\w*|cron\w*|nightly|periodic(?:al(?:ly)?)?|at\s+what\s+time|"
+                   r"by\s+itself|every\s+(?:\d+\s+)?(?:nights?|days?|hours?|minutes?|weeks?|months?|"
+                   r"mornings?)|(?:daily|hourly|weekly)\s+or\s+(?:daily|hourly|weekly|monthly)")
+
 PARTS = (
     # db/ and database/ also file seeders, factories and fixtures (Laravel's
     # database/factories, Rails' db/seeds.rb) and, in some layouts, the models
@@ -120,8 +139,14 @@ PARTS = (
     _part("routes", r"routes?|routing|router|urls?|endpoints?",
           "route routes router routers routing urls urlconf"),
     _part("models", r"models?", "model models entity entities"),
-    _part("jobs", r"jobs?|workers?|cron|scheduler|scheduled|queues?|queued",
-          "job jobs worker workers cron scheduler schedule queue queues console commands tasks"),
+    # A console or management command is asked for as a command "that" does something,
+    # one run "from the terminal"; "the command palette" of a front end is no command.
+    _part("jobs", rf"jobs?|workers?|cron|scheduler|scheduled|queues?|queued|background|celery|"
+                  rf"listeners?|{_COMMAND_WORDS}",
+          "job jobs worker workers cron scheduler schedule queue queues console commands tasks "
+          "listeners celery"),
+    # Work run on a timer: only what registers it (``part_content``) or a scheduler's file.
+    _part("schedules", _SCHEDULE_WORDS, "scheduler schedule schedules cron crontab"),
     _part("config", r"config|configuration|configure[sd]?|settings?|env|environment variables?|"
                     rf"options?|{_SWITCH_WORDS}",
           "config configs configuration settings options env"),

@@ -1,0 +1,132 @@
+"""Questions about work done outside a request (queued jobs, console commands, timers) and
+about data migrations, in a newcomer's words, go to the chunks that define that work: by
+the words of the question (``path_prior``) and by what a chunk says (``part_content``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragloom.retrieval.part_content import holds_part
+from ragloom.retrieval.path_prior import parts_named, prior_for_paths
+from ragloom.retrieval.priors import reweigh
+from ragloom.types import SearchResult
+
+
+@pytest.mark.parametrize(("query", "parts"), [
+    ("how do I create a read-only user from the command line", ["jobs"]),
+    ("a user lost their phone, how do I clear their two-factor setup from the terminal", ["jobs"]),
+    ("command that deletes images no page uses anymore", ["jobs"]),
+    ("which command emails people whose timer has been running for too long", ["jobs"]),
+    ("artisan command to rebuild the search index", ["jobs"]),
+    ("are notification emails sent right away or through a background queue", ["jobs"]),
+    ("which listener reacts when an order is paid", ["jobs"]),
+    ("keyboard shortcut that opens the command palette", []),
+    ("what commands run the linter before a pull request", []),
+    ("how often does the server pull new exercises by itself", ["schedules"]),
+    ("what runs every night", ["schedules"]),
+    ("at what time of day does the instance check for updates", ["schedules"]),
+    ("when are the digest emails sent, daily or weekly", ["schedules"]),
+    ("which scheduled job re-checks sponsorships", ["jobs", "schedules"]),
+    ("urls of the daily calorie calculator pages", ["routes"]),  # "daily" alone: no timer
+    ("how is the hourly rate of a time entry chosen", []),
+    ("when dark mode came in, how were the existing colour settings carried over",
+     ["migrations", "config"]),
+    ("how were the end dates of existing plans filled in", ["migrations"]),
+    ("which rows were backfilled for old accounts", ["migrations"]),
+    ("how is the view counter filled in", []),  # present tense: the code filling it
+])
+def test_parts_named(query: str, parts: list[str]) -> None:
+    assert [part.name for part in parts_named(query)] == parts
+
+
+@pytest.mark.parametrize("text", [
+    "class SendReminder implements ShouldQueue\n{",  # Laravel queued job / notification
+    "abstract class MailNotification extends Notification implements ShouldQueue",
+    "protected $signature = 'bookstack:cleanup-images {--a|all}';",  # Laravel command
+    "Artisan::command('inspire', function () {",
+    "@app.task\ndef sync_exercises_task():",  # Celery
+    "@shared_task(bind=True)\ndef refresh(self):",
+    "@task(help={'settings-path': 'Path'})\ndef bootstrap(context):",  # invoke
+    "class Command(BaseCommand):\n    help = 'Create a user'",  # Django management command
+    "    def add_arguments(self, parser):",
+    "class GuestsCleanupJob < ApplicationJob",  # Rails
+    "task :cleanup => :environment do",
+    "tokio::spawn(async move { purge(pool).await });",  # Rust
+    "#[derive(Debug, Parser)]\nstruct Cli {",
+    "let mut pargs = pico_args::Arguments::from_env();",
+    "func (w *worker) Run(c <-chan model.Job, shutdown <-chan struct{}) {",  # Go
+    "var rootCmd = &cobra.Command{",
+    "const worker = new Worker('emails', async job => {",  # BullMQ
+    "program.command('serve')",  # commander
+    "$schedule->command('reminders:send')->daily();",  # schedules count as jobs too
+])
+def test_definitions_of_background_work_hold_the_jobs_part(text: str) -> None:
+    assert holds_part("jobs", text)
+
+
+@pytest.mark.parametrize("text", [
+    "$schedule->command('reminders:send')->dailyAt('03:00');",  # Laravel Kernel
+    "Schedule::job(new PruneStaleAttachments)->hourly();",  # routes/console.php
+    "sender.add_periodic_task(crontab(hour=3), sync_exercises_task.s())",  # Celery
+    "CELERY_BEAT_SCHEDULE = {'sync': {'task': 'x', 'schedule': 3600}}",
+    "scheduler.add_job(cleanup, 'interval', hours=1)",  # APScheduler
+    "let mut sched = JobScheduler::new();",  # Rust
+    "sched.add(Job::new(schedule.parse().unwrap(), || {}));",
+    "let mut ticker = tokio::time::interval(Duration::from_secs(60));",
+    "for range time.Tick(frequency) {",  # Go
+    "c := cron.New()",
+    "cron.schedule('0 3 * * *', () => purge());",  # node-cron
+    "every 1.day, at: '4:30 am' do",  # whenever
+])
+def test_timer_registrations_hold_the_schedules_part(text: str) -> None:
+    assert holds_part("schedules", text)
+
+
+@pytest.mark.parametrize(("part", "text"), [
+    ("jobs", "class UserController extends Controller\n{"),
+    ("jobs", "task = Task.objects.get(pk=pk)"),
+    ("jobs", "The task is done when the timer stops."),
+    ("jobs", "const command = palette.commands[0]"),
+    ("schedules", "@app.task\ndef sync_exercises_task():"),  # a task, not its timer
+    ("schedules", "setTimeout(() => save(), 500)"),
+    ("schedules", "'schedule' => env('BACKUP_SCHEDULE')"),
+])
+def test_other_code_does_not(part: str, text: str) -> None:
+    assert not holds_part(part, text)
+
+
+def _chunk(doc_id: str, path: str, text: str, score: float) -> SearchResult:
+    return SearchResult(doc_id, text, {"path": path}, 0.5, 0.5, rank_score=score)
+
+
+def test_a_queued_notification_is_inside_the_jobs_part_whatever_its_path() -> None:
+    queue = _chunk("queue", "app/Config/queue.php", "'default' => env('QUEUE_CONNECTION', 'sync'),", 0.5)
+    mail = _chunk("mail", "app/App/MailNotification.php",
+                  "abstract class MailNotification extends Notification implements ShouldQueue", 0.85)
+    view = _chunk("view", "app/Http/Controllers/PageController.php", "public function show()", 0.7)
+    results = [mail, view, queue]
+    query = "are notification emails sent right away or through a background queue"
+    # 0.85 (queued); 0.5 (a queue file); 0.7 * 0.5 = 0.35
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["mail", "queue", "view"]
+
+
+def test_a_question_about_a_timer_puts_the_registration_first() -> None:
+    command = _chunk("command", "wger/exercises/management/commands/sync-exercises.py",
+                     "class Command(BaseCommand):\n    def handle(self): sync_exercises()", 0.6)
+    timer = _chunk("timer", "wger/exercises/tasks.py",
+                   "sender.add_periodic_task(crontab(hour=h), sync_exercises_task.s())", 0.35)
+    sync = _chunk("sync", "wger/exercises/sync.py", "def sync_exercises(print_fn):", 0.5)
+    results = [command, sync, timer]
+    # 0.35 (registers a timer); 0.6 * 0.5 = 0.3; 0.5 * 0.5 = 0.25
+    assert [r.id for r in reweigh(results, prior_for_paths("how often are exercises pulled", results))
+            ] == ["timer", "command", "sync"]
+
+
+def test_a_backfill_question_goes_to_the_data_migration() -> None:
+    model = _chunk("model", "wger/nutrition/models/plan.py", "end = models.DateField(null=True)", 0.6)
+    migration = _chunk("migration", "wger/nutrition/migrations/0027_prefill_end_date.py",
+                       "plan.end = plan.start + timedelta(weeks=12)", 0.4)
+    results = [model, migration]
+    query = "when plans got start and end dates, how were the end dates of existing plans filled in"
+    # 0.4 (a migration); 0.6 * 0.5 = 0.3 (a model is no migration)
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["migration", "model"]
