@@ -26,6 +26,8 @@ from ragloom.types import SearchResult
     ("what runs every night", ["schedules"]),
     ("at what time of day does the instance check for updates", ["schedules"]),
     ("when are the digest emails sent, daily or weekly", ["schedules"]),
+    ("when are items in the trash deleted for good", ["schedules"]),
+    ("when a page is saved, how are old revisions removed", []),
     ("which scheduled job re-checks sponsorships", ["jobs", "schedules"]),
     ("urls of the daily calorie calculator pages", ["routes"]),  # "daily" alone: no timer
     ("how is the hourly rate of a time entry chosen", []),
@@ -95,8 +97,28 @@ def test_other_code_does_not(part: str, text: str) -> None:
     assert not holds_part(part, text)
 
 
-def _chunk(doc_id: str, path: str, text: str, score: float) -> SearchResult:
-    return SearchResult(doc_id, text, {"path": path}, 0.5, 0.5, rank_score=score)
+@pytest.mark.parametrize(("symbol", "held"), [
+    ("parse_args", True), ("main.parse_cli", True), ("Cli", True), ("commands::Args", True),
+    ("ImportArgs", False), ("parse_arguments_of_query", False), ("click_handler", False),
+    ("config, parse_args", True), ("", False),
+])
+def test_a_command_line_parser_holds_the_jobs_part_by_its_name(symbol: str, held: bool) -> None:
+    # a later chunk of a hand-written parser says only `} else if command == "backup" {`
+    assert holds_part("jobs", '} else if command == "backup" {', symbol) is held
+
+
+def _chunk(doc_id: str, path: str, text: str, score: float, symbol: str = "") -> SearchResult:
+    metadata = {"path": path, "symbol": symbol} if symbol else {"path": path}
+    return SearchResult(doc_id, text, metadata, 0.5, 0.5, rank_score=score)
+
+
+def test_a_question_for_a_command_goes_to_the_command_line_parser() -> None:
+    env = _chunk("env", ".env.template", "## Vaultwarden has a built-in generator: `vaultwarden hash`", 0.9)
+    parser = _chunk("parser", "src/main.rs", '} else if command == "hash" {', 0.47, "parse_args")
+    results = [env, parser]
+    # 0.47 (the parser, by its name); 0.9 * 0.5 = 0.45
+    assert [r.id for r in reweigh(results, prior_for_paths("command to generate a hashed admin token",
+                                                           results))] == ["parser", "env"]
 
 
 def test_a_queued_notification_is_inside_the_jobs_part_whatever_its_path() -> None:

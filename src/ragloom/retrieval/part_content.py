@@ -114,8 +114,18 @@ CONTENT: dict[str, re.Pattern[str]] = {
 }
 
 
-def holds_part(part: str, text: str) -> bool:
-    """Whether ``text`` says what a chunk holding ``part`` says (``CONTENT``; always false
-    for a part with no content patterns)."""
-    pattern = CONTENT.get(part)
-    return pattern is not None and pattern.search(text) is not None
+#: Per part: the names of definitions holding it, whatever their chunk says. A command line
+#: parsed by hand is one long function, and its later chunks (``command == "backup"``)
+#: carry only its name: ``parse_args``, ``parse_cli``, ``run_cli``, a ``Cli`` or ``Args``.
+SYMBOLS: dict[str, re.Pattern[str]] = {
+    "jobs": re.compile(r"(?:^|[.:_])(?:parse_?args|parse_?cli|cli|args|subcommands?)$", re.IGNORECASE),
+}
+
+
+def holds_part(part: str, text: str, symbol: str = "") -> bool:
+    """Whether ``text`` says what a chunk holding ``part`` says (``CONTENT``), or one of the
+    comma-separated names in ``symbol`` is a definition holding it (``SYMBOLS``); always
+    false for a part with neither."""
+    pattern, names = CONTENT.get(part), SYMBOLS.get(part)
+    return (pattern is not None and pattern.search(text) is not None
+            or names is not None and any(names.search(name.strip()) for name in symbol.split(",")))

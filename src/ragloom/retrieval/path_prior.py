@@ -117,10 +117,12 @@ _SWITCH_WORDS = r"by\s+default|(?:turn|switch)(?:s|ed|ing)?\s+(?:on|off)"
 _COMMAND_WORDS = (r"command[- ]line|terminal|artisan|cli|(?:console|management|artisan|cli)\s+commands?|"
                   r"command\s+(?:that|to|which|for)|(?:which|what|a|the)\s+command(?!\s+palette)")
 #: Words of a question about when work runs by itself: "how often", "every night",
-#: "at what time of day", "scheduled", "nightly", "periodically".
+#: "at what time of day", "scheduled", "nightly", "periodically", "when are ... deleted".
 _SCHEDULE_WORDS = (r"how\s+often|schedul\w*|cron\w*|nightly|periodic(?:al(?:ly)?)?|at\s+what\s+time|"
                    r"by\s+itself|every\s+(?:\d+\s+)?(?:nights?|days?|hours?|minutes?|weeks?|months?|"
-                   r"mornings?)|(?:daily|hourly|weekly)\s+or\s+(?:daily|hourly|weekly|monthly)")
+                   r"mornings?)|(?:daily|hourly|weekly)\s+or\s+(?:daily|hourly|weekly|monthly)|"
+                   r"when\s+(?:are|is|do|does)\s+[^?]{0,60}?\b(?:deleted|removed|purged|pruned|"
+                   r"cleaned\s+up|sent|run|executed)\b")
 
 PARTS = (
     # db/ and database/ also file seeders, factories and fixtures (Laravel's
@@ -269,4 +271,5 @@ def _is_inside(part: Part, result: SearchResult) -> bool:
         return False
     words = path_words(str(path))
     return (bool(part.path_words & words) and not part.unlike & words
-            or holds_part(part.name, result.full_text or result.text))
+            or holds_part(part.name, result.full_text or result.text,
+                          str(result.metadata.get("symbols") or result.metadata.get("symbol") or "")))
