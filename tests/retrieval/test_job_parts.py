@@ -20,6 +20,7 @@ from ragloom.types import SearchResult
     ("artisan command to rebuild the search index", ["jobs"]),
     ("are notification emails sent right away or through a background queue", ["jobs"]),
     ("which listener reacts when an order is paid", ["jobs"]),
+    ("which signal receiver creates the profile of a new user", ["jobs"]),
     ("keyboard shortcut that opens the command palette", []),
     ("what commands run the linter before a pull request", []),
     ("how often does the server pull new exercises by itself", ["schedules"]),
@@ -51,6 +52,8 @@ def test_parts_named(query: str, parts: list[str]) -> None:
     "@task(help={'settings-path': 'Path'})\ndef bootstrap(context):",  # invoke
     "class Command(BaseCommand):\n    help = 'Create a user'",  # Django management command
     "    def add_arguments(self, parser):",
+    "@receiver(post_save, sender=User)\ndef create_profile(sender, instance, created, **kwargs):",
+    "Event::listen(OrderShipped::class, SendShipmentNotification::class);",
     "class GuestsCleanupJob < ApplicationJob",  # Rails
     "task :cleanup => :environment do",
     "tokio::spawn(async move { purge(pool).await });",  # Rust
@@ -75,6 +78,7 @@ def test_definitions_of_background_work_hold_the_jobs_part(text: str) -> None:
     "let mut sched = JobScheduler::new();",  # Rust
     "sched.add(Job::new(schedule.parse().unwrap(), || {}));",
     "let mut ticker = tokio::time::interval(Duration::from_secs(60));",
+    "let schedule = Schedule::from_str(\"0 30 3 * * *\")?;",  # cron crate
     "for range time.Tick(frequency) {",  # Go
     "c := cron.New()",
     "cron.schedule('0 3 * * *', () => purge());",  # node-cron

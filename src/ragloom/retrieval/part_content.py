@@ -72,23 +72,27 @@ SCHEDULE_PATTERNS: dict[str, str] = {
     # Celery beat (a task's periodic registration, the beat settings), APScheduler, django-q
     "python": r"\badd_periodic_task\(|\bbeat_schedule\b|\bCELERY_BEAT_SCHEDULE\b|@periodic_task\b|"
               r"\bcrontab\(|\bscheduler\.add_job\(|\b(?:Background|AsyncIO|Blocking)Scheduler\(",
-    # Rust: job_scheduler / tokio-cron-scheduler jobs, tokio interval loops
-    "rust": r"\bJobScheduler\b|\bJob::new(?:_async)?\(|\btokio::time::interval\(",
+    # Rust: job_scheduler / tokio-cron-scheduler jobs, tokio interval loops, the cron crate
+    "rust": r"\bJobScheduler\b|\bJob::new(?:_async)?\(|\btokio::time::interval\(|"
+            r"\bSchedule::from_str\(",
     # Go: tickers and cron libraries
     "go": r"\btime\.(?:Tick|NewTicker)\(|\bcron\.New\(|\.AddFunc\(\s*\"",
     # Node: node-cron, cron, Agenda; Rails: whenever's schedule.rb, sidekiq-cron
     "node": r"\bcron\.schedule\(|\bnew\s+CronJob\(|\bagenda\.every\(",
     "rails": r"^\s*every\s+(?:\d+\.\w+|:\w+)|\bSidekiq::Cron::Job\b",
 }
-#: What defines work done outside a request: a queued job, a background task, a console
-#: command (the ``jobs`` part, with every schedule registration). A command's definition
-#: says how it is called (Laravel's ``$signature``, Django's ``BaseCommand``, clap, cobra).
+#: What defines work done outside a request: a queued job, a background task, an event
+#: listener or signal receiver, a console command (the ``jobs`` part, with every schedule
+#: registration). A command's definition says how it is called (Laravel's ``$signature``,
+#: Django's ``BaseCommand``, clap, cobra).
 JOB_PATTERNS: dict[str, str] = {
     "laravel": r"\bimplements\s+[\w\\\s,]*\bShouldQueue\b|\bprotected\s+\$signature\s*=|"
-               r"\bArtisan::command\(",
-    # Celery / Huey / Dramatiq / RQ tasks, invoke tasks, Django management commands, CLIs
-    "python": r"^\s*@(?:[\w.]+\.)?(?:task|shared_task|actor|job)\b|\bclass\s+Command\(\s*BaseCommand\s*\)|"
-              r"\bdef\s+add_arguments\(\s*self\s*,\s*parser\b|^\s*@(?:[\w.]+\.)?command\(",
+               r"\bArtisan::command\(|\bEvent::listen\(",
+    # Celery / Huey / Dramatiq / RQ tasks, invoke tasks, Django management commands and
+    # signal receivers, CLIs
+    "python": r"^\s*@(?:[\w.]+\.)?(?:task|shared_task|actor|job)\b|^\s*@receiver\(|"
+              r"\bclass\s+Command\(\s*BaseCommand\s*\)|\bdef\s+add_arguments\(\s*self\s*,\s*parser\b|"
+              r"^\s*@(?:[\w.]+\.)?command\(",
     # Rails jobs, Sidekiq workers, rake tasks
     "rails": r"<\s*(?:ApplicationJob|ActiveJob::Base)\b|\binclude\s+Sidekiq::(?:Job|Worker)\b|"
              r"^\s*task\s+(?::\w+|\w+:\s)",

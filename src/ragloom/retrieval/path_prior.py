@@ -144,9 +144,9 @@ PARTS = (
     # A console or management command is asked for as a command "that" does something,
     # one run "from the terminal"; "the command palette" of a front end is no command.
     _part("jobs", rf"jobs?|workers?|cron|scheduler|scheduled|queues?|queued|background|celery|"
-                  rf"listeners?|{_COMMAND_WORDS}",
+                  rf"listeners?|receivers?|signal\s+handlers?|{_COMMAND_WORDS}",
           "job jobs worker workers cron scheduler schedule queue queues console commands tasks "
-          "listeners celery"),
+          "listeners celery signals"),
     # Work run on a timer: only what registers it (``part_content``) or a scheduler's file.
     _part("schedules", _SCHEDULE_WORDS, "scheduler schedule schedules cron crontab"),
     _part("config", r"config|configuration|configure[sd]?|settings?|env|environment variables?|"
