@@ -83,6 +83,9 @@ def test_definitions_of_background_work_hold_the_jobs_part(text: str) -> None:
     "c := cron.New()",
     "cron.schedule('0 3 * * *', () => purge());",  # node-cron
     "every 1.day, at: '4:30 am' do",  # whenever
+    "while True:\n    send_alerts()\n    time.sleep(2)",  # a management command polling
+    "loop {\n    purge(&pool).await;\n    tokio::time::sleep(PERIOD).await;\n}",
+    "for {\n\tcleanup(store)\n\ttime.Sleep(time.Hour)\n}",
 ])
 def test_timer_registrations_hold_the_schedules_part(text: str) -> None:
     assert holds_part("schedules", text)
@@ -95,6 +98,8 @@ def test_timer_registrations_hold_the_schedules_part(text: str) -> None:
     ("jobs", "const command = palette.commands[0]"),
     ("schedules", "@app.task\ndef sync_exercises_task():"),  # a task, not its timer
     ("schedules", "setTimeout(() => save(), 500)"),
+    ("schedules", "setInterval(() => refresh(), 60000)"),  # a page refreshing itself
+    ("schedules", "while True:\n    line = f.readline()\n    if not line: break"),
     ("schedules", "'schedule' => env('BACKUP_SCHEDULE')"),
 ])
 def test_other_code_does_not(part: str, text: str) -> None:

@@ -80,6 +80,10 @@ SCHEDULE_PATTERNS: dict[str, str] = {
     # Node: node-cron, cron, Agenda; Rails: whenever's schedule.rb, sidekiq-cron
     "node": r"\bcron\.schedule\(|\bnew\s+CronJob\(|\bagenda\.every\(",
     "rails": r"^\s*every\s+(?:\d+\.\w+|:\w+)|\bSidekiq::Cron::Job\b",
+    # A loop sleeping between rounds (a management command polling forever, a Go or Rust
+    # worker loop); a browser's setInterval is a page refreshing itself, not server work.
+    "loops": r"\bwhile\s+(?:True|not\s+[\w.()]+)\s*:[\s\S]{0,600}?\bsleep\(|"
+             r"\bloop\s*\{[\s\S]{0,600}?\bsleep\(|\bfor\s*\{[\s\S]{0,600}?\btime\.Sleep\(",
 }
 #: What defines work done outside a request: a queued job, a background task, an event
 #: listener or signal receiver, a console command (the ``jobs`` part, with every schedule
