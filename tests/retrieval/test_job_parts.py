@@ -37,6 +37,8 @@ from ragloom.types import SearchResult
     ("how were the end dates of existing plans filled in", ["migrations"]),
     ("which rows were backfilled for old accounts", ["migrations"]),
     ("how is the view counter filled in", []),  # present tense: the code filling it
+    ("what does setting up a fresh install do", []),  # "setting up" is no setting
+    ("which setting turns off sign ups", ["config"]),
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts
@@ -161,3 +163,15 @@ def test_a_backfill_question_goes_to_the_data_migration() -> None:
     query = "when plans got start and end dates, how were the end dates of existing plans filled in"
     # 0.4 (a migration); 0.6 * 0.5 = 0.3 (a model is no migration)
     assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["migration", "model"]
+
+
+def test_a_fresh_install_question_wants_the_setup_code_not_a_migration_or_seeder() -> None:
+    migration = _chunk("migration", "wger/config/migrations/0001_initial.py",
+                       "migrations.CreateModel(name='GymConfig')", 0.75)
+    migration.metadata["source_type"] = "migration"
+    setup = _chunk("setup", "wger/tasks.py", "migrate_db(context)\nload_fixtures(context)", 0.58)
+    results = [migration, setup]
+    query = "what does setting up a fresh install do: migrations, initial data and the admin user"
+    # 0.58 (not a migration); 0.75 * 0.5 = 0.375. Without the rule the migrations and
+    # seeding parts named by "migrations" and "initial data" put the migration first.
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["setup", "migration"]

@@ -102,11 +102,13 @@ _ONE_MIGRATION = (r"which\s+(?:database\s+|db\s+|schema\s+)?migrations?|migratio
                   r"adding|added|creating|created|removing|dropping|renaming|changing|making)|"
                   rf"(?:database|db|schema)\s+changes?\s+(?:that|which)|{_HISTORY}")
 #: A question about how migrations are run ("how are pending migrations applied when the
-#: server starts"): the code running them answers it, not any one migration
-#: (``prior_for_running``).
+#: server starts") or about setting up a fresh install (which runs them, loads the initial
+#: data and creates the first user): the code doing it answers it, not any one migration
+#: or seeder (``prior_for_running``).
 _RUNNING = re.compile(r"\b(?:migrations?\s+(?:are\s+|is\s+|get\s+|gets\s+)?(?:applied|run|executed)|"
                       r"(?:apply|applies|applying|run|runs|running|execute|executes|pending)\s+"
-                      r"(?:the\s+)?(?:\w+\s+)?migrations)\b", re.IGNORECASE)
+                      r"(?:the\s+)?(?:\w+\s+)?migrations|fresh\s+install(?:ation|s)?|"
+                      r"(?:first[- ]time|initial)\s+setup)\b", re.IGNORECASE)
 
 #: Words of a question about a setting that does not say "setting": what happens "by
 #: default", whether a feature is "turned on" / "switched off".
@@ -149,7 +151,8 @@ PARTS = (
           "listeners celery signals"),
     # Work run on a timer: only what registers it (``part_content``) or a scheduler's file.
     _part("schedules", _SCHEDULE_WORDS, "scheduler schedule schedules cron crontab"),
-    _part("config", r"config|configuration|configure[sd]?|settings?|env|environment variables?|"
+    # "setting up" an install is no setting
+    _part("config", r"config|configuration|configure[sd]?|settings?(?!\s+up\b)|env|environment variables?|"
                     rf"options?|{_SWITCH_WORDS}",
           "config configs configuration settings options env"),
 )
@@ -212,12 +215,12 @@ def prior_for_paths(query: str, candidates: Sequence[SearchResult],
     """One factor per part the query names that some candidate's path names: ``weight``
     (default ``PATH_WEIGHT``; ``STRONG_WEIGHT`` when the query asks for one file of the
     part) for a candidate whose path does not name it, else 1 (none when no part
-    applies). A question about how migrations are run gets ``prior_for_running`` instead
-    of the migrations part."""
+    applies). A question about how migrations are run, or a fresh install set up, gets
+    ``prior_for_running`` instead of the migrations and seeding parts."""
     running = prior_for_running(query, candidates, weight)
     factors = []
     for part, inside in _parts_holding(query, candidates):
-        if running and part.name == "migrations":
+        if running and part.name in ("migrations", "seeding"):
             continue
         strong = part.strong is not None and part.strong.search(query) is not None
         own = weight if weight is not None else STRONG_WEIGHT if strong else PATH_WEIGHT
@@ -227,7 +230,8 @@ def prior_for_paths(query: str, candidates: Sequence[SearchResult],
 
 def prior_for_running(query: str, candidates: Sequence[SearchResult],
                       weight: float | None = None) -> list[Factor]:
-    """For a question about how migrations are run (``_RUNNING``): ``weight`` (default
+    """For a question about how migrations are run or a fresh install is set up
+    (``_RUNNING``): ``weight`` (default
     ``PATH_WEIGHT``) for a migration itself (``is_one_migration``), so the code that runs
     them comes first; none for any other question, or when no candidate (or every
     candidate) is a migration."""
