@@ -17,8 +17,8 @@ that part (its path names it: a folder or a word of the file name; or, for route
 text registers one: ``part_content``, Go's ``HandleFunc`` lists in ``ui.go``, Rocket's
 ``#[get("/...")]``; for jobs, a class that ``implements ShouldQueue``, a Celery task, a
 command line's definition; for a question asking when work runs by itself, "how often",
-"every night", only what registers a timer), every other candidate is multiplied by ``PATH_WEIGHT``
-(``priors.reweigh``): the part's files go up among comparable matches, and a much better
+"every night", only what registers a timer), every other candidate is multiplied by
+``PATH_WEIGHT`` (``priors.reweigh``): the part's files go up among comparable matches, and a much better
 match elsewhere still comes first; ``STRONG_WEIGHT`` when the query asks for one of the
 part's files ("which migration added ...", "when was ... added"). When no candidate is
 inside the part (a library, plain documents), nothing changes. A question about what was
@@ -118,9 +118,13 @@ _SWITCH_WORDS = r"by\s+default|(?:turn|switch)(?:s|ed|ing)?\s+(?:on|off)"
 #: "from the command line", "in the terminal", "artisan", "management command".
 _COMMAND_WORDS = (r"command[- ]line|terminal|artisan|cli|(?:console|management|artisan|cli)\s+commands?|"
                   r"command\s+(?:that|to|which|for)|(?:which|what|a|the)\s+command(?!\s+palette)")
+#: Work done "in the background", a "background job / task / worker / loop / sync".
+_BACKGROUND = (r"in\s+the\s+background|background\s+(?:jobs?|tasks?|workers?|process(?:es|ing)?|"
+               r"loops?|queues?|threads?|sync\w*)")
 #: Words of a question about when work runs by itself: "how often", "every night",
-#: "at what time of day", "scheduled", "nightly", "periodically", "when are ... deleted".
-_SCHEDULE_WORDS = (r"how\s+often|schedul\w*|cron\w*|nightly|periodic(?:al(?:ly)?)?|at\s+what\s+time|"
+#: "at what time of day", "scheduled", "nightly", "when are ... deleted" (not "periodically"
+#: or "schedule": a page refreshing itself, a calendar's schedule view).
+_SCHEDULE_WORDS = (r"how\s+often|scheduled|scheduler|scheduling|cron\w*|nightly|at\s+what\s+time|"
                    r"by\s+itself|every\s+(?:\d+\s+)?(?:nights?|days?|hours?|minutes?|weeks?|months?|"
                    r"mornings?)|(?:daily|hourly|weekly)\s+or\s+(?:daily|hourly|weekly|monthly)|"
                    r"when\s+(?:are|is|do|does)\s+[^?]{0,60}?\b(?:deleted|removed|purged|pruned|"
@@ -144,9 +148,11 @@ PARTS = (
           "route routes router routers routing urls urlconf"),
     _part("models", r"models?", "model models entity entities"),
     # A console or management command is asked for as a command "that" does something,
-    # one run "from the terminal"; "the command palette" of a front end is no command.
-    _part("jobs", rf"jobs?|workers?|cron|scheduler|scheduled|queues?|queued|background|celery|"
-                  rf"listeners?|receivers?|signal\s+handlers?|{_COMMAND_WORDS}",
+    # one run "from the terminal"; "the command palette" of a front end is no command. Words
+    # a question about the interface uses as well stay out: a "background" colour, a
+    # click "listener" (``frontend_prior`` stands aside for any part named).
+    _part("jobs", rf"jobs?|workers?|cron|scheduler|scheduled|queues?|queued|celery|{_BACKGROUND}|"
+                  rf"receivers?|signal\s+handlers?|{_COMMAND_WORDS}",
           "job jobs worker workers cron scheduler schedule queue queues console commands tasks "
           "listeners celery signals"),
     # Work run on a timer: only what registers it (``part_content``) or a scheduler's file.
@@ -231,10 +237,9 @@ def prior_for_paths(query: str, candidates: Sequence[SearchResult],
 def prior_for_running(query: str, candidates: Sequence[SearchResult],
                       weight: float | None = None) -> list[Factor]:
     """For a question about how migrations are run or a fresh install is set up
-    (``_RUNNING``): ``weight`` (default
-    ``PATH_WEIGHT``) for a migration itself (``is_one_migration``), so the code that runs
-    them comes first; none for any other question, or when no candidate (or every
-    candidate) is a migration."""
+    (``_RUNNING``): ``weight`` (default ``PATH_WEIGHT``) for a migration itself
+    (``is_one_migration``), so the code that runs them comes first; none for any other
+    question, or when no candidate (or every candidate) is a migration."""
     if _RUNNING.search(query) is None:
         return []
     others = {r.id for r in candidates if not is_one_migration(r)}
