@@ -5,9 +5,9 @@ one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
 (``priors``), tests go below comparable code unless the query is about tests (``test_prior``),
 import blocks unless it is about imports (``import_prior``), data rows unless it is about data
-(``data_prior``), routes and settings below the code they wire when it asks how something works
+(``data_prior``), routes, settings and templates when it asks how something works
 (``wiring_prior``), other files below the part of the application or entity model it names
-(``layout_priors``), and below the front end for a question about the UI (``frontend_prior``).
+(``layout_priors``), below the front end for a question about the UI (``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
