@@ -121,7 +121,8 @@ PARTS = (
           "route routes router routers routing urls urlconf"),
     _part("models", r"models?", "model models entity entities"),
     _part("jobs", r"jobs?|workers?|cron|scheduler|scheduled|queues?|queued",
-          "job jobs worker workers cron scheduler schedule queue queues console commands tasks"),
+          "job jobs worker workers cron scheduler schedule queue queues console commands tasks",
+          "config configs settings"),  # config/queue.php sets the queue up, it runs no job
     _part("config", r"config|configuration|configure[sd]?|settings?|env|environment variables?|"
                     rf"options?|{_SWITCH_WORDS}",
           "config configs configuration settings options env"),
