@@ -145,8 +145,9 @@ def test_a_queued_notification_is_inside_the_jobs_part_whatever_its_path() -> No
     view = _chunk("view", "app/Http/Controllers/PageController.php", "public function show()", 0.7)
     results = [mail, view, queue]
     query = "are notification emails sent right away or through a background queue"
-    # 0.85 (queued); 0.5 (a queue file); 0.7 * 0.5 = 0.35
-    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["mail", "queue", "view"]
+    # 0.85 (queued); 0.7 * 0.5 = 0.35; 0.5 * 0.5 = 0.25 (a config file sets the queue up,
+    # it runs no job: not inside the jobs part whatever its name)
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["mail", "view", "queue"]
 
 
 def test_a_question_about_a_timer_puts_the_registration_first() -> None:

@@ -11,6 +11,7 @@ from helpers import first_path_per_weight
 from ragloom.retrieval import path_prior
 from ragloom.retrieval.path_prior import (
     is_one_migration,
+    parts_inside,
     parts_named,
     path_words,
     prior_for_paths,
@@ -260,3 +261,12 @@ def test_a_changelog_answers_when_something_was_added_as_a_migration_does() -> N
     # not for a question that does not ask when
     factors = prior_for_paths("which migration added the view counter", results)
     assert [r.id for r in reweigh(results, factors)][:2] == ["migration", "service"]
+
+
+def test_a_config_file_named_for_queues_is_not_inside_the_jobs_part() -> None:
+    config = _result("config", "app/Config/queue.php", 0.9)
+    job = _result("job", "app/Jobs/SendNotification.php", 0.6)
+    factors = prior_for_paths("are notification emails sent right away or through a queue", [config, job])
+    # 0.6 (inside); 0.9 * 0.5 = 0.45: config/queue.php sets the queue up, it runs no job
+    assert [r.id for r in reweigh([config, job], factors)] == ["job", "config"]
+    assert parts_inside("which env variable picks the queue driver", [config, job]) == [{"job"}, {"config"}]

@@ -154,7 +154,8 @@ PARTS = (
     _part("jobs", rf"jobs?|workers?|cron|scheduler|scheduled|queues?|queued|celery|{_BACKGROUND}|"
                   rf"receivers?|signal\s+handlers?|{_COMMAND_WORDS}",
           "job jobs worker workers cron scheduler schedule queue queues console commands tasks "
-          "listeners celery signals"),
+          "listeners celery signals",
+          "config configs settings"),  # config/queue.php sets the queue up, it runs no job
     # Work run on a timer: only what registers it (``part_content``) or a scheduler's file.
     _part("schedules", _SCHEDULE_WORDS, "scheduler schedule schedules cron crontab"),
     # "setting up" an install is no setting

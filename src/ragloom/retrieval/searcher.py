@@ -3,11 +3,11 @@
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
 ``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
-(``priors``), test chunks go below comparable code unless the query is about tests
-(``test_prior``), import blocks below the rest unless it is about imports (``import_prior``),
-data rows below the rest unless it is about data (``data_prior``), other files below the
-part of the application or entity model it names (``layout_priors``), and below the front
-end when it asks about the user interface (``frontend_prior``).
+(``priors``), tests go below comparable code unless the query is about tests (``test_prior``),
+import blocks unless it is about imports (``import_prior``), data rows unless it is about data
+(``data_prior``), routes, settings and templates when it asks how something works
+(``wiring_prior``), other files below the part of the application or entity model it names
+(``layout_priors``), below the front end for a question about the UI (``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
@@ -66,6 +66,7 @@ from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import asks_about_tests, prior_for_tests, without_tests
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.retrieval.versions import one_version_per_file
+from ragloom.retrieval.wiring_prior import prior_for_wiring
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, SearchResult
 
@@ -176,7 +177,7 @@ class Searcher:
         reranking = self.reranker is not None
         tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
         priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
-        priors += prior_for_data(query)
+        priors += prior_for_data(query) + prior_for_wiring(query, settings.wiring_weight)
         widened = mode != "dense" or mmr or reranking
         window = max(MERGE_WINDOW, settings.candidate_k) if widened else MERGE_WINDOW  # not top_k's
         pool = max(wanted, window)
