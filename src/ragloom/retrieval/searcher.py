@@ -4,8 +4,8 @@ one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at
 ``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
 (``priors``), test chunks go below comparable code unless the query is about tests
-(``test_prior``), import blocks below the rest unless it is about imports (``import_prior``),
-data rows below the rest unless it is about data (``data_prior``), other files below the
+(``test_prior``), import blocks, data rows and licence texts below the rest unless it is
+about them (``import_prior``, ``data_prior``, ``legal_prior``), other files below the
 part of the application or entity model it names (``layout_priors``), and below the front
 end when it asks about the user interface (``frontend_prior``).
 
@@ -46,6 +46,7 @@ from ragloom.retrieval.frontend_prior import prior_for_front_end
 from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.import_prior import asks_about_imports, prior_for_imports
 from ragloom.retrieval.layout_priors import layout_priors
+from ragloom.retrieval.legal_prior import prior_for_licences
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
 from ragloom.retrieval.priors import reweigh
@@ -176,7 +177,7 @@ class Searcher:
         reranking = self.reranker is not None
         tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
         priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
-        priors += prior_for_data(query)
+        priors += prior_for_data(query) + prior_for_licences(query)
         widened = mode != "dense" or mmr or reranking
         window = max(MERGE_WINDOW, settings.candidate_k) if widened else MERGE_WINDOW  # not top_k's
         pool = max(wanted, window)
