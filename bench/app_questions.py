@@ -150,8 +150,15 @@ _TEST_PATH = re.compile(
     r"|[A-Za-z0-9]Test\.php$|\.snap$")
 
 
+_SPEC_FOLDER = re.compile(r"(^|/)specs?/")
+_PROSE = re.compile(r"\.(md|mdx|markdown|rst)$")
+
+
 def is_test_path(path: str) -> bool:
-    """Whether a file is a test (or a test fixture / snapshot) by the usual conventions."""
+    """Whether a file is a test (or a test fixture / snapshot) by the usual conventions; a
+    prose page under ``spec/`` / ``specs/`` is a specification (``docs/spec/x.mdx``)."""
+    if _PROSE.search(path):
+        path = _SPEC_FOLDER.sub("/", path)
     return bool(_TEST_PATH.search(path))
 
 

@@ -78,7 +78,9 @@ def test_identical_copies_take_the_places_after_their_result(tmp_path: Path) -> 
     ("tests/Unit/FooTest.php", True), ("resources/js/a.spec.ts", True),
     ("core/tests/test_models.py", True), ("internal/x_test.go", True),
     ("src/__snapshots__/a.snap", True), ("app/Models/Test.php", False),
-    ("app/Console/Commands/Test/TestJobCommand.php", False), ("core/models.py", False)])
+    ("app/Console/Commands/Test/TestJobCommand.php", False), ("core/models.py", False),
+    ("spec/models/user_spec.rb", True), ("spec/fixtures/feed.md", True),
+    ("website/src/content/docs/spec/http-signatures.mdx", False)])  # a specification
 def test_test_paths(path: str, test: bool) -> None:
     assert is_test_path(path) is test
 

@@ -24,6 +24,12 @@ from ragloom.indexing.source_types import DEFAULT_SOURCE_TYPES, SourceTypes, inl
     ("api/testsuite.py", "python", "code"),
     ("babybuddy/settings/test.py", "python", "test"),  # Django's settings for the test run
     ("specs/checkout.js", "javascript", "test"),
+    ("spec/models/user_spec.rb", "ruby", "test"),
+    ("website/src/content/docs/spec/http-signatures.mdx", "markdown", "docs"),  # a specification
+    ("specs/design/sync-protocol.md", "markdown", "docs"),
+    ("spec/protocol.rst", "rst", "docs"),
+    ("spec/fixtures/feed.md", "markdown", "test"),  # a fixture is still a test's data
+    ("tests/README.md", "markdown", "test"),  # only spec folders hold specifications
     ("src/cart_spec.ts", "typescript", "test"),
     ("src/parser_test.rs", "rust", "test"),
     ("src/components/Button.snap", "text", "test"),

@@ -32,6 +32,11 @@ from ragloom.retrieval.part_content import holds_part
     "path(\"children/<slug:slug>/\", ChildDetail.as_view(), name=\"child\"),",
     "router.register(r\"children\", views.ChildViewSet)",  # DRF
     "  resources :photos\n  get \"/profile\", to: \"users#show\"",  # Rails
+    # axum handlers registered elsewhere: their extractor parameters say what they are
+    "pub async fn post(\n    State(attachments): State<AttachmentService>,\n    mut multipart: Multipart,",
+    "async fn get(Path(id): Path<Uuid>, Query(page): Query<Paging>) -> Json<Post> {",
+    "pub async fn update(Json(mut body): Json<Update>) -> StatusCode {",
+    "async fn index(pool: web::Data<DbPool>, path: web::Path<(u32,)>) -> impl Responder {",  # actix
 ])
 def test_route_registrations_hold_the_routes_part(text: str) -> None:
     assert holds_part("routes", text)
@@ -48,6 +53,9 @@ def test_route_registrations_hold_the_routes_part(text: str) -> None:
     "os.path.join(base, 'static')",
     "return redirect(route('dashboard'));",  # naming a route is not registering one
     "# Routes are registered in routes/web.php",
+    "fn load(path: &Path) -> Result<Config> {",  # a file path, no extractor
+    "let state = State::new(config);\nlet body = Json(payload);",  # values built, not extracted
+    "pub struct AppState { pool: PgPool }",
 ])
 def test_other_code_does_not(text: str) -> None:
     assert not holds_part("routes", text)

@@ -270,3 +270,22 @@ def test_a_config_file_named_for_queues_is_not_inside_the_jobs_part() -> None:
     # 0.6 (inside); 0.9 * 0.5 = 0.45: config/queue.php sets the queue up, it runs no job
     assert [r.id for r in reweigh([config, job], factors)] == ["job", "config"]
     assert parts_inside("which env variable picks the queue driver", [config, job]) == [{"job"}, {"config"}]
+
+
+def test_a_question_asking_for_one_migration_wants_a_migration_not_the_rest_of_the_db_crate() -> None:
+    """In a Rust workspace the database crate (``crates/app-db``) holds the schema macro
+    and the models beside the migrations, and a job queue kept in the database is a
+    ``db_queue.rs``: their paths name the part, but only a migration answers "which
+    migration creates ...", so only migrations are inside for such a question."""
+    results = [_typed("queue", "job-runner/src/db_queue.rs", "code", 0.46),
+               _typed("schema", "crates/app-db/src/schema.rs", "code", 0.45),
+               _typed("sql", "crates/app-db/migrations/2025-04-23_jobs/up.sql", "migration", 0.40)]
+    factors = prior_for_paths("migration that creates the table for the background job queue", results)
+    # 0.40 (the one migration); 0.46 * 0.25; 0.45 * 0.25
+    assert [r.id for r in reweigh(results, factors)] == ["sql", "queue", "schema"]
+    # a question naming only the tables keeps the whole database crate inside
+    factors = prior_for_paths("which table stores the pending deliveries", results)
+    assert [r.id for r in reweigh(results, factors)] == ["queue", "schema", "sql"]
+    # no migration among the candidates: the paths decide as before
+    factors = prior_for_paths("which migration creates the jobs table", results[:2])
+    assert [r.id for r in reweigh(results[:2], factors)] == ["queue", "schema"]

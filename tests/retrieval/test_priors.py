@@ -71,3 +71,13 @@ def test_demoted_tests_leave_the_window_to_code(make_engine, project: Path) -> N
     about_tests = engine.search("ledger balance tests", top_k=5)  # not demoted: first, capped
     assert [r.metadata["path"] for r in about_tests] == ["tests/test_ledger.py"] * 2 + [
         f"app/ledger{n}.py" for n in (4, 1, 5)]
+
+
+def test_scores_equal_to_the_tie_decimals_keep_the_ranking_order() -> None:
+    """Two builds of one index may compute a score with a last-bit difference; once any
+    prior demotes a candidate the sort must not let that bit reorder the others."""
+    for first, second in ((0.3447, 0.3447 + 1e-12), (0.3447 + 1e-12, 0.3447)):
+        candidates = [_result("a", first), _result("b", second), _result("t", 0.9, "test")]
+        assert [r.id for r in reweigh(candidates, [prior_for_tests(0.1)])] == ["a", "b", "t"]
+        demoted = [_result("x", first, kind="imports"), _result("y", second, kind="imports")]
+        assert [r.id for r in reweigh(demoted, [prior_for_imports(0.0)])] == ["x", "y"]

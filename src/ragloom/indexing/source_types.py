@@ -10,7 +10,10 @@ The first matching pattern wins: the project's own ``[rag.source_types]`` patter
 ``code`` when its language is a programming language, else ``text``. A program or a
 template (``TEMPLATES``: Django/Jinja, Blade, ERB, Twig, Handlebars, Vue, Svelte) is
 ``code`` where only a default ``docs`` pattern would match it: ``templates/base.html`` is a
-Django template, and ``docs/views.py`` the views of an application named ``docs``.
+Django template, and ``docs/views.py`` the views of an application named ``docs``. A prose
+page (Markdown, reStructuredText) under a ``spec/`` or ``specs/`` folder is a
+specification, not a test (``docs/spec/http-signatures.mdx``): those folders are tests
+only for programs (RSpec's ``spec/``, ``specs/checkout.js``).
 """
 
 from __future__ import annotations
@@ -58,23 +61,29 @@ NOT_CODE = frozenset({"text", "markdown", "rst", "html", "css", "scss", "less", 
 #: extension (``templates/base.html`` is a Django template, not a page).
 TEMPLATES = frozenset({"django-template", "blade", "erb", "twig", "handlebars", "go-template",
                        "vue", "svelte"})
+#: Test folders named for specifications: a prose page in one is a specification (docs).
+SPEC_FOLDERS = frozenset({"**/spec/**", "**/specs/**"})
+PROSE = frozenset({"markdown", "rst"})
 
 
 class SourceTypes:
     """Classifies paths; see the module docstring."""
 
     def __init__(self, patterns: Mapping[str, Sequence[str]] | None = None) -> None:
-        ordered: list[tuple[str, Glob, bool]] = []
+        ordered: list[tuple[str, Glob, bool, bool]] = []
         for table in (patterns or {}, DEFAULT_SOURCE_TYPES):
+            default = table is DEFAULT_SOURCE_TYPES
             for name, globs in table.items():
-                ordered += [(name, compile_glob(glob), table is DEFAULT_SOURCE_TYPES)
+                ordered += [(name, compile_glob(glob), default, default and glob in SPEC_FOLDERS)
                             for glob in globs]
         self._patterns = ordered
 
     def of(self, path: str, language: str) -> str:
         """The source type of ``path`` (relative, ``/``-separated) in ``language``."""
-        for name, pattern, default in self._patterns:
+        for name, pattern, default, spec_folder in self._patterns:
             if default and name == "docs" and language not in NOT_CODE:
+                continue
+            if spec_folder and language in PROSE:
                 continue
             if pattern.matches(path):
                 return name

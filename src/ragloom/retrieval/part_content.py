@@ -12,7 +12,12 @@ patterns of ``ROUTE_PATTERNS``.
 The patterns ask for what only a registration says: a framework's route call or attribute
 with a literal path (``"/..."``; for a method call, a handler after it), so a client
 fetching a URL (``axios.get("/api/x")``, ``http.Get("https://...")``) or a map lookup
-(``cache.get("key")``) does not count.
+(``cache.get("key")``) does not count. An axum or actix handler is registered in one
+router file, far from its function, and carries no attribute as a Rocket handler does; it
+says what it is by its parameters, the framework's request extractors
+(``State(db): State<Pool>``, ``Json(body): Json<NewPost>``, ``path: web::Path<u32>``): an
+endpoint question ("endpoint for uploading an image") wants that function, not the
+service it calls.
 
 Work done outside a request is filed as loosely: a queued notification in ``app/App/``
 (``implements ShouldQueue``), Celery tasks in any ``tasks.py``, a Rust server's job
@@ -44,6 +49,11 @@ ROUTE_PATTERNS: dict[str, str] = {
     "rust": r"#\[(?:get|post|put|patch|delete|head|options|route)\(\s*\"/|\broutes!\s*\[|"
             r"\.(?:route|nest|nest_service|route_service)\(\s*\"/|\bweb::(?:resource|scope)\(\s*\"|"
             r"\.mount\([^\n]*\"/",
+    # axum handlers: an extractor destructured in a parameter, State(db): State<Pool>; actix
+    # handlers: a parameter of web::Json<T> / web::Path<T> / web::Data<T>
+    "rust handlers": r"\b(?:State|Path|Query|Json|Form|Extension|Multipart)\(\s*(?:mut\s+)?\w+\s*\)"
+                     r"\s*:\s*(?:\w+::)*(?:State|Path|Query|Json|Form|Extension|Multipart)\b|"
+                     r"\b\w+\s*:\s*web::(?:Json|Path|Query|Form|Data)\s*<",
     # Go: net/http, gorilla/mux, chi, gin, echo, fiber: a path literal ("GET /x" in Go 1.22)
     # and a handler after it (a client's .Get("/users") has none)
     "go": r"\.(?:HandleFunc|Handle|Get|Post|Put|Patch|Delete|GET|POST|PUT|PATCH|DELETE|Group|"

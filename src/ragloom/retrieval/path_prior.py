@@ -20,10 +20,12 @@ command line's definition; for a question asking when work runs by itself, "how 
 "every night", only what registers a timer), every other candidate is multiplied by
 ``PATH_WEIGHT`` (``priors.reweigh``): the part's files go up among comparable matches, and a much better
 match elsewhere still comes first; ``STRONG_WEIGHT`` when the query asks for one of the
-part's files ("which migration added ...", "when was ... added"). When no candidate is
-inside the part (a library, plain documents), nothing changes. A question about what was
-done to the rows already there when a change came in ("how were the existing ... filled
-in") names the migrations part too: a data migration did it. A question about how
+part's files ("which migration added ...", "when was ... added"), and then only the
+migrations themselves are inside (``is_one_migration``), not the rest of a database
+folder or crate (``crates/app-db/src/schema.rs``, ``job-runner/src/db_queue.rs``). When no
+candidate is inside the part (a library, plain documents), nothing changes. A question about
+what was done to the rows already there when a change came in ("how were the existing ...
+filled in") names the migrations part too: a data migration did it. A question about how
 migrations are run wants the code running them instead (``prior_for_running``). A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
@@ -201,6 +203,8 @@ def _parts_holding(query: str, candidates: Sequence[SearchResult]) -> list[tuple
         inside = {r.id for r in candidates if _is_inside(part, r)
                   and (tests_count or r.metadata.get("source_type") != "test")
                   and r.metadata.get("source_type") != "data"}
+        if inside and part.name == "migrations" and part.strong and part.strong.search(query):
+            inside = {r.id for r in candidates if r.id in inside and is_one_migration(r)} or inside
         if inside and part.name == "migrations" and _HISTORY_WORDS.search(query):
             inside |= {r.id for r in candidates if is_changelog(r)}
         if inside:

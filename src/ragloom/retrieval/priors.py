@@ -6,13 +6,17 @@ demoted by the test prior came back to the top when the import prior re-sorted).
 
 A factor of 0 puts a candidate after every candidate with a positive factor (still in rank
 order among themselves, still returned when nothing else is); a negative rank score is
-divided by the factor instead, so a factor below 1 always moves a candidate down.
+divided by the factor instead, so a factor below 1 always moves a candidate down. Values
+equal to ``fusion.TIE_DECIMALS`` decimals are ties and keep the ranking's order (which is
+deterministic), so a last-bit difference between two builds of one index (``fusion``)
+never reorders them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ragloom.retrieval.fusion import TIE_DECIMALS
 from ragloom.types import SearchResult
 
 #: A prior: how much a candidate's rank score counts (1 = as it is, 0 = after the rest).
@@ -30,8 +34,8 @@ def reweigh(results: Sequence[SearchResult], factors: Sequence[Factor]) -> list[
         weight = weights[position]
         value = _value(results[position])
         if weight <= 0.0:
-            return False, value
-        return True, value * weight if value >= 0 else value / weight
+            return False, round(value, TIE_DECIMALS)
+        return True, round(value * weight if value >= 0 else value / weight, TIE_DECIMALS)
 
     return [results[i] for i in sorted(range(len(results)), key=key, reverse=True)]
 

@@ -3,11 +3,10 @@
 one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
 ``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
-(``priors``), tests go below comparable code unless the query is about tests (``test_prior``),
-import blocks unless it is about imports (``import_prior``), data rows unless it is about data
-(``data_prior``), routes, settings and templates when it asks how something works
-(``wiring_prior``), other files below the part of the application or entity model it names
-(``layout_priors``), below the front end for a question about the UI (``frontend_prior``).
+(``priors``): tests, import blocks, data rows, licences below the rest unless asked about
+(``test_prior``, ``import_prior``, ``data_prior``, ``legal_prior``); routes, settings, templates
+when the query asks how something works (``wiring_prior``); files outside the part or entity
+model it names (``layout_priors``); the back end for a question about the UI (``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
@@ -38,17 +37,17 @@ from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Condition, Filters, compile_filters, resolve_globs
 from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
-from ragloom.retrieval.data_prior import asks_about_data, prior_for_data, thin_data_rows, without_data
+from ragloom.retrieval.data_prior import asks_about_data, thin_data_rows, without_data
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.enum_prior import named_enumerations, search_depth
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.frontend_prior import prior_for_front_end
 from ragloom.retrieval.fusion import fuse
-from ragloom.retrieval.import_prior import asks_about_imports, prior_for_imports
 from ragloom.retrieval.layout_priors import layout_priors
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
 from ragloom.retrieval.priors import reweigh
+from ragloom.retrieval.query_priors import query_priors
 from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import (
@@ -63,10 +62,9 @@ from ragloom.retrieval.retrievers import (
 )
 from ragloom.retrieval.search_mode import SearchMode
 from ragloom.retrieval.sparse_base import SparseBackend
-from ragloom.retrieval.test_prior import asks_about_tests, prior_for_tests, without_tests
+from ragloom.retrieval.test_prior import without_tests
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.retrieval.versions import one_version_per_file
-from ragloom.retrieval.wiring_prior import prior_for_wiring
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, SearchResult
 
@@ -175,9 +173,7 @@ class Searcher:
         wanted = max(2 * top_k, MERGE_WINDOW) if (settings.merge_parts or settings.collapse_duplicates) \
             else max(top_k, GATE_WINDOW)
         reranking = self.reranker is not None
-        tests = [] if asks_about_tests(query) else [prior_for_tests(settings.test_weight)]
-        priors = tests + ([] if asks_about_imports(query) else [prior_for_imports(settings.import_weight)])
-        priors += prior_for_data(query) + prior_for_wiring(query, settings.wiring_weight)
+        priors = query_priors(query, settings)
         widened = mode != "dense" or mmr or reranking
         window = max(MERGE_WINDOW, settings.candidate_k) if widened else MERGE_WINDOW  # not top_k's
         pool = max(wanted, window)
