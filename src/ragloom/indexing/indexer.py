@@ -28,7 +28,7 @@ from ragloom.indexing.manifest import RECHUNK, FileRecord
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
 from ragloom.indexing.progress import IndexingStopped as IndexingStopped  # its old home
-from ragloom.indexing.progress import ProgressCallback, ProgressTracker
+from ragloom.indexing.progress import ModelClock, ProgressCallback, ProgressTracker, expected_bytes
 from ragloom.indexing.quotas import Quota, plan_files
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
@@ -180,14 +180,16 @@ class Indexer:
                 report.files_unchanged += 1
             else:
                 to_read.append(_ToRead(path, relative, previous, stat.st_size, stat.st_mtime_ns))
+        weigh = expected_bytes if progress else lambda path, relative, size: size  # shown only
+        weights = {item.relative: weigh(item.path, item.relative, item.size) for item in to_read}
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read),
-                                  sum(item.size for item in to_read))
+                                  sum(weights.values()))
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
         sparse_first = self.progressive and self.writer.unembedded is not None  # BM25 first
 
         def embed(chunks: list[Chunk], told: Callable[[int], None]) -> EmbeddedTexts:
-            return self._embed(chunks, told, stop)
+            return self._embed(chunks, told, stop, tracker.model)
 
         # closing(): a stop or an error cancels the files queued ahead at once, not at exit
         with EmbedAhead[Window](lambda window, told: embed(window.chunks(), told)) as line, \
@@ -214,7 +216,7 @@ class Indexer:
                         chunks = len(outcome.chunks)
                         window.add(PendingFile(item.relative, outcome.content, outcome.chunks,
                                                 item.previous))
-                tracker.file_read(chunks, item.size)
+                tracker.file_read(chunks, weights[item.relative])
                 if window.chunk_count >= window_limit:
                     embedding = self._hand_over(line, window, embedding, report, tracker, backfill,
                                                 sparse_first)
@@ -306,14 +308,17 @@ class Indexer:
         self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
 
     def _embed(self, chunks: list[Chunk], on_batch: Callable[[int], None],
-               stop: threading.Event | None) -> EmbeddedTexts:
+               stop: threading.Event | None, model: ModelClock) -> EmbeddedTexts:
         """Vectors of chunks as the embedder reads them; a ``stop`` request is honoured
-        between batches (embedded batches are cached; nothing is journaled yet)."""
+        between batches (embedded batches are cached; nothing is journaled yet). ``model``
+        times the batches (the progress line's rate)."""
         def batch_done(count: int) -> None:
+            model.batch(count)
             on_batch(count)
             _stop_if_asked(stop)
 
         _stop_if_asked(stop)
+        model.start()
         return self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
                                    on_embedded=batch_done)
 
@@ -321,7 +326,8 @@ class Indexer:
         """Embed and write a window, here and now."""
         if window.files:
             tracker = ProgressTracker(None, len(window.files), len(window.files), 0)
-            self._write(window, self._embed(window.chunks(), tracker.batch_embedded, None), report, tracker)
+            embedded = self._embed(window.chunks(), tracker.batch_embedded, None, tracker.model)
+            self._write(window, embedded, report, tracker)
 
     def _write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
                tracker: ProgressTracker) -> None:
