@@ -22,13 +22,13 @@ _install_lock = threading.Lock()
 
 
 class _Collector(logging.Handler):
-    """Keeps the records of a thread that collects; hands the others on to the root."""
+    """Keeps the warnings of a thread that collects; hands the rest on to the root."""
 
     def emit(self, record: logging.LogRecord) -> None:
         kept: list[str] | None = getattr(_local, "messages", None)
         if kept is not None and record.levelno >= logging.WARNING:
             kept.append(record.getMessage().strip())
-        elif kept is None:
+        else:  # another thread's, or a debug record: where propagation would take it
             logging.getLogger().callHandlers(record)
 
 

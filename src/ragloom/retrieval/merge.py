@@ -9,14 +9,15 @@ dropped, any other takes its own slot. Every candidate is looked at, whatever ``
 the per-file cap after this chooses among all the places, so how far down it reaches for a
 result from another file does not depend on ``top_k`` either.
 
-A merged result holds at most ``MERGE_PARTS`` chunks: a long section whose many parts all
-rank would otherwise come back as one result of hundreds of lines. Three chunks are about
-three times the chunk size (the model's window by default), enough to join a part with
-its neighbours on both sides, and a result stays a passage one reads and a prompt built
-from ``top_k`` results keeps a predictable size. A part that would take a result past the
-bound grows another touching result with room (or one holding all its lines already), or
-takes its own slot after it. ``metadata["merged_ids"]`` lists every chunk whose text is in
-the result, the result's own id first, those of parts it bridged included.
+A merged result is joined from at most ``MERGE_PARTS`` chunks (a part whose lines it holds
+already adds its id, no text): a long section whose many parts all rank would otherwise
+come back as one result of hundreds of lines. Three chunks are about three times the chunk
+size (the model's window by default), enough to join a part with its neighbours on both
+sides, and a result stays a passage one reads and a prompt built from ``top_k`` results
+keeps a predictable size. A part that would take a result past the bound grows another
+touching result with room (or one holding all its lines already), or takes its own slot.
+``metadata["merged_ids"]`` lists every chunk whose text is in the result, the result's own
+id first, those of parts it bridged included.
 """
 
 from __future__ import annotations
