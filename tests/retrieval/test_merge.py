@@ -80,8 +80,9 @@ SURVEY = "# Field guide\n\n## Glacier survey\n\n" + "".join(
 
 
 def test_a_long_section_comes_back_in_results_of_at_most_three_parts(make_engine, project: Path) -> None:
-    """Ten ranked parts of one section: results of at most ``MERGE_PARTS`` chunks each,
-    every part's id in exactly one result whose text holds that part's lines."""
+    """Ten ranked parts of one section, about 780 characters each: results of at most
+    ``MERGE_PARTS`` times that (three parts), every part's id in exactly one result whose
+    text holds that part's lines."""
     write(project, "guide.md", SURVEY)
     for i in range(6):
         write(project, f"other_{i}.md", f"# Other {i}\n\nA cooking recipe {i} with tomatoes.\n")
@@ -121,12 +122,12 @@ def test_a_bridging_part_keeps_the_ids_of_both_sides() -> None:
     assert merged[0].text == p1.text + p2.text + p3.text + p4.text
 
 
-def test_a_part_past_the_bound_grows_the_side_with_room_or_stands_alone() -> None:
+def test_a_part_past_the_bound_grows_the_side_it_fits_or_stands_alone() -> None:
+    """Parts of about 110 characters: a result holds at most 3 x 110 of text."""
     p = [_part(f"p{i}", 10 * i + 1, 10 * i + 10) for i in range(6)]
-    merged = merge_adjacent_parts([p[0], p[1], p[3], p[4], p[2], p[5]])
+    merged = merge_adjacent_parts([p[0], p[1], p[3], p[4], p[2], p[5]])  # p2 would bridge 5 parts
     assert [r.metadata.get("merged_ids") for r in merged] == ["p0,p1,p2", "p3,p4,p5"]
-    alone = merge_adjacent_parts([p[0], p[1], p[2], p[3]], parts=3)
-    assert [(r.id, r.metadata.get("merged_ids")) for r in alone] == [("p0", "p0,p1,p2"), ("p3", None)]
     inside = _part("in", 12, 18)  # all its lines are in the full result already
-    assert [r.metadata.get("merged_ids") for r in merge_adjacent_parts([*alone, inside])] == [
-        "p0,p1,p2,in", None]
+    alone = merge_adjacent_parts([p[0], p[1], p[2], p[3], inside])
+    assert [(r.id, r.metadata.get("merged_ids")) for r in alone] == [("p0", "p0,p1,p2,in"), ("p3", None)]
+    assert all(len(r.text) <= MERGE_PARTS * len(p[1].text) for r in [*merged, *alone])

@@ -9,13 +9,15 @@ dropped, any other takes its own slot. Every candidate is looked at, whatever ``
 the per-file cap after this chooses among all the places, so how far down it reaches for a
 result from another file does not depend on ``top_k`` either.
 
-A merged result is joined from at most ``MERGE_PARTS`` chunks (a part whose lines it holds
-already adds its id, no text): a long section whose many parts all rank would otherwise
-come back as one result of hundreds of lines. Three chunks are about three times the chunk
-size (the model's window by default), enough to join a part with its neighbours on both
-sides, and a result stays a passage one reads and a prompt built from ``top_k`` results
-keeps a predictable size. A part that would take a result past the bound grows another
-touching result with room (or one holding all its lines already), or takes its own slot.
+A merged result's text is at most ``MERGE_PARTS`` times the longest candidate's in the
+window: a long section whose many parts all rank would otherwise come back as one result
+of hundreds of lines. Chunks are cut at the chunk size (the model's window by default), so
+the longest candidate stands for it in whatever unit the index was sized, with no setting
+to pass; small parts of one function (a chunker cuts code at statements, well under the
+size) still join whole. Three chunk sizes join a part with its neighbours on both sides,
+and a result stays a passage one reads and a prompt built from ``top_k`` results keeps a
+predictable size. A part that would take a result past the bound grows another touching
+result it fits (a part whose lines it holds already always does), or takes its own slot.
 ``metadata["merged_ids"]`` lists every chunk whose text is in the result, the result's own
 id first, those of parts it bridged included.
 """
@@ -28,7 +30,7 @@ from ragloom.types import SearchResult
 
 #: Candidates whose parts merge into the results before they are cut to ``top_k``.
 MERGE_WINDOW = 20
-#: Chunks at most in one merged result.
+#: A merged result's text is at most this many times the longest candidate's.
 MERGE_PARTS = 3
 
 
@@ -71,24 +73,31 @@ def _joined(kept: SearchResult, other: SearchResult) -> SearchResult:
                         1.0 - max(kept.score, other.score), dict(kept.retrievers), kept.rank_score)
 
 
-def _covers(kept: SearchResult, part: SearchResult) -> bool:
-    """Whether ``part``'s lines are all in ``kept`` already (joining adds no text)."""
-    a, b = kept.metadata, part.metadata
-    return int(a["start_line"]) <= int(b["start_line"]) and int(b["end_line"]) <= int(a["end_line"])
-
-
-def _room(results: Sequence[SearchResult], parts: int = MERGE_PARTS) -> bool:
-    """Whether ``results`` joined stay within ``parts`` chunks."""
-    return len({i for result in results for i in part_ids(result)}) <= parts
+def _grown(kept: list[SearchResult], touching: list[int], result: SearchResult,
+           limit: int) -> tuple[SearchResult, list[int]] | None:
+    """``result`` joined to the kept results it touches (all of them, bridging them, when
+    the text stays within ``limit`` characters, else the first one it fits), and which of
+    them it took; None when it fits none."""
+    grown = kept[touching[0]]
+    for index in touching:
+        grown = _joined(grown, result if index == touching[0] else kept[index])
+    if len(grown.text) <= limit:
+        return grown, touching
+    for index in touching:
+        alone = _joined(kept[index], result)
+        if len(alone.text) <= limit:
+            return alone, [index]
+    return None
 
 
 def merge_adjacent_parts(results: Sequence[SearchResult], window: int = MERGE_WINDOW,
                          parts: int = MERGE_PARTS) -> list[SearchResult]:
     """The places of ``results`` (best first), for the caller to cap and cut to ``top_k``:
     every place among the first ``window`` results, a result touching an earlier kept part
-    of the same symbol or section merged into it (into all of them when it bridges several,
-    within ``parts`` chunks) instead of taking a slot; then the later results that touch no
-    kept part."""
+    of the same symbol or section merged into it (into all of them when it bridges several)
+    instead of taking a slot, the text at most ``parts`` times the longest candidate's in
+    the window; then the later results that touch no kept part."""
+    limit = parts * max((len(r.text) for r in results[:window]), default=0)
     kept: list[SearchResult] = []
     for position, result in enumerate(results):
         place = _place(result)
@@ -96,16 +105,12 @@ def merge_adjacent_parts(results: Sequence[SearchResult], window: int = MERGE_WI
                     if place is not None and _place(earlier) == place and _touch(earlier, result)]
         if touching and position >= window:
             continue  # past the window a part never grows a result
-        if not _room([result, *(kept[i] for i in touching)], parts):  # bridge only within the bound
-            touching = [i for i in touching
-                        if _covers(kept[i], result) or _room([result, kept[i]], parts)][:1]
-        if not touching:
+        joined = _grown(kept, touching, result, limit) if touching else None
+        if joined is None:
             kept.append(result)
             continue
-        grown = kept[touching[0]]
-        for index in (touching[0], *touching[1:]):
-            grown = _joined(grown, result if index == touching[0] else kept[index])
-        kept[touching[0]] = grown
-        for index in reversed(touching[1:]):  # the new part bridged two kept parts
+        grown, taken = joined
+        kept[taken[0]] = grown
+        for index in reversed(taken[1:]):  # the new part bridged two kept parts
             del kept[index]
     return kept
