@@ -56,6 +56,9 @@ def test_the_first_figures_leave_out_files_that_give_no_chunks(tmp_path: Path) -
     assert expected_bytes(prose, "notes.md", prose.stat().st_size) == prose.stat().st_size
     assert expected_bytes(code, "app.py", code.stat().st_size) == code.stat().st_size
     assert expected_bytes(tmp_path / "gone.py", "gone.py", 10) == 0
+    pdf = tmp_path / "report.pdf"  # binary streams, but its reader finds text in them
+    pdf.write_bytes(b"%PDF-1.4\n\0\0" + bytes(range(256)) * 10)
+    assert expected_bytes(pdf, "report.pdf", pdf.stat().st_size) == pdf.stat().st_size
 
 
 def test_a_run_estimates_its_chunks_from_the_first_file(make_engine, project: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ragloom.chunking.registry import language_for_path
 from ragloom.indexing.noise import LONG_LINE, LONG_LINE_MIN_CHARS, PROSE_LANGUAGES
+from ragloom.readers.registry import FALLBACK, reader_name_for
 from ragloom.types import IndexReport
 
 
@@ -91,7 +92,10 @@ def expected_bytes(path: Path, relative: str, size: int) -> int:
     """What a file to read weighs in the estimate of chunks to embed: its size, or 0 when
     its first HEAD_BYTES show it will give none (a NUL byte: binary; a line over LONG_LINE
     in a file the long-lines rule judges: minified). An image or a compiled bundle listed
-    at 1 MB would otherwise count as a thousand chunks (an app's ``public/``: 5.8 of 7.2 MB)."""
+    at 1 MB would otherwise count as a thousand chunks (an app's ``public/``: 5.8 of 7.2 MB).
+    A file with a reader of its own (a PDF, a notebook) weighs its size."""
+    if reader_name_for(relative) != FALLBACK:
+        return size
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
