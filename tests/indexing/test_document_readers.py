@@ -15,6 +15,7 @@ import pytest
 from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.prompt import describe_source
+from ragloom.readers.library_logs import summary
 from ragloom.types import Chunk
 
 pytest.importorskip("pypdf", reason="the pdf extra is not installed")
@@ -112,6 +113,11 @@ def test_what_pypdf_logs_about_a_repaired_pdf_is_its_warning_not_stderr(tmp_path
     assert "Swept wings delay the rise." in documents.normalized(" ".join(c.text for c in chunks))
     assert warnings == ["repaired.pdf: 1 of 3 pages have no text layer; incorrect startxref pointer(1); "
                         "parsing for Object Streams"]
+
+
+def test_a_library_log_summary_names_each_message_once() -> None:
+    assert summary([]) is None
+    assert summary(["a", "b", "a", "c", "d", "e"]) == "a; b; c (+2 more)"
 
 
 @pytest.mark.skipif(not REAL_PDF.is_file(), reason="Debian's libtasn1-doc is not installed")

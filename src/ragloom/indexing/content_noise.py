@@ -7,9 +7,9 @@ needs the text, which a run reads only when a file changed: an index built befor
 (or with it off) would keep a minified bundle for good. So the manifest records, for each
 indexed folder, the content rules its files were judged by (``signature``); when the
 current ones differ, the next run reads once more each unchanged file the rule could catch
-(``LONG_LINE_MIN_CHARS`` bytes or more, not prose by its extension, not named by
-``include``), drops a noisy one as a skipped file with its reason, and leaves the others as
-they are: nothing re-chunked, nothing re-embedded. The setting is written at the end of a
+(``LONG_LINE_MIN_CHARS`` bytes or more, not prose by its extension), drops a noisy one
+(unless an ``include`` pattern names it) as a skipped file with its reason, and leaves the
+others as they are: nothing re-chunked, nothing re-embedded. The setting is written at the end of a
 run, so a run stopped midway checks again; each removal is journaled on its own.
 """
 
