@@ -5,6 +5,8 @@ installed packages, and the broken files a folder of documents always has."""
 from __future__ import annotations
 
 import importlib.util
+import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 from helpers import hash_config, write
 from ragloom import RAGEngine
 from ragloom.prompt import describe_source
+from ragloom.readers.library_logs import summary
 from ragloom.types import Chunk
 
 pytest.importorskip("pypdf", reason="the pdf extra is not installed")
@@ -80,6 +83,41 @@ def test_broken_pdfs_are_skipped_with_a_reason(tmp_path: Path) -> None:
     assert skipped["empty.pdf"] == "PDF has no pages"
     assert skipped["cut.pdf"].startswith("not a readable PDF (")
     assert skipped["fake.pdf"].startswith("not a readable PDF (")
+
+
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_what_pypdf_logs_about_a_repaired_pdf_is_its_warning_not_stderr(tmp_path: Path) -> None:
+    """A wrong startxref offset: pypdf repairs it and logs why; the file indexes, the log
+    lines are its reader warning and reach no handler of the application (nor the
+    last-resort one printing to stderr); pypdf's records outside a read still do."""
+    (tmp_path / "repaired.pdf").write_bytes(re.sub(rb"startxref\s+\d+", b"startxref\n1",
+                                                   documents.text_pdf().data))
+    application = _Kept()
+    logging.getLogger().addHandler(application)
+    try:
+        chunks, skipped, warnings = indexed(tmp_path)
+        assert application.messages == []
+        logging.getLogger("pypdf._reader").warning("logged by the application itself")
+        assert application.messages == ["logged by the application itself"]
+    finally:
+        logging.getLogger().removeHandler(application)
+    assert skipped == {}
+    assert "Swept wings delay the rise." in documents.normalized(" ".join(c.text for c in chunks))
+    assert warnings == ["repaired.pdf: 1 of 3 pages have no text layer; incorrect startxref pointer(1); "
+                        "parsing for Object Streams"]
+
+
+def test_a_library_log_summary_names_each_message_once() -> None:
+    assert summary([]) is None
+    assert summary(["a", "b", "a", "c", "d", "e"]) == "a; b; c (+2 more)"
 
 
 @pytest.mark.skipif(not REAL_PDF.is_file(), reason="Debian's libtasn1-doc is not installed")

@@ -13,22 +13,22 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ragloom.chunking.registry import language_for_path
 from ragloom.digests import content_hash
 from ragloom.embeddings.cache import EmbeddedTexts
 from ragloom.indexing.backfill import Backfill, Rows
-from ragloom.indexing.discovery import Rules, named_by, relative_posix
+from ragloom.indexing.content_noise import Recheck, content_noise
+from ragloom.indexing.discovery import Rules, relative_posix
 from ragloom.indexing.embed_ahead import EmbedAhead, Embedding
 from ragloom.indexing.indexer_setup import IndexerOptions, IndexerParts
 from ragloom.indexing.manifest import RECHUNK, FileRecord
-from ragloom.indexing.noise import mostly_long_lines
-from ragloom.indexing.noise import reason as noise_reason
 from ragloom.indexing.path_names import PathNames
 from ragloom.indexing.pending import PendingWork, pending_work, remember_skipped, vanished_files
 from ragloom.indexing.progress import IndexingStopped as IndexingStopped  # its old home
-from ragloom.indexing.progress import ProgressCallback, ProgressTracker
+from ragloom.indexing.progress import ModelClock, ProgressCallback, ProgressTracker, expected_bytes
 from ragloom.indexing.quotas import Quota, plan_files
 from ragloom.indexing.read_ahead import read_ahead
 from ragloom.indexing.reading import FileContent, SkipFile, read_file, redacted
@@ -105,8 +105,9 @@ class Indexer:
         plan_files(self.quota, found.files, self.names,  # [rag.limits]: before anything is written
                    lambda *item: self._prepare_or_skip(_ToRead(*item)), root, [s.path for s in found.skipped])
         self.writer.remove_files([s.path for s in found.skipped if s.path in records], report)
-        try:
-            self._index_files(found.files, report, progress, stop)
+        try:  # unchanged files judged again when the content noise rules changed
+            self._index_files(found.files, report, progress, stop,
+                              Recheck.of(self.manifest, self.names.name(root), self.rules))
         except IndexingStopped as stopped:
             report.seconds = time.perf_counter() - started
             pending = pending_work(found, root, self.names, self.manifest).files
@@ -146,7 +147,7 @@ class Indexer:
             return report
         self.names.register(path.parent)  # a file outside base_dir is named under its folder
         plan_files(self.quota, [path], self.names, lambda *item: self._prepare_or_skip(_ToRead(*item)))
-        self._index_files([path], report, None, None)
+        self._index_files([path], report, None, None, Recheck.never())
         report.seconds = time.perf_counter() - started
         return report
 
@@ -155,10 +156,12 @@ class Indexer:
         return self.writer.remove(relative)
 
     def _index_files(self, files: Sequence[Path], report: IndexReport,
-                     progress: ProgressCallback | None, stop: threading.Event | None) -> None:
+                     progress: ProgressCallback | None, stop: threading.Event | None,
+                     recheck: Recheck) -> None:
         records = self.manifest.records()
         unchanged_versions: list[FileRecord] = []
         to_read: list[_ToRead] = []
+        skipped: dict[str, tuple[int, int, str]] = {}  # remembered: status counts them apart
         for path in files:
             relative = self.names.name(path)
             previous = records.get(relative)
@@ -168,18 +171,25 @@ class Indexer:
                 self._skip(report, relative, f"cannot stat: {exc.strerror or exc}", previous)
                 continue
             if previous and previous.unchanged(stat.st_size, stat.st_mtime_ns):
+                why = recheck.noise(relative, stat.st_size, self.rules,
+                                    partial(read_file, path, relative, self.max_file_bytes, self.readers))
+                if why is not None:  # noise by content rules it was not judged by: dropped
+                    self._skip(report, relative, why, previous)
+                    skipped[relative] = (stat.st_size, stat.st_mtime_ns, why)
+                    continue
                 report.files_unchanged += 1
             else:
                 to_read.append(_ToRead(path, relative, previous, stat.st_size, stat.st_mtime_ns))
+        weigh = expected_bytes if progress else lambda path, relative, size: size  # shown only
+        weights = {item.relative: weigh(item.path, item.relative, item.size) for item in to_read}
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read),
-                                  sum(item.size for item in to_read))
-        skipped: dict[str, tuple[int, int, str]] = {}  # remembered: status counts them apart
+                                  sum(weights.values()))
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
         sparse_first = self.progressive and self.writer.unembedded is not None  # BM25 first
 
         def embed(chunks: list[Chunk], told: Callable[[int], None]) -> EmbeddedTexts:
-            return self._embed(chunks, told, stop)
+            return self._embed(chunks, told, stop, tracker.model)
 
         # closing(): a stop or an error cancels the files queued ahead at once, not at exit
         with EmbedAhead[Window](lambda window, told: embed(window.chunks(), told)) as line, \
@@ -206,7 +216,7 @@ class Indexer:
                         chunks = len(outcome.chunks)
                         window.add(PendingFile(item.relative, outcome.content, outcome.chunks,
                                                 item.previous))
-                tracker.file_read(chunks, item.size)
+                tracker.file_read(chunks, weights[item.relative])
                 if window.chunk_count >= window_limit:
                     embedding = self._hand_over(line, window, embedding, report, tracker, backfill,
                                                 sparse_first)
@@ -219,7 +229,9 @@ class Indexer:
                 backfill.finish()
         if unchanged_versions:
             self.manifest.write(unchanged_versions)
-        remember_skipped(self.manifest, self.names, [item.relative for item in to_read], skipped)
+        remember_skipped(self.manifest, self.names, [item.relative for item in to_read] + list(skipped),
+                         skipped)
+        recheck.done(self.manifest)
 
     def _prepare_or_skip(self, item: _ToRead) -> _Prepared | SkipFile:
         """The file read and chunked, or why it is skipped: a reader or chunker failing on
@@ -244,10 +256,9 @@ class Indexer:
 
     def _prepare(self, item: _ToRead) -> _Prepared:
         content = read_file(item.path, item.relative, self.max_file_bytes, self.readers)
-        if "long-lines" in self.rules.noise and not content.spans and mostly_long_lines(
-                content.text, content.language or language_for_path(item.relative)):
-            if not named_by(item.relative, self.rules.include):
-                raise SkipFile(noise_reason("long-lines"))
+        why = content_noise(content, item.relative, self.rules)
+        if why is not None:
+            raise SkipFile(why)
         warnings = [f"{item.relative}: {content.warning}"] if content.warning else []
         previous = item.previous
         if previous and previous.size != RECHUNK and previous.sha256 == content.sha256:
@@ -297,14 +308,17 @@ class Indexer:
         self._write(embedding.job, line.result(embedding, tracker.batch_embedded), report, tracker)
 
     def _embed(self, chunks: list[Chunk], on_batch: Callable[[int], None],
-               stop: threading.Event | None) -> EmbeddedTexts:
+               stop: threading.Event | None, model: ModelClock) -> EmbeddedTexts:
         """Vectors of chunks as the embedder reads them; a ``stop`` request is honoured
-        between batches (embedded batches are cached; nothing is journaled yet)."""
+        between batches (embedded batches are cached; nothing is journaled yet). ``model``
+        times the batches (the progress line's rate)."""
         def batch_done(count: int) -> None:
+            model.batch(count)
             on_batch(count)
             _stop_if_asked(stop)
 
         _stop_if_asked(stop)
+        model.start()
         return self.embedder.embed([self.text_of(c.text, c.metadata) for c in chunks], "document",
                                    on_embedded=batch_done)
 
@@ -312,7 +326,8 @@ class Indexer:
         """Embed and write a window, here and now."""
         if window.files:
             tracker = ProgressTracker(None, len(window.files), len(window.files), 0)
-            self._write(window, self._embed(window.chunks(), tracker.batch_embedded, None), report, tracker)
+            embedded = self._embed(window.chunks(), tracker.batch_embedded, None, tracker.model)
+            self._write(window, embedded, report, tracker)
 
     def _write(self, window: Window, embedded: EmbeddedTexts, report: IndexReport,
                tracker: ProgressTracker) -> None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from ragloom.chunking.registry import language_for_path
+from ragloom.indexing.noise import LONG_LINE, LONG_LINE_MIN_CHARS, PROSE_LANGUAGES
+from ragloom.readers.registry import FALLBACK, reader_name_for
 from ragloom.types import IndexReport
 
 
@@ -33,8 +38,14 @@ class IndexProgress:
     ``chunks_to_embed`` counts the chunks of the changed files read so far plus, while
     files remain unread, an estimate for them (``estimated`` is then True): the chunks per
     byte read so far times the bytes (sizes listed at discovery) not read yet, so a first
-    file of 22 tests does not make a 2,700-file run look 100 times longer than it is. Chunks whose
-    text is in the embedding cache count as embedded as soon as their window is done.
+    file of 22 tests does not make a 2,700-file run look 100 times longer than it is; a file
+    that will give no chunks (binary, minified: ``expected_bytes``) weighs nothing. Chunks
+    whose text is in the embedding cache count as embedded as soon as their window is done.
+
+    The rate (``chunks_per_second``, hence ``eta_seconds``) is the model's own: the chunks
+    it computed over the seconds it spent on them (``ModelClock``), from its second batch
+    on. Over the run's time it would count the model's loading and the files read while it
+    waits for a window, and make the first estimates several times too long.
     """
 
     files_done: int
@@ -43,6 +54,9 @@ class IndexProgress:
     chunks_to_embed: int
     estimated: bool
     elapsed_seconds: float
+    #: Chunks the model computed after its first batch, and the seconds it spent on them.
+    measured_chunks: int = 0
+    measured_seconds: float = 0.0
 
     @property
     def finished(self) -> bool:
@@ -52,27 +66,91 @@ class IndexProgress:
 
     @property
     def chunks_per_second(self) -> float:
+        """The model's rate; before its second batch, chunks embedded over the run's time."""
+        if self.measured_chunks > 0 and self.measured_seconds > 0:
+            return self.measured_chunks / self.measured_seconds
         return self.chunks_embedded / self.elapsed_seconds if self.elapsed_seconds > 0 else 0.0
 
     @property
     def eta_seconds(self) -> float | None:
-        """Seconds left at the rate so far; None before the first chunk is embedded."""
-        rate = self.chunks_per_second
-        if rate <= 0:
+        """Seconds left at the model's rate; None until it is measured."""
+        left = max(0, self.chunks_to_embed - self.chunks_embedded)
+        if not left and not self.estimated:
+            return 0.0
+        if self.measured_chunks <= 0 or self.measured_seconds <= 0:
             return None
-        return max(0, self.chunks_to_embed - self.chunks_embedded) / rate
+        return left / (self.measured_chunks / self.measured_seconds)
 
 
 ProgressCallback = Callable[[IndexProgress], None]
+
+#: Bytes of a file's start looked at to tell whether it will give chunks.
+HEAD_BYTES = 8192
+
+
+def expected_bytes(path: Path, relative: str, size: int) -> int:
+    """What a file to read weighs in the estimate of chunks to embed: its size, or 0 when
+    its first HEAD_BYTES show it will give none (a NUL byte: binary; a line over LONG_LINE
+    in a file the long-lines rule judges: minified). An image or a compiled bundle listed
+    at 1 MB would otherwise count as a thousand chunks (an app's ``public/``: 5.8 of 7.2 MB).
+    A file with a reader of its own (a PDF, a notebook) weighs its size."""
+    if reader_name_for(relative) != FALLBACK:
+        return size
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return 0
+    if b"\0" in head:
+        return 0
+    judged = size >= LONG_LINE_MIN_CHARS and language_for_path(relative) not in PROSE_LANGUAGES
+    if judged and max(map(len, head.split(b"\n"))) > LONG_LINE:
+        return 0
+    return size
+
+
+class ModelClock:
+    """The seconds the model spends on batches and the chunks it computes in them, told
+    on the embedding thread: from the start of an embedding call (``start``) or the batch
+    before to each batch (``batch``), never the time it waits for a window. The first
+    batch of the run, which loads the model, is left out."""
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._since: float | None = None
+        self._first = True
+        self.chunks = 0
+        self.seconds = 0.0
+
+    def start(self) -> None:
+        with self._lock:
+            self._since = self._clock()
+
+    def batch(self, chunks: int) -> None:
+        with self._lock:
+            now = self._clock()
+            if self._since is not None and not self._first:
+                self.chunks += chunks
+                self.seconds += now - self._since
+            self._first, self._since = False, now
+
+    def measured(self) -> tuple[int, float]:
+        with self._lock:
+            return self.chunks, self.seconds
 
 
 class ProgressTracker:
     """Counts what the indexer did and tells the callback (if any) after each step."""
 
     def __init__(self, callback: ProgressCallback | None, files_total: int, files_to_read: int,
-                 files_done: int, bytes_to_read: int = 0) -> None:
+                 files_done: int, bytes_to_read: int = 0,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self._callback = callback
-        self._started = time.perf_counter()
+        self._clock = clock
+        self._started = clock()
+        #: Told by the embedding thread (``Indexer._embed``).
+        self.model = ModelClock(clock)
         self.files_total = files_total
         self._to_read = files_to_read
         self._read = 0
@@ -117,7 +195,7 @@ class ProgressTracker:
         embedded = self._chunks_finished + self._embedded_in_window
         return IndexProgress(self.files_done, self.files_total, embedded,
                              max(embedded, self._chunks_read + self._waiting + estimate), unread > 0,
-                             time.perf_counter() - self._started)
+                             self._clock() - self._started, *self.model.measured())
 
     def _tell(self) -> None:
         if self._callback is not None:

@@ -3,23 +3,32 @@
 Encrypted (without an empty password), corrupt, zero-page and image-only PDFs (no text
 layer on any page) are skipped with a reason. A page without text adds no lines. pypdf was
 chosen over pdfminer.six by ``bench/readers.py`` (faster, same share of expected
-sentences found; see docs/readers.md).
+sentences found; see docs/readers.md). What pypdf logs about a malformed file it repaired
+("incorrect startxref pointer") becomes the file's reader warning, not stderr.
 """
 
 from __future__ import annotations
 
 import io
 import logging
+from dataclasses import replace
 from typing import Any
 
 from ragloom._optional import import_optional
 from ragloom.readers.base import ReadText, SkipFile, TextSpan
+from ragloom.readers.library_logs import collecting, summary
 
 
 class PdfReader:
     """Extracts each page's text layer; see the module docstring."""
 
     def read(self, path: str, data: bytes) -> ReadText:
+        with collecting("pypdf") as logged:  # pypdf's repairs of a malformed file: its warning
+            read = self._read(path, data)
+        warnings = [w for w in (read.warning, summary(logged)) if w]
+        return replace(read, warning="; ".join(warnings) if warnings else None)
+
+    def _read(self, path: str, data: bytes) -> ReadText:
         pypdf = import_optional("pypdf", "pdf", "reading PDF files")
         pages = _open_pages(pypdf, data)
         texts: list[str] = []
