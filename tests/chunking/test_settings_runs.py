@@ -122,11 +122,16 @@ def test_small_sections_share_a_part_up_to_half_a_window() -> None:
             "AXES_LOCKOUT_URL = '/login/lock'\n\n"
             "# Sessions\n# How often the session is refreshed, in seconds.\nSESSION_REFRESH = 86400\n\n"
             "# Uploads\nMAX_UPLOAD_SIZE = 10 * 1024 * 1024\nUPLOAD_ROOT = '/srv/media'\n")
-    # the lockout comment and its four settings stay together although a comment after a
-    # blank line opens a section inside them; the next sections start a part of their own
-    assert [(first, last) for first, last, *_ in parts(text, 300)] == [(1, 13), (15, 21)]
-    assert parts(text, 300)[0][3] == ("SITE_NAME, AXES_COOLOFF_TIME, AXES_FAILURE_LIMIT, "
-                                      "AXES_PROXY_ORDER, AXES_LOCKOUT_URL")
+    # the lockout heading (a blank line under it) and its four settings stay together
+    # although a comment after a blank line opens a section inside them; no part crosses
+    # the heading; the two small sections after them share one
+    assert parts(text, 300) == [
+        (1, 1, "SITE_NAME", None),
+        (3, 13, "AXES_COOLOFF_TIME", "AXES_COOLOFF_TIME, AXES_FAILURE_LIMIT, AXES_PROXY_ORDER, "
+                                     "AXES_LOCKOUT_URL"),
+        (15, 21, "SESSION_REFRESH", "SESSION_REFRESH, MAX_UPLOAD_SIZE, UPLOAD_ROOT")]
+    # without the blank line the lockout comment heads nothing: the setting before joins
+    assert parts(text.replace("documentation.\n\n", "documentation.\n"), 300)[0][:2] == (1, 12)
 
 
 def test_a_committed_template_of_a_settings_module_is_python() -> None:

@@ -15,7 +15,8 @@ So a module-level run too big for one chunk whose statements are mostly assignme
 one: each statement takes the comment lines above it (what documents it), a section (a
 comment after a blank line, or the run's start) stays one part when it fits a window,
 a bigger one is packed statement by statement up to a window, and small sections share a
-part up to half a window (``SECTION_SHARE``). A dict of options over a window
+part up to half a window (``SECTION_SHARE``), never across a heading (a comment with a
+blank line under it: ``# Axes configuration`` above the settings it heads). A dict of options over a window
 (``REST_FRAMEWORK = {...}``) is cut between its entries as ``treesitter.tables`` cuts a
 table (``group_entries``), each part named ``REST_FRAMEWORK.DEFAULT_THROTTLE_RATES``.
 Each part's ``symbols`` names the UPPER_CASE settings it assigns
@@ -54,14 +55,19 @@ def settings_pieces(splitter: DefinitionSplitter, source: SourceLines, body: Seq
         return None
     spans = _statement_spans(source, statements, first, last)
     sections: list[list[tuple[Span, ast.stmt]]] = []
+    headings: list[bool] = []
     for (span, opens), node in zip(spans, statements):
         if opens or not sections:
             sections.append([])
+            headings.append(opens and source.is_blank(node.lineno - 1))
         sections[-1].append((span, node))
     whole: list[Span] = []
     pieces: list[Piece] = []
-    for section in sections:
+    for section, heading in zip(sections, headings):
         members = [span for span, _ in section]
+        if heading:  # `# Email` above a blank line heads the sections up to the next one
+            pieces += _small(splitter, source, whole)
+            whole = []
         if splitter.fits(source, members[0].first, members[-1].last):
             whole.append(_joined(members, extra))
             continue
@@ -78,7 +84,11 @@ def _small(splitter: DefinitionSplitter, source: SourceLines, spans: list[Span])
     if not spans:
         return []
     none = splitter.headers([])
-    return splitter.group(source, spans, [none] * len(spans), splitter.window * SECTION_SHARE)
+    pieces = splitter.group(source, spans, [none] * len(spans), splitter.window * SECTION_SHARE)
+    for piece in pieces:  # a group opened by an unnamed span is named by its first setting
+        if "symbol" not in piece.extra and piece.extra.get("symbols"):
+            piece.extra["symbol"] = str(piece.extra["symbols"]).split(", ")[0]
+    return pieces
 
 
 def _packed(splitter: DefinitionSplitter, source: SourceLines, section: list[tuple[Span, ast.stmt]],
