@@ -109,10 +109,12 @@ def test_a_run_that_is_not_mostly_assignments_is_cut_by_lines() -> None:
 
 def test_lowercase_helpers_and_private_names_are_not_settings() -> None:
     text = "".join(f"# option {n}\nOPTION_{n} = {n}\n" for n in range(8)) \
-        + "config = {'a': 1}\n_cache = None\nconfig['b'] = 2\nOPTIONS = {}\nOPTIONS[KEY] = 1\n"
-    names = {name for *_, symbol, symbols in parts(text, 120)
-             for name in str(symbols or symbol or "").split(", ") if name}
-    assert names == {f"OPTION_{n}" for n in range(8)} | {"OPTIONS"}
+        + "config = {'a': 1}\n_cache = None\nconfig['b'] = 2\nOPTIONS = {}\nOPTIONS[KEY] = 1\n" \
+        + "LOW = 1; HIGH = 9\n"
+    got = parts(text, 120)
+    names = {name for *_, symbol, symbols in got for name in str(symbols or symbol or "").split(", ") if name}
+    assert names == {f"OPTION_{n}" for n in range(8)} | {"OPTIONS", "LOW", "HIGH"}
+    assert got[-1][1] == 22 and all(first <= last for first, last, *_ in got)
 
 
 def test_small_sections_share_a_part_up_to_half_a_window() -> None:

@@ -147,6 +147,13 @@ def _statement_spans(source: SourceLines, statements: list[ast.stmt], first: int
     spans: list[tuple[Span, bool]] = []
     cursor = first
     for index, node in enumerate(statements):
+        if spans and node.lineno < cursor:  # `A = 1; B = 2`: one line, one span
+            span, opens = spans[-1]
+            names = ", ".join(filter(None, [str(span.extra["symbols"]), *_names(node)]))
+            end = max(span.last, last if index == len(statements) - 1 else node.end_lineno or 0)
+            spans[-1] = (Span(span.first, end, {"symbols": names}), opens)
+            cursor = end + 1
+            continue
         start = cursor
         while start < node.lineno and source.is_blank(start):
             start += 1
@@ -214,7 +221,7 @@ def _target_names(target: ast.expr) -> list[str]:
         return [target.id] if _setting(target.id) else []
     if isinstance(target, (ast.Tuple, ast.List)):
         return [n for element in target.elts for n in _target_names(element)]
-    if isinstance(target, ast.Subscript):  # WGER_SETTINGS['KEY'] = ..., CACHES['default'][...]
+    if isinstance(target, ast.Subscript):  # FEATURES['KEY'] = ..., CACHES['default'][...]
         keys: list[str] = []
         node: ast.expr = target
         while isinstance(node, ast.Subscript):
