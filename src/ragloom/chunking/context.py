@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 
 from ragloom.chunking.measure import TextMeasure
 from ragloom.chunking.route_lines import readable_routes
+from ragloom.chunking.setting_lines import readable_settings
 from ragloom.types import Metadata
 
 #: Room a header may take (in the chunk size's unit); chunk sizes leave it free.
@@ -85,6 +86,8 @@ def indexed_text(measure: TextMeasure) -> IndexedText:
     def with_header(text: str, metadata: Metadata) -> str:
         header = chunk_header(metadata)
         text = readable_routes(_without_container_lines(text, metadata))
+        if metadata.get("language") == "python":
+            text = readable_settings(text)
         # A token spans at least one byte, so a header of at most ``budget`` bytes fits
         # without asking the tokenizer.
         if header and len(header.encode("utf-8")) > budget and measure.count(header) > budget:

@@ -23,6 +23,7 @@ from ragloom.chunking.character import CharacterChunker
 from ragloom.chunking.definitions import DefinitionSplitter, Header, HeaderLevel, Span, Unit
 from ragloom.chunking.import_runs import imports_joined
 from ragloom.chunking.measure import CHARACTERS, TextMeasure
+from ragloom.chunking.settings_runs import settings_pieces
 from ragloom.types import Chunk
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -115,7 +116,11 @@ class PythonAstChunker:
         opening = self.splitter.headers(own_levels)
         header_end = None if node or prefix else _import_header_end(body, span.first, span.last)
         if header_end is not None:
-            return self._split_header(source, span, header_end, opening)
+            return self._split_header(source, span, header_end, opening, body)
+        if node is None and not prefix:  # a settings module's assignments: between them
+            settings = settings_pieces(self.splitter, source, body, span.first, span.last, span.extra)
+            if settings is not None:
+                return settings
         units = [(line, line) for line in range(span.first, span.last + 1)]
         if node is None:  # a run of statements: cut between lines like a function body
             return self.splitter.split(source, units, opening, self.splitter.headers(levels),
@@ -125,7 +130,7 @@ class PythonAstChunker:
         return self.splitter.split(source, units, opening, self.splitter.headers(repeated), span.extra)
 
     def _split_header(self, source: SourceLines, span: Span, header_end: int,
-                      opening: Sequence[Header]) -> list[Piece]:
+                      opening: Sequence[Header], body: Sequence[ast.stmt]) -> list[Piece]:
         """A module's statement run too big for one chunk, cut where its opening imports
         (with the licence or comments above them) end: the imports are a chunk of ``kind =
         "imports"`` unless they fit beside the first part of the code after them. Cut
@@ -134,8 +139,10 @@ class PythonAstChunker:
         none = self.splitter.headers([])
         head = self.splitter.split(source, [(n, n) for n in range(span.first, header_end + 1)],
                                    opening, none, {**span.extra, "kind": "imports"})
-        rest = self.splitter.split(source, [(n, n) for n in range(header_end + 1, span.last + 1)],
-                                   none, none, span.extra)
+        rest = settings_pieces(self.splitter, source, body, header_end + 1, span.last, span.extra)
+        if rest is None:
+            rest = self.splitter.split(source, [(n, n) for n in range(header_end + 1, span.last + 1)],
+                                       none, none, span.extra)
         return imports_joined(source, self.splitter, head + rest)
 
     def _start_line(self, node: ast.stmt, source: SourceLines, floor: int) -> int:

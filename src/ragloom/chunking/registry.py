@@ -47,6 +47,10 @@ LANGUAGE_BY_EXTENSION: dict[str, str] = {
     ".gotmpl": "go-template", ".tmpl": "go-template",
 }
 
+#: Last suffixes of a committed template of a source file (``local_settings.py.example``,
+#: ``settings.py.dist``, ``config.php.sample``): read in the language of the suffix before.
+TEMPLATE_SUFFIXES = frozenset({".example", ".sample", ".dist", ".template", ".tpl"})
+
 #: Language name -> factory of its structure-aware chunker (None when disabled by config).
 #: Plugins add languages with ``ragloom.chunkers`` entry points (name = language).
 chunkers: Registry[ChunkerFactory] = Registry("chunker", "chunking", "ragloom.chunkers")
@@ -56,10 +60,13 @@ def language_for_path(path: str) -> str:
     """The language a file's extension implies (its last two suffixes first:
     ``.blade.php``), ``"text"`` when unknown; an ``.html`` file in a templates folder is a
     ``django-template`` (``markup.template_language``); a file a language names whole
-    (``Gemfile``, ``Rakefile``) is of that language."""
+    (``Gemfile``, ``Rakefile``) is of that language, a template of a source file
+    (``local_settings.py.example``) of its source's."""
     if (name := PurePath(path).name) in FILE_NAMES:
         return FILE_NAMES[name]
     suffixes = [s.lower() for s in PurePath(path).suffixes[-2:]]
+    if len(suffixes) == 2 and suffixes[1] in TEMPLATE_SUFFIXES and suffixes[0] in LANGUAGE_BY_EXTENSION:
+        return language_for_path(path[:-len(suffixes[1])])  # local_settings.py.example: Python
     if len(suffixes) == 2 and "".join(suffixes) in LANGUAGE_BY_EXTENSION:
         return LANGUAGE_BY_EXTENSION["".join(suffixes)]
     language = LANGUAGE_BY_EXTENSION.get(PurePath(path).suffix.lower(), "text")

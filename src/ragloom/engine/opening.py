@@ -50,11 +50,11 @@ from ragloom.stores.registry import create_vector_store, store_backend, vector_s
 from ragloom.stores.tenant import TenantStore, shared_store
 
 #: Bumped when a rule gives old chunks other metadata (2: ``source_type``; 3: SQL, stylesheet
-#: rules, Rust ``#[test]`` items, programs under ``docs/``; 4-8: Go migration lists, more
-#: migration types, route lines in words, option tables by entry and commented, route
-#: files by section, Python's opening imports cut from a long run; 9: prose under ``spec/``
-#: is docs): old indexes re-chunk once on open, embeddings from the cache. Default patterns too.
-CHUNK_METADATA_VERSION = 9
+#: rules, Rust ``#[test]`` items, programs under ``docs/``; 4-10: Go migration lists, more
+#: migration types, route lines in words, option tables by entry, route files by section,
+#: Python's opening imports, prose under ``spec/`` as docs, Python settings by setting): old
+#: indexes re-chunk once on open, embeddings from the cache. Source-type defaults are in the signature.
+CHUNK_METADATA_VERSION = 10
 
 logger = logging.getLogger("ragloom")
 

@@ -95,25 +95,33 @@ def table_pieces(splitter: DefinitionSplitter, source: SourceLines, root: Any, s
         extra.pop("symbols", None)
         spans.append(Span(start, last, extra))
         start = last + 1
-    whole: list[Span] = []
-    for part in spans:
-        if splitter.fits(source, part.first, part.last):
-            whole.append(part)
-            continue
-        pieces += _grouped(splitter, source, whole, headers)
-        whole = []
-        pieces += splitter.split(source, [(n, n) for n in range(part.first, part.last + 1)],
-                                 headers, headers, part.extra)
-    pieces += _grouped(splitter, source, whole, headers)
+    pieces += group_entries(splitter, source, spans, headers, splitter.quarter)
     pieces += _lines(splitter, source, span, spans[-1].last + 1, span.last, headers)
     return pieces
 
 
+def group_entries(splitter: DefinitionSplitter, source: SourceLines, entries: list[Span],
+                  headers: list[Header], below: float | None) -> list[Piece]:
+    """A table's entries in order: those that fit grouped as small definitions are, up to
+    ``below`` (None: half a window), one over a window alone cut by lines."""
+    pieces: list[Piece] = []
+    whole: list[Span] = []
+    for part in entries:
+        if splitter.fits(source, part.first, part.last):
+            whole.append(part)
+            continue
+        pieces += _grouped(splitter, source, whole, headers, below)
+        whole = []
+        pieces += splitter.split(source, [(n, n) for n in range(part.first, part.last + 1)],
+                                 headers, headers, part.extra)
+    return pieces + _grouped(splitter, source, whole, headers, below)
+
+
 def _grouped(splitter: DefinitionSplitter, source: SourceLines, spans: list[Span],
-             headers: list[Header]) -> list[Piece]:
+             headers: list[Header], below: float | None) -> list[Piece]:
     if not spans:
         return []
-    return splitter.group(source, spans, [headers] * len(spans), splitter.quarter)
+    return splitter.group(source, spans, [headers] * len(spans), below)
 
 
 def _lines(splitter: DefinitionSplitter, source: SourceLines, span: Span, first: int, last: int,
