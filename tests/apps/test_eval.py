@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import hash_config
 from ragloom import RAGEngine
-from ragloom.apps.eval import Dataset, evaluate, index_dataset, load_beir, run_eval
+from ragloom.apps.eval import Dataset, evaluate, index_dataset, load_beir, ranked_documents, run_eval
 
 LONG = " ".join(f"Section {n} describes gliders, thermals and sailplane wings." for n in range(40))
 
@@ -62,3 +62,23 @@ def test_file_chunks_rank_under_their_chunk_ids(tmp_path: Path) -> None:
                           {"q": {fruit: 1}})
         scores = evaluate(engine, dataset, modes=["sparse"], k=3)
     assert scores[0].ndcg == scores[0].mrr == 1.0
+
+
+def test_a_merged_result_ranks_every_chunk_it_holds(tmp_path: Path) -> None:
+    """Parts merged into one result rank right after it: its text holds theirs."""
+    project = tmp_path / "project"
+    project.mkdir()
+    body = "".join(f"    glider_{i} = wings[{i}] * {i}  # sailplane thermals\n" for i in range(30))
+    (project / "wings.py").write_text(f"def lift(wings):\n{body}    return wings\n", encoding="utf-8")
+    (project / "fruit.md").write_text("# Fruit\n\nApples and pears ripen in autumn.\n",
+                                      encoding="utf-8")
+    config = hash_config(relevance_gate=0.0, chunk_unit="characters", chunk_size=500, chunk_overlap=0)
+    with RAGEngine(config, project) as engine:
+        engine.index_directory()
+        merged = engine.search("sailplane thermals glider", 3, mode="sparse")[0]
+        held = merged.metadata["merged_ids"].split(",")
+        assert len(held) >= 2 and held[0] == merged.id
+        assert ranked_documents(engine, [merged]) == held
+        dataset = Dataset("files", {}, {"q": "sailplane thermals glider"}, {"q": {held[-1]: 1}})
+        scores = evaluate(engine, dataset, modes=["sparse"], k=10)
+    assert scores[0].recall == 1.0 and scores[0].mrr == 1.0 / len(held)

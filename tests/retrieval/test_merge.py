@@ -131,3 +131,95 @@ def test_a_part_past_the_bound_grows_the_side_it_fits_or_stands_alone() -> None:
     alone = merge_adjacent_parts([p[0], p[1], p[2], p[3], inside])
     assert [(r.id, r.metadata.get("merged_ids")) for r in alone] == [("p0", "p0,p1,p2,in"), ("p3", None)]
     assert all(len(r.text) <= MERGE_PARTS * len(p[1].text) for r in [*merged, *alone])
+
+
+#: Empty lines of the file the members below come from; every other line is 9 characters.
+EMPTY_LINES = frozenset({11, 12})
+
+
+def _member(name: str, symbol: str, first: int, last: int, path: str = "cart.py",
+            kind: str = "method", empty: frozenset[int] = EMPTY_LINES) -> SearchResult:
+    text = "".join(f"{name} line {n}\n" for n in range(first, last + 1))
+    start = sum(1 if n in empty else 10 for n in range(1, first))  # where line ``first`` starts
+    end = start + sum(1 if n in empty else 10 for n in range(first, last + 1))  # after its line break
+    return SearchResult(name, text, {"path": path, "symbol": symbol, "kind": kind, "start_line": first,
+                                     "end_line": last, "start_char": start, "end_char": end}, 0.5, 0.5)
+
+
+def test_members_never_merge_across_a_line_that_is_not_empty() -> None:
+    """Line 11 holds code no chunk covers (a stray statement): the merged text would show it
+    empty, so the methods stay apart."""
+    merged = merge_adjacent_parts([_member("total", "Cart.total", 12, 20, empty=frozenset()),
+                                   _member("add", "Cart.add", 1, 10, empty=frozenset())])
+    assert [(r.id, r.metadata.get("merged_ids")) for r in merged] == [("total", None), ("add", None)]
+
+
+def test_neighbouring_members_of_one_owner_merge_across_the_blank_line() -> None:
+    """Cart.total ranks first, Cart.add (one blank line above it) third: one result holding
+    both, the blank line between them blank, its slot going to the next result."""
+    total, other, add = (_member("total", "Cart.total", 12, 20), _member("other", "helper", 1, 5, "x.py"),
+                         _member("add", "Cart.add", 1, 10))
+    merged = merge_adjacent_parts([total, other, add, _member("last", "tail", 1, 3, "y.py")])
+    assert [(r.id, r.metadata.get("merged_ids"), r.metadata["start_line"], r.metadata["end_line"])
+            for r in merged] == [("total", "total,add", 1, 20), ("other", None, 1, 5), ("last", None, 1, 3)]
+    assert merged[0].text == add.text + "\n" + total.text
+    php = merge_adjacent_parts([_member("a", "App\\Cart::add", 1, 10, "Cart.php"),
+                                _member("t", "App\\Cart::total", 13, 20, "Cart.php")])
+    assert [(r.metadata.get("merged_ids"), r.text.count("\n")) for r in php] == [("a,t", 20)]
+    ruby = merge_adjacent_parts([_member("a", "Cart#add", 1, 10, "cart.rb"),
+                                 _member("t", "Cart#total", 11, 20, "cart.rb")])
+    assert [r.metadata.get("merged_ids") for r in ruby] == ["a,t"]
+
+
+def test_members_of_other_owners_far_apart_or_of_no_owner_stay_apart() -> None:
+    cases = {"other owner": ("Cart.add", "Order.total", 11),
+             "three lines between": ("Cart.add", "Cart.total", 14),
+             "module functions": ("add", "total", 11),
+             "a class and its member": ("Cart", "Cart.total", 11)}
+    for case, (first, second, start) in cases.items():
+        merged = merge_adjacent_parts([_member("a", first, 1, 10), _member("b", second, start, 20)])
+        assert [r.metadata.get("merged_ids") for r in merged] == [None, None], case
+    apart = merge_adjacent_parts([_member("a", "Cart.add", 1, 10),
+                                  _member("b", "Cart.total", 12, 20, "other.py")])
+    assert len(apart) == 2
+    keys = [_member("d", "app.debug", 1, 4, "app.php", "config"),  # line 5: an entry of no key's
+            _member("t", "app.timezone", 6, 9, "app.php", "config"),
+            _member("u", "app.url", 10, 12, "app.php", "config")]
+    assert [r.metadata.get("merged_ids") for r in merge_adjacent_parts(keys)] == [None, "t,u"]
+
+
+def test_past_the_window_a_member_takes_its_own_slot_and_a_part_is_dropped() -> None:
+    fill = [_member(f"f{i}", f"f{i}", 1, 2, f"f{i}.py") for i in range(2)]
+    merged = merge_adjacent_parts([_member("add", "Cart.add", 1, 10), *fill,
+                                   _member("total", "Cart.total", 12, 20),
+                                   _member("tail", "Cart.add", 11, 11)], window=3)
+    assert [(r.id, r.metadata.get("merged_ids")) for r in merged] == [
+        ("add", None), ("f0", None), ("f1", None), ("total", None)]
+
+
+CART = ("class Cart:\n    \"\"\"A shopping cart.\"\"\"\n\n    def add(self, item):\n" + "".join(
+    f"        line_{i} = item.price * {i}  # basket price\n" for i in range(10))
+    + "        return line_0\n\n    def total(self):\n" + "".join(
+    f"        sum_{i} = self.price_of({i})  # basket price total\n" for i in range(10))
+    + "        return sum_0\n")
+
+
+def test_two_methods_that_both_rank_come_back_as_one_passage(make_engine, project: Path) -> None:
+    write(project, "cart.py", CART)
+    for i in range(6):
+        write(project, f"m{i}.py", f"def other_{i}(value):\n    return value * {i} + {i}\n")
+    engine = make_engine(chunk_size=500, chunk_overlap=0)
+    engine.index_directory()
+    symbols = {c.metadata.get("symbol") for c in engine.store.get(engine.store.ids())
+               if c.metadata["path"] == "cart.py"}
+    assert {"Cart.add", "Cart.total"} <= symbols
+    results = engine.search("basket price total", top_k=4)
+    carts = [r for r in results if r.metadata["path"] == "cart.py"]
+    assert len(carts) == 1 and len(carts[0].metadata["merged_ids"].split(",")) >= 2
+    first, last = carts[0].metadata["start_line"], carts[0].metadata["end_line"]
+    lines = CART.split("\n")
+    assert "def add" in carts[0].text and "def total" in carts[0].text
+    assert carts[0].text.endswith("\n".join(lines[first - 1:last]) + "\n")
+    for top_k in (1, 2, 3):
+        narrow = engine.search("basket price total", top_k=top_k)
+        assert [(r.id, r.text) for r in narrow] == [(r.id, r.text) for r in results[:top_k]]

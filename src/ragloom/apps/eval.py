@@ -140,14 +140,16 @@ def evaluate(engine: RAGEngine, dataset: Dataset, modes: Sequence[str] = MODES,
 
 def ranked_documents(engine: RAGEngine, results: Sequence[SearchResult]) -> list[str]:
     """Document ids in rank order, each once: a chunk of an added text stands for its
-    document (source id), a chunk of a file for itself (its chunk id), and a result standing
-    for copies of its text for theirs too."""
+    document (source id), a chunk of a file for itself (its chunk id), and a result holding
+    merged parts (``merged_ids``) or standing for copies of its text for theirs too, right
+    after it: the reader gets their text at that rank."""
     ranked: dict[str, None] = {}
     for result in results:
         ranked.setdefault(document_id(result.id, result.metadata), None)
-        copies = result.metadata.get("duplicate_ids")
-        if copies:
-            for chunk in engine.store.get(str(copies).split(",")):
+        held = [i for key in ("merged_ids", "duplicate_ids")
+                for i in str(result.metadata.get(key) or "").split(",") if i and i != result.id]
+        if held:
+            for chunk in engine.store.get(held):
                 ranked.setdefault(document_id(chunk.id, chunk.metadata), None)
     return list(ranked)
 
