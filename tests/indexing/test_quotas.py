@@ -192,3 +192,30 @@ def test_a_limited_run_reads_and_chunks_each_changed_file_once(tmp_path: Path,
         reads.clear()
         engine.index_file(root / "a.md")
         assert reads == ["a.md"] and engine._indexer.quota.planned == {}
+
+
+def test_the_quota_check_closes_its_reading_before_it_refuses(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files read ahead for the check are closed when the check ends, refused or not:
+    left to the garbage collector (the refusal's traceback holds the reader), the reader's
+    threads were joined wherever it ran, inside another thread's start: a run hung."""
+    import ragloom.indexing.quotas as quotas
+
+    states: list[str] = []
+    real = quotas.read_ahead
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        states.append("open")
+        try:
+            yield from real(*args, **kwargs)
+        finally:
+            states[-1] = "closed"
+
+    monkeypatch.setattr(quotas, "read_ahead", watched)
+    root = tmp_path / "p"
+    three_files(root)
+    config = hash_config(index_dir=str(tmp_path / "index"), limits={"max_files": 2})
+    with RAGEngine(config, root) as engine, pytest.raises(QuotaExceededError) as caught:
+        engine.index_directory()
+    assert caught.value.__traceback__ is not None  # still held, and yet:
+    assert states == ["closed"]

@@ -17,6 +17,7 @@ again, so only what is over that is read twice, and only a config with a limit p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -210,15 +211,16 @@ def plan_files(quota: Quota | None, files: Sequence[Path], names: PathNames, pre
             to_read.append((path, relative, previous, stat.st_size, stat.st_mtime_ns))
     changes: list[Change] = []
     kept = 0
-    outcomes = read_ahead(to_read, lambda item: prepare(*item), lambda item: item[3])
-    for (_, relative, previous, size, _), outcome in zip(to_read, outcomes):
-        if kept + size <= KEEP_BYTES:
-            quota.planned[relative], kept = outcome, kept + size
-        if isinstance(outcome, SkipFile):
-            gone += [relative] if previous is not None else []
-        else:
-            count = None if outcome.chunks is None else len(outcome.chunks)
-            changes.append(Change(relative, outcome.content.size, count))
+    # closed here, not by the garbage collector at some later point on another thread
+    with closing(read_ahead(to_read, lambda item: prepare(*item), lambda item: item[3])) as outcomes:
+        for (_, relative, previous, size, _), outcome in zip(to_read, outcomes):
+            if kept + size <= KEEP_BYTES:
+                quota.planned[relative], kept = outcome, kept + size
+            if isinstance(outcome, SkipFile):
+                gone += [relative] if previous is not None else []
+            else:
+                count = None if outcome.chunks is None else len(outcome.chunks)
+                changes.append(Change(relative, outcome.content.size, count))
     try:
         quota.check(changes, gone)
     except QuotaExceededError:
