@@ -34,6 +34,7 @@ class Embedding(Generic[Job]):
     job: Job
     future: Future[EmbeddedTexts]
     batches: queue.SimpleQueue[int | None]  # None: no more batches
+    ended: bool = False  # its None was read
 
 
 class EmbedAhead(Generic[Job]):
@@ -44,6 +45,7 @@ class EmbedAhead(Generic[Job]):
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragloom-embed")
         self._closed = threading.Event()
         self._failed = False  # only the line's thread reads and writes it
+        self._unfinished: list[Embedding[Job]] = []  # handed over, batches still to tell
 
     def __enter__(self) -> EmbedAhead[Job]:
         return self
@@ -54,14 +56,27 @@ class EmbedAhead(Generic[Job]):
     def submit(self, job: Job) -> Embedding[Job]:
         """Queue ``job`` behind the ones handed over before."""
         batches: queue.SimpleQueue[int | None] = queue.SimpleQueue()
-        return Embedding(job, self._pool.submit(self._run, job, batches), batches)
+        embedding = Embedding(job, self._pool.submit(self._run, job, batches), batches)
+        self._unfinished.append(embedding)
+        return embedding
 
     def result(self, embedding: Embedding[Job], on_batch: Callable[[int], None]) -> EmbeddedTexts:
         """Wait for ``embedding``, telling ``on_batch`` about each batch (on this thread);
         raises what the embedding raised."""
-        for computed in iter(embedding.batches.get, None):
-            on_batch(computed)
+        if not embedding.ended:
+            for computed in iter(embedding.batches.get, None):
+                on_batch(computed)
+            embedding.ended = True
         return embedding.future.result()
+
+    def drain(self, on_batch: Callable[[int], None]) -> None:
+        """Tell ``on_batch`` (on this thread) about every batch finished so far, in order,
+        without waiting: the progress line moves as the model computes, not only when a
+        window is stored (``result`` tells the rest of its window)."""
+        for embedding in self._unfinished:
+            if not _tell_finished(embedding, on_batch):
+                break  # the model is on this one: none behind it has finished a batch
+        self._unfinished = [embedding for embedding in self._unfinished if not embedding.ended]
 
     def close(self) -> None:
         """Stop at the next batch and wait for the line's thread; queued jobs do not run."""
@@ -85,3 +100,17 @@ class EmbedAhead(Generic[Job]):
             raise
         finally:
             batches.put(None)
+
+
+def _tell_finished(embedding: Embedding[Job], on_batch: Callable[[int], None]) -> bool:
+    """Tell the batches of ``embedding`` finished so far; True when it has ended."""
+    while not embedding.ended:
+        try:
+            computed = embedding.batches.get_nowait()
+        except queue.Empty:
+            return False
+        if computed is None:
+            embedding.ended = True
+        else:
+            on_batch(computed)
+    return True

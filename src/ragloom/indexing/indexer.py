@@ -216,6 +216,8 @@ class Indexer:
                         chunks = len(outcome.chunks)
                         window.add(PendingFile(item.relative, outcome.content, outcome.chunks,
                                                 item.previous))
+                line.drain(tracker.batch_embedded)  # batches the model finished meanwhile
+                behind.drain(tracker.batch_embedded)
                 tracker.file_read(chunks, weights[item.relative])
                 if window.chunk_count >= window_limit:
                     embedding = self._hand_over(line, window, embedding, report, tracker, backfill,

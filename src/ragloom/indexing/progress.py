@@ -179,9 +179,11 @@ class ProgressTracker:
         self._embedded_in_window += chunks
         self._tell()
 
-    def window_done(self, chunks: int) -> None:
+    def window_done(self, chunks: int, computed: int) -> None:
+        """A window of ``chunks`` stored, ``computed`` of them by the model (told before
+        through ``batch_embedded``); the batches of windows behind it still count."""
         self._chunks_finished += chunks
-        self._embedded_in_window = 0
+        self._embedded_in_window = max(0, self._embedded_in_window - computed)
         self._tell()
 
     def snapshot(self) -> IndexProgress:

@@ -64,7 +64,7 @@ class JournaledWriter:
         """Journal an embedded window, write store and BM25 index (readers wait only for
         this part), make the store durable, and record the files."""
         chunks = window.chunks()
-        tracker.window_done(len(chunks))
+        tracker.window_done(len(chunks), embedded.computed)
         report.chunks_embedded += embedded.computed
         crash_point("embedded")
         stale, _ = self._journal(window)
@@ -135,7 +135,7 @@ class JournaledWriter:
         the two leaves rows whose vectors are stored: the next run stores them again, from
         the embedding cache (nothing is embedded twice)."""
         assert self.unembedded is not None
-        tracker.window_done(len(rows))
+        tracker.window_done(len(rows), embedded.computed)
         report.chunks_embedded += embedded.computed
         crash_point("embedded")
         waiting = self.unembedded.waiting([seq for seq, _ in rows])
