@@ -26,6 +26,7 @@ from ragloom.indexing.noise import (
     LONG_LINE_MIN_CHARS,
     LONG_LINE_SHARE,
     PROSE_LANGUAGES,
+    long_lines_judge,
     mostly_long_lines,
     reason,
 )
@@ -72,8 +73,7 @@ class Recheck:
         """Why the current content rules skip the unchanged indexed file at ``relative``
         (``size`` bytes; ``read`` reads it, only when the rules could catch it), or None.
         A file that cannot be read now stays as it was indexed."""
-        if not (self.needed and "long-lines" in rules.noise and size >= LONG_LINE_MIN_CHARS
-                and language_for_path(relative) not in PROSE_LANGUAGES):
+        if not (self.needed and "long-lines" in rules.noise and long_lines_judge(relative, size)):
             return None
         try:
             return content_noise(read(), relative, rules)

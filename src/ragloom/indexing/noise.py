@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragloom.chunking.registry import language_for_path
 from ragloom.config import RAGConfig
 from ragloom.globs import compile_glob
 
@@ -278,6 +279,12 @@ def rendered_copy(file_name: str, names_beside: Collection[str]) -> bool:
             stem = file_name[:-len(suffix)]
             return any(stem + source in names_beside for source in SOURCE_SUFFIXES)
     return False
+
+
+def long_lines_judge(relative: str, size: int) -> bool:
+    """Whether the long-lines rule could catch the file at ``relative`` of ``size`` bytes
+    on disk, before it is read: big enough and not prose by its extension."""
+    return size >= LONG_LINE_MIN_CHARS and language_for_path(relative) not in PROSE_LANGUAGES
 
 
 def mostly_long_lines(text: str, language: str | None) -> bool:

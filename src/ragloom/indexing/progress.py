@@ -8,8 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragloom.chunking.registry import language_for_path
-from ragloom.indexing.noise import LONG_LINE, LONG_LINE_MIN_CHARS, PROSE_LANGUAGES
+from ragloom.indexing.noise import LONG_LINE, long_lines_judge
 from ragloom.readers.registry import FALLBACK, reader_name_for
 from ragloom.types import IndexReport
 
@@ -103,8 +102,7 @@ def expected_bytes(path: Path, relative: str, size: int) -> int:
         return 0
     if b"\0" in head:
         return 0
-    judged = size >= LONG_LINE_MIN_CHARS and language_for_path(relative) not in PROSE_LANGUAGES
-    if judged and max(map(len, head.split(b"\n"))) > LONG_LINE:
+    if long_lines_judge(relative, size) and max(map(len, head.split(b"\n"))) > LONG_LINE:
         return 0
     return size
 
