@@ -7,7 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers import write
-from ragloom.indexing.progress import IndexProgress, ProgressTracker, expected_bytes
+from ragloom.indexing.progress import (
+    PRIOR_BYTES,
+    IndexProgress,
+    ProgressTracker,
+    expected_bytes,
+    prior_density,
+)
 
 
 class FakeClock:
@@ -61,9 +67,31 @@ def test_the_first_figures_leave_out_files_that_give_no_chunks(tmp_path: Path) -
     assert expected_bytes(pdf, "report.pdf", pdf.stat().st_size) == pdf.stat().st_size
 
 
-def test_a_run_estimates_its_chunks_from_the_first_file(make_engine, project: Path) -> None:
+def test_a_first_file_unlike_the_rest_does_not_set_the_total() -> None:
+    """A 1 MB run whose first file is 100 bytes giving 5 chunks (a file of tiny tests):
+    extrapolated alone, that is 50,000 chunks; pulled towards the window's guess (1,000
+    characters: 1 chunk per 550 bytes), 1,841. Once far more than PRIOR_BYTES are read,
+    the files read decide: 800 kB more at 1 chunk per 400 bytes leave 467 chunks for the
+    last 200 kB (501 at their own rate alone)."""
+    alone, calls = [], []
+    ProgressTracker(alone.append, 1000, 1000, 0, bytes_to_read=1_000_000).file_read(5, 100)
+    tracker = ProgressTracker(calls.append, 1000, 1000, 0, bytes_to_read=1_000_000,
+                              window_characters=1000)
+    assert calls == [] and tracker.snapshot().chunks_to_embed == 1818  # before any file
+    tracker.file_read(5, 100)
+    assert alone[-1].chunks_to_embed == 50_000
+    assert calls[-1].chunks_to_embed == 1841
+    assert prior_density(1000) == 1 / 550 and PRIOR_BYTES == 256 * 1024
+    for _ in range(400):
+        tracker.file_read(5, 2000)
+    assert calls[-1].chunks_to_embed - (5 + 400 * 5) == 467
+
+
+def test_a_run_estimates_its_chunks_from_the_window_and_the_first_file(make_engine, project: Path) -> None:
     """12 modules of 3 chunks and, read last, 1.3 MB of images and a minified bundle: the
-    estimate after the first module is the 36 chunks the run writes."""
+    estimate after the first module is within a factor of two of the 36 chunks the run
+    writes (the images and the bundle weigh nothing; 15 kB of modules are far fewer bytes
+    than PRIOR_BYTES, so the window's guess leads) and exact once the last module is read."""
     for index in range(12):
         body = "".join(f"    x{n} = {n} * {index}\n" for n in range(20))
         write(project, f"m{index:02d}.py", "".join(f"def f{index}_{i}():\n{body}\n\n" for i in range(3)))
@@ -73,4 +101,6 @@ def test_a_run_estimates_its_chunks_from_the_first_file(make_engine, project: Pa
     calls: list[IndexProgress] = []
     report = make_engine().index_directory(progress=calls.append)
     assert report.chunks_added == 36 and len(report.skipped) == 5
-    assert calls[0].estimated and calls[0].chunks_to_embed == 36
+    assert calls[0].estimated and 18 <= calls[0].chunks_to_embed <= 72
+    after_modules = [call for call in calls if call.files_done == 12][0]
+    assert after_modules.chunks_to_embed == 36

@@ -13,6 +13,7 @@ from ragloom.chunking.context import header_budget
 from ragloom.chunking.measure import CHARACTERS, TextMeasure, TokenMeasure
 from ragloom.config import RAGConfig
 from ragloom.errors import ConfigError
+from ragloom.prompt import CHARS_PER_TOKEN
 
 DEFAULT_CHARACTER_SIZE = 1000
 #: Overlap when none is configured: a fifth of the chunk.
@@ -27,6 +28,11 @@ class ChunkSizing:
     size: int
     overlap: int
     measure: TextMeasure
+
+    @property
+    def window_characters(self) -> int:
+        """The chunk size in characters (a token taken as ``CHARS_PER_TOKEN`` of them)."""
+        return self.size * CHARS_PER_TOKEN if self.unit == "tokens" else self.size
 
     def signature(self) -> list[object]:
         """What must match for chunks made earlier to still be valid."""

@@ -183,7 +183,7 @@ class Indexer:
         weigh = expected_bytes if progress else lambda path, relative, size: size  # shown only
         weights = {item.relative: weigh(item.path, item.relative, item.size) for item in to_read}
         tracker = ProgressTracker(progress, len(files), len(to_read), len(files) - len(to_read),
-                                  sum(weights.values()))
+                                  sum(weights.values()), self.chunker.sizing.window_characters)
         window = Window()
         window_limit = min(FIRST_WINDOW_CHUNKS, EMBED_WINDOW_CHUNKS)
         sparse_first = self.progressive and self.writer.unembedded is not None  # BM25 first

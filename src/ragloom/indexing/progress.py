@@ -35,11 +35,13 @@ class IndexProgress:
     """A snapshot handed to the ``progress`` callback of ``index_directory``.
 
     ``chunks_to_embed`` counts the chunks of the changed files read so far plus, while
-    files remain unread, an estimate for them (``estimated`` is then True): the chunks per
-    byte read so far times the bytes (sizes listed at discovery) not read yet, so a first
-    file of 22 tests does not make a 2,700-file run look 100 times longer than it is; a file
-    that will give no chunks (binary, minified: ``expected_bytes``) weighs nothing. Chunks
-    whose text is in the embedding cache count as embedded as soon as their window is done.
+    files remain unread, an estimate for them (``estimated`` is then True): chunks per byte
+    times the bytes (sizes listed at discovery) not read yet. Chunks per byte are those of
+    the files read so far, pulled towards a guess from the chunk window (``prior_density``)
+    until ``PRIOR_BYTES`` are read, so a first file of 22 tests or one fixture does not set
+    the total of a 2,700-file run; a file that will give no chunks (binary, minified:
+    ``expected_bytes``) weighs nothing. Chunks whose text is in the embedding cache count as
+    embedded as soon as their window is done.
 
     The rate (``chunks_per_second``, hence ``eta_seconds``) is the model's own: the chunks
     it computed over the seconds it spent on them (``ModelClock``), from its second batch
@@ -85,6 +87,17 @@ ProgressCallback = Callable[[IndexProgress], None]
 
 #: Bytes of a file's start looked at to tell whether it will give chunks.
 HEAD_BYTES = 8192
+#: Bytes a file gives per chunk, as a share of the chunk window in characters: ten app
+#: repositories gave 387-600 bytes a chunk at a 230-token window (bench/progress_estimate.py).
+WINDOW_BYTES_SHARE = 0.55
+#: How many bytes read the window's guess weighs as: until about this much is read, what
+#: the first files gave only moves the estimate part of the way.
+PRIOR_BYTES = 256 * 1024
+
+
+def prior_density(window_characters: int) -> float:
+    """Chunks per byte expected before any file is read, from the chunk window's size."""
+    return 1.0 / (WINDOW_BYTES_SHARE * window_characters) if window_characters > 0 else 0.0
 
 
 def expected_bytes(path: Path, relative: str, size: int) -> int:
@@ -142,7 +155,7 @@ class ProgressTracker:
     """Counts what the indexer did and tells the callback (if any) after each step."""
 
     def __init__(self, callback: ProgressCallback | None, files_total: int, files_to_read: int,
-                 files_done: int, bytes_to_read: int = 0,
+                 files_done: int, bytes_to_read: int = 0, window_characters: int = 0,
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self._callback = callback
         self._clock = clock
@@ -156,6 +169,7 @@ class ProgressTracker:
         self._chunks_read = 0
         self._bytes_to_read = bytes_to_read  # 0: unknown, estimate per file instead
         self._bytes_read = 0
+        self._prior = prior_density(window_characters)  # 0: none, the files read alone
         self._chunks_finished = 0  # chunks of windows that are done (cached ones included)
         self._embedded_in_window = 0
         self._waiting = 0  # chunks an earlier run left waiting for their vectors
@@ -187,9 +201,12 @@ class ProgressTracker:
     def snapshot(self) -> IndexProgress:
         unread = self._to_read - self._read
         estimate = 0
-        if unread and self._bytes_to_read and self._bytes_read:
+        prior_bytes = PRIOR_BYTES if self._prior else 0
+        if unread and self._bytes_to_read and self._bytes_read + prior_bytes:
             left = max(0, self._bytes_to_read - self._bytes_read)
-            estimate = round(left * self._chunks_read / self._bytes_read)
+            density = ((self._chunks_read + prior_bytes * self._prior)
+                       / (self._bytes_read + prior_bytes))
+            estimate = round(left * density)
         elif unread and self._read:
             estimate = round(unread * self._chunks_read / self._read)
         embedded = self._chunks_finished + self._embedded_in_window
