@@ -19,7 +19,12 @@ call a handler after it, as ``retrieval.part_content`` asks): Go's net/http, chi
 echo and fiber; Express, Koa, Fastify and Hono routers; Laravel's ``Route::``; Django's
 ``path()`` / ``re_path()``; axum's ``.route("/x", get(handler))``; and attributes or
 decorators above the handler (Rocket, actix, Flask, FastAPI), whose handler is the name of
-the ``fn`` / ``def`` on the next lines.
+the ``fn`` / ``def`` on the next lines. An axum or actix builder is read over line ends
+(``BUILDER``): rustfmt writes a long registration as ``.route(`` / the path / the method
+router on lines of their own (``routing::post(handler::users::inbox::post)``, verbs chained
+as ``get(show).post(update)``), and the chunker keeps such a call whole
+(``treesitter.tables.commented_units``). On Kitsune's router (docs/benchmarks.md) route
+nDCG@10 went from 0.396 to 0.430.
 """
 
 from __future__ import annotations

@@ -66,8 +66,8 @@ def commented_units(source: SourceLines, first: int, last: int, limit: int) -> l
             continue
         end = line
         if OPENED_CALL.match(text):
-            closing = _closing_line(source, line, last)
-            if closing is not None and source.size(start, closing) <= 2 * limit:
+            closing = _closing_line(source, line, last, start, 2 * limit)
+            if closing is not None:
                 end = closing
         if start < end and source.size(start, end) > (limit if end == line else 2 * limit):
             units += [(n, n) for n in range(start, end + 1)]
@@ -77,10 +77,13 @@ def commented_units(source: SourceLines, first: int, last: int, limit: int) -> l
     return units
 
 
-def _closing_line(source: SourceLines, line: int, last: int) -> int | None:
-    """The line (at most ``last``) where the parenthesis ``line`` leaves open closes."""
+def _closing_line(source: SourceLines, line: int, last: int, start: int, limit: int) -> int | None:
+    """The line (at most ``last``) where the parenthesis ``line`` leaves open closes, None
+    when lines ``start`` to there are over ``limit`` (so the scan stays within a window)."""
     depth = 0
     for number in range(line, last + 1):
+        if source.size(start, number) > limit:
+            return None
         text = source.line_texts[number - 1]
         depth += text.count("(") - text.count(")")
         if depth <= 0:
