@@ -306,11 +306,24 @@ def test_a_question_asking_for_one_migration_wants_a_migration_not_the_rest_of_t
     # asks for the documentation: the prose pages go up (0.62 * 0.5 < 0.5)
     ("documentation for writing content filters as WebAssembly modules", ["page", "code", "manifest"]),
     ("overview of the project's folder layout for new contributors", ["page", "code", "manifest"]),
-    # names no documentation: left alone
+    # names no documentation, or the documentation an API serves: left alone
     ("how are content filters written as WebAssembly modules", ["code", "manifest", "page"]),
+    ("where can I open the swagger documentation of the API", ["code", "manifest", "page"]),
+    ("where are the API docs for content filters served", ["code", "manifest", "page"]),
 ])
 def test_a_question_asking_for_documentation_prefers_the_docs_pages(query: str, order: list[str]) -> None:
     results = [_typed("code", "crates/app-filter/src/lib.rs", "code", 0.62),
                _typed("manifest", "crates/app-filter/Cargo.toml", "config", 0.6),
                _typed("page", "website/src/content/docs/configuration/filters.mdx", "docs", 0.5)]
     assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == order
+
+
+@pytest.mark.parametrize(("query", "routes"), [
+    ("API that returns the home timeline of the logged in user", True),
+    ("which API to call for deleting a post", True),
+    ("how many API requests per minute can one user make", False),
+    ("migration creating the table for API keys", False),
+    ("where do I put the token for GitHub's API", False),
+])
+def test_an_api_that_does_something_names_the_routes(query: str, routes: bool) -> None:
+    assert any(part.name == "routes" for part in parts_named(query)) is routes

@@ -124,6 +124,9 @@ def _compile(*tables: dict[str, str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for table in tables for p in table.values()), re.MULTILINE)
 
 
+#: What only a route registration says (``ROUTE_PATTERNS`` but a handler's extractors).
+REGISTRATION = _compile({k: v for k, v in ROUTE_PATTERNS.items() if k != "rust handlers"})
+
 #: Per part of the application (``path_prior.PARTS``' names): what a chunk holding it says.
 CONTENT: dict[str, re.Pattern[str]] = {
     "routes": _compile(ROUTE_PATTERNS),

@@ -154,7 +154,9 @@ PARTS = (
     _part("seeding", r"(?:tables?|columns?)\b[^?.]{0,40}\b(?:filled|populated|seeded|prefilled|"
                      r"pre-filled)|seed(?:ed|ing)?\s+(?:data|rows)|seeders?|initial\s+(?:data|rows)",
           "seed seeds seeder seeders seeding migration migrations"),
-    _part("routes", r"routes?|routing|router|urls?|endpoints?",
+    # "the API that returns ...", "API to delete ...", "API for ..." (not "API keys",
+    # "API requests per minute", "GitHub's API": those ask about a key, a limit, a client)
+    _part("routes", r"routes?|routing|router|urls?|endpoints?|api(?=\s+(?:that|which|to|for)\b)",
           "route routes router routers routing urls urlconf"),
     _part("models", r"models?", "model models entity entities"),
     # A console or management command is asked for as a command "that" does something,
@@ -174,9 +176,11 @@ PARTS = (
           "config configs configuration settings options env"),
     # "documentation for ...", "docs on ...", "the readme", "for new contributors": the
     # project's prose pages (``source_type = docs``: Markdown, MDX, reStructuredText, a
-    # docs site's pages, README and CONTRIBUTING), wherever the docs site files them.
-    _part("docs", r"docs|documentation|documented|readme|contributors?|contributing", "",
-          source_type="docs"),
+    # docs site's pages, README and CONTRIBUTING), wherever the docs site files them. An
+    # API's documentation ("the swagger documentation of the API", "API docs") is a page
+    # the application serves from its routes, not one of them.
+    _part("docs", r"(?<!api\s)(?:docs|documentation)(?!\s+(?:of|for)\s+(?:the\s+|its\s+)?(?:rest\s+)?api\b)|"
+                  r"documented|readme|contributors?|contributing", "", source_type="docs"),
 )
 
 

@@ -1,6 +1,7 @@
 """Where a span of code too big for one chunk is cut: between lines, a comment kept with
-the line it documents and a chained call written over lines kept whole (``commented_units``), or, for a long table of keyed entries,
-between entries, each part named by its keys (``table_pieces``).
+the line it documents and a chained call written over lines kept whole
+(``commented_units``), or, for a long table of keyed entries, between entries, each part
+named by its keys (``table_pieces``).
 
 Applications keep their options, defaults and lookup tables as one literal of keyed
 entries: Go's ``map[string]*option{"LISTEN_ADDR": {rawValue: "127.0.0.1:8080", ...}, ...}``
