@@ -88,3 +88,18 @@ def test_only_the_window_is_read_and_a_looked_up_registration_is_not_repeated() 
     lookup = _Lookup(lambda words: ["router"], lambda ids: [candidates[3]] if ids == ["router"] else [])
     ordered = registrations_beside("endpoint to boost a post", candidates, 3, lookup)
     assert [r.id for r in ordered] == ["reblog", "router", "other", "service"]
+
+
+def test_a_line_defining_the_name_or_a_hook_without_its_owner_registers_nothing() -> None:
+    handler = _result("limits", "app/Providers/FortifyServiceProvider.php",
+                      "public function boot(): void\n{\n    RateLimiter::for('login', fn () => 5);\n}",
+                      "FortifyServiceProvider::boot")
+    provider = _result("provider", "app/Providers/AppServiceProvider.php",
+                       "public function boot(): void\n{\n    Route::bind('user', fn ($u) => $u);\n}",
+                       "AppServiceProvider::boot")
+    helper = _result("helper", "src/routes.rs", 'fn build_feed() {}\n.route("/feed", get(show_feed))',
+                     "routes")
+    feed = _result("feed", "src/feed.rs", "fn build_feed() -> Feed {}", "build_feed")
+    assert [r.id for r in registrations_beside("is the login endpoint rate limited",
+                                               [handler, feed, provider, helper])] == [
+        "limits", "feed", "provider", "helper"]

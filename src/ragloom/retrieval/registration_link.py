@@ -69,10 +69,14 @@ class IndexLookup:
     def read(self, ids: list[str]) -> list[SearchResult]:
         rows = rows_of(self.hits, ids, self.store, self.waiting, self.request.vector)
         return build_results([(doc_id, 0.0) for doc_id in ids], self.hits, rows)
-#: Handler names too common to name a handler without its owner (verbs, CRUD actions).
+#: Handler names too common to name a handler without its owner (verbs, CRUD actions,
+#: framework hooks every class of a kind defines).
 _COMMON_NAMES = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "index",
                            "show", "store", "update", "create", "edit", "destroy", "list",
-                           "new", "view", "handle", "handler", "main", "call", "__invoke"})
+                           "new", "view", "handle", "handler", "main", "call", "__invoke",
+                           "boot", "register", "mount", "render", "setup", "init", "run"})
+#: A line defining a name rather than referring to it.
+_DEFINES = r"\b(?:function|fn|def|func)\s+"
 #: File stems that name no module of their own (the folder does).
 _MODULE_FILES = frozenset({"mod", "index", "__init__", "lib", "main"})
 _SYMBOL_PARTS = re.compile(r"::|->|\.|#|\\")
@@ -136,11 +140,13 @@ def _reference(result: SearchResult) -> tuple[str, str | None] | None:
 
 
 def _registers(result: SearchResult, name: str, owner: str | None) -> bool:
-    """Whether ``result`` registers a route on a line naming ``name`` (and ``owner``)."""
+    """Whether ``result`` registers a route and has a line naming ``name`` (and ``owner``)
+    without defining it (a provider's ``public function boot()`` names no handler)."""
     text = result.full_text or result.text
     if not REGISTRATION.search(text):
         return False
     named = re.compile(rf"(?<![\w$]){re.escape(name)}(?!\w)")
+    defined = re.compile(rf"{_DEFINES}{re.escape(name)}(?!\w)")
     owned = re.compile(rf"(?<!\w){re.escape(owner)}(?!\w)") if owner else None
-    return any(named.search(line) and (owned is None or owned.search(line))
+    return any(named.search(line) and not defined.search(line) and (owned is None or owned.search(line))
                for line in text.splitlines())
