@@ -40,7 +40,17 @@ from ragloom.types import SearchResult
 HANDLERS = 3
 #: How many of BM25's best chunks for a handler's words are read to find its registration.
 LOOKUP = 10
-
+#: Handler names too common to name a handler without its owner (verbs, CRUD actions,
+#: framework hooks every class of a kind defines).
+_COMMON_NAMES = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "index",
+                           "show", "store", "update", "create", "edit", "destroy", "list",
+                           "new", "view", "handle", "handler", "main", "call", "__invoke",
+                           "boot", "register", "mount", "render", "setup", "init", "run"})
+#: A line defining a name rather than referring to it.
+_DEFINES = r"\b(?:function|fn|def|func)\s+"
+#: File stems that name no module of their own (the folder does).
+_MODULE_FILES = frozenset({"mod", "index", "__init__", "lib", "main"})
+_SYMBOL_PARTS = re.compile(r"::|->|\.|#|\\")
 
 
 class Lookup(Protocol):
@@ -69,17 +79,6 @@ class IndexLookup:
     def read(self, ids: list[str]) -> list[SearchResult]:
         rows = rows_of(self.hits, ids, self.store, self.waiting, self.request.vector)
         return build_results([(doc_id, 0.0) for doc_id in ids], self.hits, rows)
-#: Handler names too common to name a handler without its owner (verbs, CRUD actions,
-#: framework hooks every class of a kind defines).
-_COMMON_NAMES = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "index",
-                           "show", "store", "update", "create", "edit", "destroy", "list",
-                           "new", "view", "handle", "handler", "main", "call", "__invoke",
-                           "boot", "register", "mount", "render", "setup", "init", "run"})
-#: A line defining a name rather than referring to it.
-_DEFINES = r"\b(?:function|fn|def|func)\s+"
-#: File stems that name no module of their own (the folder does).
-_MODULE_FILES = frozenset({"mod", "index", "__init__", "lib", "main"})
-_SYMBOL_PARTS = re.compile(r"::|->|\.|#|\\")
 
 
 def registrations_beside(query: str, results: Sequence[SearchResult], window: int | None = None,
@@ -87,9 +86,8 @@ def registrations_beside(query: str, results: Sequence[SearchResult], window: in
     """``results`` with each of the first ``HANDLERS`` handlers' registration moved right
     after it (module doc): the best-ranked of the first ``window`` results (default all)
     registering it, else the first of BM25's best ``LOOKUP`` chunks for its words
-    (``lookup``) that does; ``results`` in their order when
-    the query names no routes. Only the window is read, so what comes first does not
-    depend on how many results follow it."""
+    (``lookup``) that does; ``results`` in their order when the query names no routes.
+    Only the window is read, so what comes first does not depend on how many follow it."""
     ordered = list(results)
     if not any(part.name == "routes" for part in parts_named(query)):
         return ordered
