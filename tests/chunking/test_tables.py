@@ -136,3 +136,14 @@ def test_a_builder_chain_is_cut_between_its_calls_written_over_lines() -> None:
     assert len(chunks) > 2
     for first, last in spans:
         assert len(_holding(chunks, first, last)) == 1, (first, last)  # never cut inside one
+
+
+def test_other_chained_calls_are_still_cut_by_lines() -> None:
+    # a query builder's calls are not a router's: cut by lines as before
+    lines = ["pub fn due() -> Query {", "    jobs::table"]
+    for number in range(30):
+        lines += ["        .filter(", f"            jobs::column_{number}.eq(value_{number}),", "        )"]
+    lines += ["}", ""]
+    chunks = _chunks("\n".join(lines), "src/queue.rs", "rust", 500)
+    starts = [lines[c.metadata["start_line"] - 1].strip() for c in chunks]
+    assert not all(start.startswith((".filter(", "pub fn")) for start in starts), starts

@@ -23,7 +23,7 @@ the ``fn`` / ``def`` on the next lines. An axum or actix builder is read over li
 (``BUILDER``): rustfmt writes a long registration as ``.route(`` / the path / the method
 router on lines of their own (``routing::post(handler::users::inbox::post)``, verbs chained
 as ``get(show).post(update)``), and the chunker keeps such a call whole
-(``treesitter.tables.commented_units``). On Kitsune's router (docs/benchmarks.md) route
+(``treesitter.tables.OPENED_CALL``). On Kitsune's router (docs/benchmarks.md) route
 nDCG@10 went from 0.396 to 0.430.
 """
 
