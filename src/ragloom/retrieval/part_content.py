@@ -51,11 +51,12 @@ ROUTE_PATTERNS: dict[str, str] = {
             r"\.mount\([^\n]*\"/",
     # axum handlers: an extractor destructured in a parameter, State(db): State<Pool>, or
     # taken whole, state: State<AppState<DB>>, req: Query<Paging> (not Json<T>, which is also
-    # a database column's type, nor a lifetime's sqlx Query<'q, ...>); actix handlers: a
-    # parameter of web::Json<T> / web::Path<T> / web::Data<T>
+    # a database column's type, nor Form<T>, which Rocket's helpers take too, nor a
+    # lifetime's sqlx Query<'q, ...>); actix handlers: a parameter of web::Json<T> /
+    # web::Path<T> / web::Data<T>
     "rust handlers": r"\b(?:State|Path|Query|Json|Form|Extension|Multipart)\(\s*(?:mut\s+)?\w+\s*\)"
                      r"\s*:\s*(?:\w+::)*(?:State|Path|Query|Json|Form|Extension|Multipart)\b|"
-                     r"[(,]\s*(?:mut\s+)?\w+\s*:\s*(?:axum::extract::)?(?:State|Path|Query|Form|Extension)"
+                     r"[(,]\s*(?:mut\s+)?\w+\s*:\s*(?:axum::extract::)?(?:State|Path|Query|Extension)"
                      r"\s*<(?!')|"
                      r"\b\w+\s*:\s*web::(?:Json|Path|Query|Form|Data)\s*<",
     # Go: net/http, gorilla/mux, chi, gin, echo, fiber: a path literal ("GET /x" in Go 1.22)
