@@ -103,3 +103,17 @@ def test_a_line_defining_the_name_or_a_hook_without_its_owner_registers_nothing(
     assert [r.id for r in registrations_beside("is the login endpoint rate limited",
                                                [handler, feed, provider, helper])] == [
         "limits", "feed", "provider", "helper"]
+
+
+def test_a_test_registering_a_route_is_no_registration_unless_tests_are_asked_about() -> None:
+    middleware = _result("middleware", "app/Http/Middleware/ForceHttps.php",
+                         "public function handle($request, $next) { }", "ForceHttps::handle")
+    other = _result("config", "config/app.php", "'url' => env('APP_URL'),")
+    test = _result("test", "tests/Unit/Middleware/ForceHttpsMiddlewareTest.php",
+                   "Route::get('/test', fn () => 'ok')->middleware(ForceHttps::class);\n"
+                   "$this->app->make(ForceHttps::class)->handle($request, $next);", "test_it_redirects")
+    test.metadata["source_type"] = "test"
+    assert [r.id for r in registrations_beside("force every generated URL to use https",
+                                               [middleware, other, test])] == ["middleware", "config", "test"]
+    assert [r.id for r in registrations_beside("which tests cover the https url middleware",
+                                               [middleware, other, test])] == ["middleware", "test", "config"]

@@ -33,6 +33,7 @@ from ragloom.retrieval.part_content import REGISTRATION
 from ragloom.retrieval.path_prior import parts_named
 from ragloom.retrieval.retrievers import Hit, Query
 from ragloom.retrieval.sparse_base import SparseBackend
+from ragloom.retrieval.test_prior import asks_about_tests
 from ragloom.stores.base import VectorStore
 from ragloom.types import SearchResult
 
@@ -91,21 +92,22 @@ def registrations_beside(query: str, results: Sequence[SearchResult], window: in
     ordered = list(results)
     if not any(part.name == "routes" for part in parts_named(query)):
         return ordered
+    tests = asks_about_tests(query)  # else a test's route (Route::get('/test', ...)) is none
     window = len(ordered) if window is None else window
     position = looked = 0
     while position < min(window, len(ordered)) and looked < HANDLERS:
-        reference = _reference(ordered[position])
+        reference = _reference(ordered[position], tests)
         position += 1
         if reference is None:
             continue
         looked += 1
         found = next((n for n in range(position, min(window, len(ordered)))
-                      if _registers(ordered[n], *reference)), None)
+                      if _registers(ordered[n], tests, *reference)), None)
         if found is None and lookup is not None:
             shown = {r.id for r in ordered[:window]}
             ids = [i for i in lookup.search(" ".join(["route", *filter(None, reversed(reference))]))
                    if i not in shown]
-            registration = next((r for r in lookup.read(ids) if _registers(r, *reference)), None)
+            registration = next((r for r in lookup.read(ids) if _registers(r, tests, *reference)), None)
             if registration is not None:
                 ordered = [r for r in ordered if r.id != registration.id]  # a deeper copy goes
                 ordered.insert(position, registration)
@@ -118,12 +120,13 @@ def registrations_beside(query: str, results: Sequence[SearchResult], window: in
     return ordered
 
 
-def _reference(result: SearchResult) -> tuple[str, str | None] | None:
+def _reference(result: SearchResult, tests: bool) -> tuple[str, str | None] | None:
     """A handler's name and owner (None when its name is its own), or None for a chunk
-    defining nothing or registering routes itself."""
+    defining nothing, registering routes itself, or of a test (unless ``tests``)."""
     meta = result.metadata
     symbol = str(meta.get("symbol") or meta.get("symbols") or "").split(",")[0].strip()
-    if not symbol or REGISTRATION.search(result.full_text or result.text):
+    if not symbol or REGISTRATION.search(result.full_text or result.text) \
+            or not tests and meta.get("source_type") == "test":
         return None
     parts = [p for p in _SYMBOL_PARTS.split(symbol) if p]
     name = parts[-1]
@@ -137,11 +140,13 @@ def _reference(result: SearchResult) -> tuple[str, str | None] | None:
     return (name, owner) if owner else None
 
 
-def _registers(result: SearchResult, name: str, owner: str | None) -> bool:
+def _registers(result: SearchResult, tests: bool, name: str, owner: str | None) -> bool:
     """Whether ``result`` registers a route and has a line naming ``name`` (and ``owner``)
-    without defining it (a provider's ``public function boot()`` names no handler)."""
+    without defining it (a provider's ``public function boot()`` names no handler); never
+    a test (unless ``tests``): a test registering a route to call a middleware with is no
+    registration of the application's."""
     text = result.full_text or result.text
-    if not REGISTRATION.search(text):
+    if not tests and result.metadata.get("source_type") == "test" or not REGISTRATION.search(text):
         return False
     named = re.compile(rf"(?<![\w$]){re.escape(name)}(?!\w)")
     defined = re.compile(rf"{_DEFINES}{re.escape(name)}(?!\w)")
