@@ -18,7 +18,10 @@ or ``index``). When no candidate registers it (a router registering dozens of ro
 often deeper than the candidates), BM25 is asked for ``route``, the owner and the name
 (the router's indexed text reads its registrations in words, ``chunking.route_lines``)
 and the first of its ``LOOKUP`` best chunks registering it comes after the handler. The
-order is otherwise kept.
+order is otherwise kept. On Kitsune "API endpoint to boost someone else's post" went from
+0.61 to 1.00 nDCG@10 (the router's ``reblog::post`` line after the handler), wger's "which
+url lets a trainer log in as one of their gym members" from 0.50 to 0.63
+(docs/benchmarks.md, "Rust web services").
 """
 
 from __future__ import annotations
