@@ -59,3 +59,27 @@ def test_the_indexed_text_reads_routes_in_words_after_its_header() -> None:
     text = '\t// Share pages.\n\tmux.HandleFunc("GET /shares", handler.sharedEntries)\n'
     assert indexed_text(CHARACTERS)(text, metadata) == (
         "internal/ui/ui.go: Serve\n\t// Share pages.\n\troute GET /shares shared entries\n")
+
+
+def test_a_builder_registration_written_over_lines_reads_as_one() -> None:
+    # rustfmt's layout of a long axum registration: the call, the path, the method router
+    text = ('        .route(\n'
+            '            "/{user_id}/inbox",\n'
+            '            routing::post(handler::users::inbox::post).layer(VerifyDigestLayer::default()),\n'
+            '        )')
+    assert readable_routes(text) == (
+        "        route POST /{user_id}/inbox inbox post).layer(VerifyDigestLayer::default()),\n"
+        "        )")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a verb chained on the method router, each with its handler
+    ('.route("/authorize", get(oauth::authorize::get)\n    .post(oauth::authorize::post))',
+     "route GET /authorize authorize get POST authorize post))"),
+    # actix's web::get().to(handler)
+    ('.route("/users/{id}", web::get().to(users::show))', "route GET /users/{id} users show))"),
+    # a nested router names its prefix, not the router it makes; glued to the receiver
+    ('let api = router.nest(\n    "/api",\n    Router::new()', 'let api = router route /api()'),
+])
+def test_builder_forms_read_their_verbs_and_handlers(text: str, expected: str) -> None:
+    assert readable_routes(text) == expected

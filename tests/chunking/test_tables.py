@@ -113,3 +113,37 @@ def test_options_under_one_comment_line_are_still_cut_by_lines() -> None:
     chunks = _chunks(source, "lib/options.php", "php", 400)
     assert len(chunks) > 1
     assert not any(c.metadata.get("symbol") or c.metadata.get("symbols") for c in chunks)
+
+
+def _axum_router(routes: int) -> tuple[str, list[tuple[int, int]]]:
+    """An axum router as rustfmt writes long registrations (the call, the path, the method
+    router on lines of their own); each registration's (first, last) line."""
+    lines = ["pub fn create(state: AppState) -> Router {", "    Router::new()"]
+    spans = []
+    for number in range(routes):
+        first = len(lines) + 1
+        lines += ["        .route(", f'            "/api/v1/resources_{number}/{{id}}/action",',
+                  f"            routing::post(handler::api::v1::resources_{number}::action::post),",
+                  "        )"]
+        spans.append((first, len(lines)))
+    lines += ["        .with_state(state)", "}", ""]
+    return "\n".join(lines), spans
+
+
+def test_a_builder_chain_is_cut_between_its_calls_written_over_lines() -> None:
+    source, spans = _axum_router(12)
+    chunks = _chunks(source, "src/http/router.rs", "rust", 500)
+    assert len(chunks) > 2
+    for first, last in spans:
+        assert len(_holding(chunks, first, last)) == 1, (first, last)  # never cut inside one
+
+
+def test_other_chained_calls_are_still_cut_by_lines() -> None:
+    # a query builder's calls are not a router's: cut by lines as before
+    lines = ["pub fn due() -> Query {", "    jobs::table"]
+    for number in range(30):
+        lines += ["        .filter(", f"            jobs::column_{number}.eq(value_{number}),", "        )"]
+    lines += ["}", ""]
+    chunks = _chunks("\n".join(lines), "src/queue.rs", "rust", 500)
+    starts = [lines[c.metadata["start_line"] - 1].strip() for c in chunks]
+    assert not all(start.startswith((".filter(", "pub fn")) for start in starts), starts

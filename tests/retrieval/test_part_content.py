@@ -37,6 +37,9 @@ from ragloom.retrieval.part_content import holds_part
     "async fn get(Path(id): Path<Uuid>, Query(page): Query<Paging>) -> Json<Post> {",
     "pub async fn update(Json(mut body): Json<Update>) -> StatusCode {",
     "async fn index(pool: web::Data<DbPool>, path: web::Path<(u32,)>) -> impl Responder {",  # actix
+    # axum extractors taken whole, not destructured
+    "pub async fn list<DB: Database>(\n    req: Query<SyncRequest>,\n    state: State<AppState<DB>>,\n)",
+    "async fn delete(user: AuthUser, path: Path<String>, state: State<AppState>) -> Result<()> {",
 ])
 def test_route_registrations_hold_the_routes_part(text: str) -> None:
     assert holds_part("routes", text)
@@ -56,6 +59,9 @@ def test_route_registrations_hold_the_routes_part(text: str) -> None:
     "fn load(path: &Path) -> Result<Config> {",  # a file path, no extractor
     "let state = State::new(config);\nlet body = Json(payload);",  # values built, not extracted
     "pub struct AppState { pool: PgPool }",
+    "pub struct Settings {\n    pub theme: Json<Theme>,\n}",  # sqlx's JSON column type
+    "fn build(q: Query<'_, Postgres, PgArguments>) -> String {",  # a sqlx query
+    "async fn save_attachment(\n    data: Form<UploadData<'_>>,\n) -> Result<()> {",  # a helper
 ])
 def test_other_code_does_not(text: str) -> None:
     assert not holds_part("routes", text)

@@ -217,6 +217,17 @@ def test_a_question_asking_for_one_migration_weighs_the_rest_down_more(query: st
     assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == order
 
 
+@pytest.mark.parametrize("query", ["where is the table for custom emojis created",
+                                   "sql definition of the posts table with its search column"])
+def test_where_a_table_is_created_is_a_migration_not_a_generated_schema(query: str) -> None:
+    # diesel's schema.rs mirrors every table (``table!``), a path naming the migrations part
+    schema = _typed("schema", "crates/app-db/src/schema.rs", "code", 0.88)
+    sql = _typed("sql", "crates/app-db/migrations/2023-10-14-102320_create_emoji_tables/up.sql",
+                 "migration", 0.8)
+    # the generated schema weighs STRONG_WEIGHT: 0.88 * 0.25 < 0.8
+    assert [r.id for r in reweigh([schema, sql], prior_for_paths(query, [schema, sql]))] == ["sql", "schema"]
+
+
 def test_rows_of_a_data_file_in_a_migrations_folder_are_not_migrations() -> None:
     rows = _typed("rows", "core/migrations/weight_percentile_boys.csv", "data", 0.9)
     loader = _typed("loader", "core/migrations/0030_weightpercentile.py", "migration", 0.5)
@@ -289,3 +300,30 @@ def test_a_question_asking_for_one_migration_wants_a_migration_not_the_rest_of_t
     # no migration among the candidates: the paths decide as before
     factors = prior_for_paths("which migration creates the jobs table", results[:2])
     assert [r.id for r in reweigh(results[:2], factors)] == ["queue", "schema"]
+
+
+@pytest.mark.parametrize(("query", "order"), [
+    # asks for the documentation: the prose pages go up (0.62 * 0.5 < 0.5)
+    ("documentation for writing content filters as WebAssembly modules", ["page", "code", "manifest"]),
+    ("overview of the project's folder layout for new contributors", ["page", "code", "manifest"]),
+    # names no documentation, or the documentation an API serves: left alone
+    ("how are content filters written as WebAssembly modules", ["code", "manifest", "page"]),
+    ("where can I open the swagger documentation of the API", ["code", "manifest", "page"]),
+    ("where are the API docs for content filters served", ["code", "manifest", "page"]),
+])
+def test_a_question_asking_for_documentation_prefers_the_docs_pages(query: str, order: list[str]) -> None:
+    results = [_typed("code", "crates/app-filter/src/lib.rs", "code", 0.62),
+               _typed("manifest", "crates/app-filter/Cargo.toml", "config", 0.6),
+               _typed("page", "website/src/content/docs/configuration/filters.mdx", "docs", 0.5)]
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == order
+
+
+@pytest.mark.parametrize(("query", "routes"), [
+    ("API that returns the home timeline of the logged in user", True),
+    ("which API to call for deleting a post", True),
+    ("how many API requests per minute can one user make", False),
+    ("migration creating the table for API keys", False),
+    ("where do I put the token for GitHub's API", False),
+])
+def test_an_api_that_does_something_names_the_routes(query: str, routes: bool) -> None:
+    assert any(part.name == "routes" for part in parts_named(query)) is routes

@@ -49,10 +49,15 @@ ROUTE_PATTERNS: dict[str, str] = {
     "rust": r"#\[(?:get|post|put|patch|delete|head|options|route)\(\s*\"/|\broutes!\s*\[|"
             r"\.(?:route|nest|nest_service|route_service)\(\s*\"/|\bweb::(?:resource|scope)\(\s*\"|"
             r"\.mount\([^\n]*\"/",
-    # axum handlers: an extractor destructured in a parameter, State(db): State<Pool>; actix
-    # handlers: a parameter of web::Json<T> / web::Path<T> / web::Data<T>
+    # axum handlers: an extractor destructured in a parameter, State(db): State<Pool>, or
+    # taken whole, state: State<AppState<DB>>, req: Query<Paging> (not Json<T>, which is also
+    # a database column's type, nor Form<T>, which Rocket's helpers take too, nor a
+    # lifetime's sqlx Query<'q, ...>); actix handlers: a parameter of web::Json<T> /
+    # web::Path<T> / web::Data<T>
     "rust handlers": r"\b(?:State|Path|Query|Json|Form|Extension|Multipart)\(\s*(?:mut\s+)?\w+\s*\)"
                      r"\s*:\s*(?:\w+::)*(?:State|Path|Query|Json|Form|Extension|Multipart)\b|"
+                     r"[(,]\s*(?:mut\s+)?\w+\s*:\s*(?:axum::extract::)?(?:State|Path|Query|Extension)"
+                     r"\s*<(?!')|"
                      r"\b\w+\s*:\s*web::(?:Json|Path|Query|Form|Data)\s*<",
     # Go: net/http, gorilla/mux, chi, gin, echo, fiber: a path literal ("GET /x" in Go 1.22)
     # and a handler after it (a client's .Get("/users") has none)
@@ -123,6 +128,9 @@ JOB_PATTERNS: dict[str, str] = {
 def _compile(*tables: dict[str, str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for table in tables for p in table.values()), re.MULTILINE)
 
+
+#: What only a route registration says (``ROUTE_PATTERNS`` but a handler's extractors).
+REGISTRATION = _compile({k: v for k, v in ROUTE_PATTERNS.items() if k != "rust handlers"})
 
 #: Per part of the application (``path_prior.PARTS``' names): what a chunk holding it says.
 CONTENT: dict[str, re.Pattern[str]] = {

@@ -17,7 +17,9 @@ that part (its path names it: a folder or a word of the file name; or, for route
 text registers one: ``part_content``, Go's ``HandleFunc`` lists in ``ui.go``, Rocket's
 ``#[get("/...")]``; for jobs, a class that ``implements ShouldQueue``, a Celery task, a
 command line's definition; for a question asking when work runs by itself, "how often",
-"every night", only what registers a timer), every other candidate is multiplied by
+"every night", only what registers a timer; for a question asking for "documentation",
+"docs" or what "contributors" read, the project's prose pages), every other candidate is
+multiplied by
 ``PATH_WEIGHT`` (``priors.reweigh``): the part's files go up among comparable matches, and a much better
 match elsewhere still comes first; ``STRONG_WEIGHT`` when the query asks for one of the
 part's files ("which migration added ...", "when was ... added"), and then only the
@@ -66,11 +68,14 @@ class Part:
     unlike: frozenset[str] = frozenset()
     #: Query words asking for one of the part's files (``STRONG_WEIGHT``), if any.
     strong: re.Pattern[str] | None = None
+    #: The ``source_type`` of the files holding it, when that, not a path, says so.
+    source_type: str | None = None
 
 
-def _part(name: str, query: str, path_words: str, unlike: str = "", strong: str = "") -> Part:
+def _part(name: str, query: str, path_words: str, unlike: str = "", strong: str = "",
+          source_type: str | None = None) -> Part:
     return Part(name, _words(query), frozenset(path_words.split()), frozenset(unlike.split()),
-                _words(strong) if strong else None)
+                _words(strong) if strong else None, source_type)
 
 
 def _words(pattern: str) -> re.Pattern[str]:
@@ -97,11 +102,14 @@ _SCHEMA_WORDS = (r"(?:what|which)\s+tables?|tables?\s+(?:that\s+|which\s+)?(?:st
                  r"holds?|keeps?|for)|columns?|(?:database|db)\s+(?:changes?|tables?|columns?|fields?)|"
                  rf"in\s+the\s+database|{_HISTORY}|{_BACKFILL}")
 #: A question asking for one migration ("which migration added ...", "migration creating
-#: the table for ...", "database change that ...") or for a date only migrations carry:
-#: the part's files weigh more (``STRONG_WEIGHT``) than for a question that only names
-#: tables or columns, which a model or the code using them may answer as well.
+#: the table for ...", "database change that ...", "where is the table for ... created",
+#: "the SQL definition of the ... table") or for a date only migrations carry: the part's
+#: files weigh more (``STRONG_WEIGHT``) than for a question that only names tables or
+#: columns, which a model or the code using them may answer as well. A table is created
+#: by a migration; an ORM's generated schema (diesel's ``schema.rs``) only mirrors it.
 _ONE_MIGRATION = (r"which\s+(?:database\s+|db\s+|schema\s+)?migrations?|migrations?\s+(?:that|which|"
                   r"adding|added|creating|created|removing|dropping|renaming|changing|making)|"
+                  r"tables?\b[^?.]{0,60}?\b(?:created|defined)|sql\s+(?:definition|schema)|"
                   rf"(?:database|db|schema)\s+changes?\s+(?:that|which)|{_HISTORY}")
 #: A question about how migrations are run ("how are pending migrations applied when the
 #: server starts") or about setting up a fresh install (which runs them, loads the initial
@@ -146,7 +154,9 @@ PARTS = (
     _part("seeding", r"(?:tables?|columns?)\b[^?.]{0,40}\b(?:filled|populated|seeded|prefilled|"
                      r"pre-filled)|seed(?:ed|ing)?\s+(?:data|rows)|seeders?|initial\s+(?:data|rows)",
           "seed seeds seeder seeders seeding migration migrations"),
-    _part("routes", r"routes?|routing|router|urls?|endpoints?",
+    # "the API that returns ...", "API to delete ...", "API for ..." (not "API keys",
+    # "API requests per minute", "GitHub's API": those ask about a key, a limit, a client)
+    _part("routes", r"routes?|routing|router|urls?|endpoints?|api(?=\s+(?:that|which|to|for)\b)",
           "route routes router routers routing urls urlconf"),
     _part("models", r"models?", "model models entity entities"),
     # A console or management command is asked for as a command "that" does something,
@@ -164,6 +174,13 @@ PARTS = (
     _part("config", r"config|configuration|configure[sd]?|settings?(?!\s+up\b)|env|environment variables?|"
                     rf"options?|{_SWITCH_WORDS}",
           "config configs configuration settings options env"),
+    # "documentation for ...", "docs on ...", "the readme", "for new contributors": the
+    # project's prose pages (``source_type = docs``: Markdown, MDX, reStructuredText, a
+    # docs site's pages, README and CONTRIBUTING), wherever the docs site files them. An
+    # API's documentation ("the swagger documentation of the API", "API docs") is a page
+    # the application serves from its routes, not one of them.
+    _part("docs", r"(?<!api\s)(?:docs|documentation)(?!\s+(?:of|for)\s+(?:the\s+|its\s+)?(?:rest\s+)?api\b)|"
+                  r"documented|readme|contributors?|contributing", "", source_type="docs"),
 )
 
 
@@ -279,10 +296,13 @@ def factor_outside(inside: set[str], weight: float) -> Factor:
 
 def _is_inside(part: Part, result: SearchResult) -> bool:
     """Whether a candidate's path names ``part`` or its text says what the part's chunks
-    say (``part_content``); never a component or template, nor a chunk with no path."""
+    say (``part_content``), or for a part of one source type (the docs) whether it is of
+    that type; never a component or template, nor a chunk with no path."""
     path = result.metadata.get("path")
     if not path or result.metadata.get("language") in PRESENTATION:
         return False
+    if part.source_type is not None:
+        return result.metadata.get("source_type") == part.source_type
     words = path_words(str(path))
     return (bool(part.path_words & words) and not part.unlike & words
             or holds_part(part.name, result.full_text or result.text,

@@ -6,7 +6,8 @@ each result's text cut to the lines bearing on the query, ``compression``). In o
 (``priors``): tests, import blocks, data rows, licences below the rest unless asked about
 (``test_prior``, ``import_prior``, ``data_prior``, ``legal_prior``); routes, settings, templates
 when the query asks how something works (``wiring_prior``); files outside the part or entity
-model it names (``layout_priors``); the back end for a question about the UI (``frontend_prior``).
+model it names (``layout_priors``); the back end for a question about the UI (``frontend_prior``);
+then a route question's handlers each followed by the line registering it (``registration_link``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
@@ -48,6 +49,7 @@ from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
 from ragloom.retrieval.priors import reweigh
 from ragloom.retrieval.query_priors import query_priors
+from ragloom.retrieval.registration_link import IndexLookup, registrations_beside
 from ragloom.retrieval.relevance_gate import passes_gate
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import (
@@ -200,8 +202,10 @@ class Searcher:
             results = one_version_per_file(results, self.sparse)  # a server written meanwhile
             head |= named
             judged = [r for r in results if r.id in head]  # the priors' window, then the rest
-            results = reweigh(judged, priors + layout_priors(query, judged)  # one sort (priors)
-                              + prior_for_front_end(query, judged)) + [r for r in results if r.id not in head]
+            results = registrations_beside(query, reweigh(  # one sort (priors), then routes
+                judged, priors + layout_priors(query, judged) + prior_for_front_end(query, judged))
+                + [r for r in results if r.id not in head], len(judged),
+                IndexLookup(self.sparse, request, hits, self.store, self.unembedded))
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")

@@ -1,6 +1,7 @@
 """Where a span of code too big for one chunk is cut: between lines, a comment kept with
-the line it documents (``commented_units``), or, for a long table of keyed entries,
-between entries, each part named by its keys (``table_pieces``).
+the line it documents and a router's registration written over lines kept whole
+(``commented_units``), or, for a long table of keyed entries, between entries, each part
+named by its keys (``table_pieces``).
 
 Applications keep their options, defaults and lookup tables as one literal of keyed
 entries: Go's ``map[string]*option{"LISTEN_ADDR": {rawValue: "127.0.0.1:8080", ...}, ...}``
@@ -43,25 +44,55 @@ ENTRY_LINES = 3
 KEY_CHARACTERS = 60
 
 
+#: A router builder's call opened alone on its line: a registration written over several
+#: lines (rustfmt's ``.route(`` / ``"/users/{id}/inbox",`` / ``routing::post(handler::inbox::post),``
+#: / ``)``), kept whole, so no part starts with a handler whose path the part before holds.
+#: Only a router's calls: keeping any chained call whole (a query builder's ``.filter(``)
+#: moved other parts' bounds and cost a job question on Kitsune (0.50 -> 0.43).
+OPENED_CALL = re.compile(r"^\s*\.(?:route|nest|service|mount|route_service|nest_service|resource|scope)"
+                         r"\(\s*$")
 #: Lines that are comments in the languages chunked (``//``, ``#``, ``/*``, `` * ``, ``--``).
 _COMMENT_LINE = re.compile(r"^\s*(//|#|/\*|\*|--|<!--)")
 
 
 def commented_units(source: SourceLines, first: int, last: int, limit: int) -> list[tuple[int, int]]:
     """Lines ``first..last`` as units to split between: each line, but comment lines with
-    the line after them (what they document) while that unit is at most ``limit`` (a
-    quarter window, so a part never ends under half a window for want of room)."""
+    the line after them (what they document), and a router's call opened alone on its line
+    with the lines up to where it closes (``OPENED_CALL``), while that unit is at most
+    ``limit`` (a quarter window, so a part never ends under half a window for want of room;
+    twice that for a call, whose indented lines are long)."""
     units: list[tuple[int, int]] = []
-    start = first
-    for line in range(first, last + 1):
-        if _COMMENT_LINE.match(source.line_texts[line - 1]) and line < last:
+    start = line = first
+    while line <= last:
+        text = source.line_texts[line - 1]
+        if _COMMENT_LINE.match(text) and line < last:
+            line += 1
             continue
-        if start < line and source.size(start, line) > limit:
-            units += [(n, n) for n in range(start, line + 1)]
+        end = line
+        if OPENED_CALL.match(text):
+            closing = _closing_line(source, line, last, start, 2 * limit)
+            if closing is not None:
+                end = closing
+        if start < end and source.size(start, end) > (limit if end == line else 2 * limit):
+            units += [(n, n) for n in range(start, end + 1)]
         else:
-            units.append((start, line))
-        start = line + 1
+            units.append((start, end))
+        start = line = end + 1
     return units
+
+
+def _closing_line(source: SourceLines, line: int, last: int, start: int, limit: int) -> int | None:
+    """The line (at most ``last``) where the parenthesis ``line`` leaves open closes, None
+    when lines ``start`` to there are over ``limit`` (so the scan stays within a window)."""
+    depth = 0
+    for number in range(line, last + 1):
+        if source.size(start, number) > limit:
+            return None
+        text = source.line_texts[number - 1]
+        depth += text.count("(") - text.count(")")
+        if depth <= 0:
+            return number
+    return None
 
 
 def cut_span(splitter: DefinitionSplitter, source: SourceLines, root: Any, span: Span,
