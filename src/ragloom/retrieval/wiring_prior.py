@@ -22,9 +22,9 @@ server template (Blade, Django/Jinja, ERB, Twig, Handlebars, Go templates) or si
 component (Vue, Svelte: markup and script) unless the query uses a word of the user
 interface (``frontend_prior.asks_about_the_interface``: "click", "shown", "button", "UI",
 "front end", ...): a question about the client's behaviour says where it looks. A much
-better match still comes first. A question about a value ("how many versions are kept", "how long do deleted books stay",
-"how do I raise the upload limit") is not about how something works: the setting is its
-answer, and it is left alone.
+better match still comes first. A question about a value ("how many versions are kept",
+"how long do deleted books stay", "how do I raise the upload limit") is not about how
+something works: the setting is its answer, and it is left alone.
 """
 
 from __future__ import annotations
