@@ -35,6 +35,7 @@ def test_words_for_relations(query: str) -> None:
 @pytest.mark.parametrize("query", [
     "how is the invoice total calculated", "which links are shown in the footer",
     "settings associated with the mailer", "how does a relay forward messages",
+    "which pages are linked to from the footer",
 ])
 def test_other_questions_are_not_about_relations(query: str) -> None:
     assert not asks_about_relations(query)

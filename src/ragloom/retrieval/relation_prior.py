@@ -33,10 +33,11 @@ from ragloom.types import SearchResult
 #: How much the rank score of a candidate declaring no relation counts.
 RELATION_WEIGHT = 0.25
 
-#: Words of a question about relations between entities (whole words, any case).
+#: Words of a question about relations between entities (whole words, any case); "linked to
+#: from the footer" is a link in a page, not a relation.
 RELATION_WORDS = re.compile(
     r"\b(relations?|relationships?|associations?|belongs?\s+to|"
-    r"linked\s+(?:to|into|with)|(?:one|many)[- ]to[- ](?:one|many)|foreign\s+keys?)\b",
+    r"linked\s+(?:to|into|with)(?!\s+from\b)|(?:one|many)[- ]to[- ](?:one|many)|foreign\s+keys?)\b",
     re.IGNORECASE)
 
 #: Source types that never declare a relation: tests, and prose that may say "relationship (".
