@@ -17,8 +17,8 @@ about "the migration adding the foreign key" wants the migration), a candidate d
 relations (``declares_relations``) keeps its rank score and every other candidate is
 multiplied by ``RELATION_WEIGHT`` in the one prior sort (``priors.reweigh``). Tests,
 components, templates and prose (docs, plain text: "the relationship (2) between ...")
-never declare them here. When no candidate declares a relation
-(a library, a Go service without an ORM), nothing changes.
+never declare them here. When no candidate declares a relation (a library, a Go service
+without an ORM), nothing changes.
 """
 
 from __future__ import annotations

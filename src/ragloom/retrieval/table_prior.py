@@ -16,10 +16,9 @@ So when a query names the migrations part (``path_prior``: "migration", "table",
 repeat" may name a table by its purpose, ``recurring_invoices``, and the migration creating
 ``invoices`` is no answer to it), uses no word of a change (``_CHANGE``: "add", "remove",
 "rename", "nullable", "index", ...: a question about a change wants the migration making
-it) and some candidate
-creates a table the query names (the table's name, or every word of it, among the query's
-words, plural or singular: ``recurring_invoices`` for "the table of recurring invoices"),
-every other candidate is multiplied by ``TABLE_WEIGHT`` in the one
+it) and some candidate creates a table the query names (the table's name, or every word of
+it, among the query's words, plural or singular: ``recurring_invoices`` for "the table of
+recurring invoices"), every other candidate is multiplied by ``TABLE_WEIGHT`` in the one
 prior sort (``priors.reweigh``).
 """
 
