@@ -81,6 +81,25 @@ def test_templates_and_components_go_below_the_code_unless_the_query_names_the_i
     assert [r.id for r in reweigh(results, prior_for_wiring(shown, 0.7))] == ["form", "component", "code"]
 
 
+def test_a_components_markup_goes_below_its_script_when_the_query_names_the_interface() -> None:
+    markup = _result("markup", "resources/js/TimerButton.vue", 0.9, "vue")
+    markup.metadata["section"] = "template"
+    script = _result("script", "resources/js/TimerButton.vue", 0.8, "vue")
+    script.metadata["section"] = "script"
+    page = _result("page", "resources/views/timer.blade.php", 0.75, "blade")
+    store = _result("store", "resources/js/useTimer.ts", 0.7, "typescript")
+    results = [markup, script, page, store]
+    query = "what happens in the browser when I press start on the timer"
+    # 0.8; 0.75 (a server template keeps its score for an interface question); 0.7;
+    # 0.9 * 0.7 = 0.63
+    order = [r.id for r in reweigh(results, prior_for_wiring(query, 0.7))]
+    assert order == ["script", "page", "store", "markup"]
+    # no word of the interface: the whole component and the server template go down
+    plain = "what happens when a timer is started"
+    order = [r.id for r in reweigh(results, prior_for_wiring(plain, 0.7))]
+    assert order == ["store", "markup", "script", "page"]
+
+
 def test_a_chunk_found_by_the_exact_name_the_query_uses_is_not_weighed_down() -> None:
     named = _result("config", "src/config.rs", 0.9, "rust", retrievers={"name": {"rank": 1}})
     results = [named, _result("code", "src/auth.rs", 0.8, "rust")]
