@@ -36,6 +36,8 @@ def test_words_for_relations(query: str) -> None:
     "how is the invoice total calculated", "which links are shown in the footer",
     "settings associated with the mailer", "how does a relay forward messages",
     "which pages are linked to from the footer",
+    "how does sign-up check that an email address belongs to an allowed domain",
+    "make sure the invoice belongs to the company of the user",
 ])
 def test_other_questions_are_not_about_relations(query: str) -> None:
     assert not asks_about_relations(query)

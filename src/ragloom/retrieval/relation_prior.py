@@ -11,11 +11,13 @@ declares them the same way, one short member per relation (Eloquent's
 model's longer methods that use the same entities (creating a customer with its addresses,
 deleting one with its invoices) outrank them by far.
 
-So when a query uses a word for relations between entities (``RELATION_WORDS``) and names
-no part of the application other than the models that some candidate lives in (a question
-about "the migration adding the foreign key" wants the migration), a candidate declaring
-relations (``declares_relations``) keeps its rank score and every other candidate is
-multiplied by ``RELATION_WEIGHT`` in the one prior sort (``priors.reweigh``). Tests,
+So when a query uses a word for relations between entities (``RELATION_WORDS``), does not
+ask about a check (``_CHECKS``: "make sure the invoice belongs to the user's company" is
+answered by the code checking it) and names no part of the application other than the
+models that some candidate lives in (a question about "the migration adding the foreign
+key" wants the migration), a candidate declaring relations (``declares_relations``) keeps
+its rank score and every other candidate is multiplied by ``RELATION_WEIGHT`` in the one
+prior sort (``priors.reweigh``). Tests,
 components, templates and prose (docs, plain text: "the relationship (2) between ...")
 never declare them here. When no candidate declares a relation (a library, a Go service
 without an ORM), nothing changes.
@@ -40,6 +42,12 @@ RELATION_WORDS = re.compile(
     r"linked\s+(?:to|into|with)(?!\s+from\b)|(?:one|many)[- ]to[- ](?:one|many)|foreign\s+keys?)\b",
     re.IGNORECASE)
 
+#: Words of a question about a check ("how does sign-up check that an email address belongs
+#: to an allowed domain", "make sure the invoice belongs to the user's company"): the code
+#: checking answers it, not the relation.
+_CHECKS = re.compile(r"\b(check\w*|verif\w*|ensur\w*|make\s+sure|validat\w*|authori[sz]\w*|"
+                     r"allowed|permissions?)\b", re.IGNORECASE)
+
 #: Source types that never declare a relation: tests, and prose that may say "relationship (".
 _NOT_DECLARING = frozenset({"test", "docs", "text", "pdf", "data"})
 
@@ -63,8 +71,9 @@ _DECLARATIONS = re.compile("|".join((
 
 
 def asks_about_relations(query: str) -> bool:
-    """Whether ``query`` uses a word for relations between entities (``RELATION_WORDS``)."""
-    return RELATION_WORDS.search(query) is not None
+    """Whether ``query`` uses a word for relations between entities (``RELATION_WORDS``) and
+    does not ask about a check (``_CHECKS``)."""
+    return RELATION_WORDS.search(query) is not None and _CHECKS.search(query) is None
 
 
 def declares_relations(result: SearchResult) -> bool:
