@@ -63,6 +63,7 @@ def test_the_creating_migration_goes_up() -> None:
     "which migration adds the overdue column to the invoices table",  # a change
     "database table for invoices that repeat on a schedule",  # no definition asked for
     "how are invoices created",  # no migration part named
+    "migration that created the missing invoices rows for old customers",  # rows, not a table
 ])
 def test_no_prior_for_changes_or_other_questions(query: str) -> None:
     results = [_migration("create", "database/migrations/2017_create_invoices_table.php",

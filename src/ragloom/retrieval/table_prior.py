@@ -11,15 +11,15 @@ named for the table and its columns as well, and together they crowd the one tha
 it out of the results.
 
 So when a query names the migrations part (``path_prior``: "migration", "table",
-"columns", ...), asks where a table is created or defined (``_DEFINITION``: "creates",
-"defines", "definition", "structure", "columns of": "database table for invoices that
-repeat" may name a table by its purpose, ``recurring_invoices``, and the migration creating
-``invoices`` is no answer to it), uses no word of a change (``_CHANGE``: "add", "remove",
-"rename", "nullable", "index", ...: a question about a change wants the migration making
-it) and some candidate creates a table the query names (the table's name, or every word of
-it, among the query's words, plural or singular: ``recurring_invoices`` for "the table of
-recurring invoices"), every other candidate is multiplied by ``TABLE_WEIGHT`` in the one
-prior sort (``priors.reweigh``).
+"columns", ...), asks where a table is created or defined (``_DEFINITION``: "creates /
+defines ... table", "table ... created", "definition", "structure", "columns of": "database
+table for invoices that repeat" may name a table by its purpose, ``recurring_invoices``, and
+the migration creating ``invoices`` is no answer to it), uses no word of a change
+(``_CHANGE``: "add", "remove", "rename", "nullable", "index", ...: a question about a change
+wants the migration making it) and some candidate creates a table the query names (the
+table's name, or every word of it, among the query's words, plural or singular:
+``recurring_invoices`` for "the table of recurring invoices"), every other candidate is
+multiplied by ``TABLE_WEIGHT`` in the one prior sort (``priors.reweigh``).
 """
 
 from __future__ import annotations
@@ -41,8 +41,12 @@ _CHANGE = re.compile(
     r"index\w*|convert\w*|mov(?:e|es|ed|ing)|new\s+columns?|backfill\w*|migrated|made|makes?)\b",
     re.IGNORECASE)
 
-#: Words of a question about where a table is created or what it is made of.
-_DEFINITION = re.compile(r"\b(creat(?:e|es|ed|ing|ion)|defin(?:e|es|ed|ing|ition)|structure|"
+#: Words of a question about where a table is created or what it is made of: "creates /
+#: defines" a few words before "table", "table ... created / defined" a few words after it,
+#: "definition", "structure", "columns of" ("the migration that created the missing email
+#: records" creates rows, not a table).
+_DEFINITION = re.compile(r"\b((?:creat|defin)\w*\s+(?:[\w'-]+\s+){0,3}?tables?|"
+                         r"tables?\s+(?:[\w'-]+\s+){0,4}?(?:creat|defin)\w*|definition|structure|"
                          r"(?:columns?|fields?)\s+(?:of|in|on))\b", re.IGNORECASE)
 
 #: The name of a table a migration creates, one alternative per framework family.
