@@ -150,19 +150,21 @@ def test_engine_finds_the_migration_a_question_names(make_engine, project: Path,
         "app/Models/Invoice.php", "database/migrations/2024_01_01_create_invoices_table.php"]
 
 
-def test_engine_answers_a_table_question_with_the_migration_not_the_factory(
+def test_engine_answers_a_table_question_with_the_migration_not_the_seeder(
         make_engine, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    files = {"database/factories/BlockedAccountFactory.php":
-             "<?php\nclass BlockedAccountFactory extends Factory\n{\n"
-             "    // banned email addresses for tests: a banned email, a blocked email address\n"
-             "    public function definition(): array { return ['email' => 'banned@email.test']; }\n}\n",
+    # a seeder, not a factory: factories weigh as tests whatever the path prior does (test_prior)
+    files = {"database/seeders/BlockedAccountSeeder.php":
+             "<?php\nclass BlockedAccountSeeder extends Seeder\n{\n"
+             "    // banned email addresses for the demo: a banned email, a blocked email address\n"
+             "    public function run(): void\n"
+             "    {\n        BlockedAccount::create(['email' => 'banned@email.test']);\n    }\n}\n",
              "database/migrations/2024_01_01_create_blocked_accounts_table.php":
              "<?php\nreturn new class extends Migration\n{\n    public function up(): void\n    {\n"
              "        Schema::create('blocked_accounts', function (Blueprint $t) {\n"
              "            $t->string('email');\n        });\n    }\n};\n"}
     assert first_path_per_weight(make_engine, project, files, monkeypatch, path_prior, "PATH_WEIGHT",
                                  "which table stores the banned email accounts", (1.0, 0.5)) == [
-        "database/factories/BlockedAccountFactory.php",
+        "database/seeders/BlockedAccountSeeder.php",
         "database/migrations/2024_01_01_create_blocked_accounts_table.php"]
 
 

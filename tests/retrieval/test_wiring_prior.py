@@ -1,6 +1,7 @@
 """A question about how something works ranks the code doing it above the route files,
-URL confs and settings wiring it and the server templates showing it, unless it names
-routes or settings (or, for templates, the user interface) or asks for a value."""
+URL confs and settings wiring it and the templates and components showing it, unless it
+names routes or settings (or, for templates and components, the user interface) or asks
+for a value."""
 
 from __future__ import annotations
 
@@ -69,15 +70,34 @@ def test_wiring_goes_below_the_code_it_wires() -> None:
     assert [r.id for r in reweigh(results, factors)] == ["route", "code", "config"]
 
 
-def test_server_templates_go_below_the_code_unless_the_query_names_the_interface() -> None:
+def test_templates_and_components_go_below_the_code_unless_the_query_names_the_interface() -> None:
     results = [_result("form", "weight/templates/import_form.html", 0.9, "django-template"),
                _result("component", "resources/js/Import.vue", 0.85, "vue"),
                _result("code", "weight/helpers.py", 0.8, "python")]
     query = "what happens to rows whose date already has an entry when I import weights"
-    # 0.85 (a component holds client behaviour); 0.8; 0.9 * 0.7 = 0.63
-    assert [r.id for r in reweigh(results, prior_for_wiring(query, 0.7))] == ["component", "code", "form"]
+    # 0.8; 0.9 * 0.7 = 0.63; 0.85 * 0.7 = 0.595 (a component's page calls the code at work)
+    assert [r.id for r in reweigh(results, prior_for_wiring(query, 0.7))] == ["code", "form", "component"]
     shown = "what happens to rows when I import weights, which message is shown"
     assert [r.id for r in reweigh(results, prior_for_wiring(shown, 0.7))] == ["form", "component", "code"]
+
+
+def test_a_components_markup_goes_below_its_script_when_the_query_names_the_interface() -> None:
+    markup = _result("markup", "resources/js/TimerButton.vue", 0.9, "vue")
+    markup.metadata["section"] = "template"
+    script = _result("script", "resources/js/TimerButton.vue", 0.8, "vue")
+    script.metadata["section"] = "script"
+    page = _result("page", "resources/views/timer.blade.php", 0.75, "blade")
+    store = _result("store", "resources/js/useTimer.ts", 0.7, "typescript")
+    results = [markup, script, page, store]
+    query = "what happens in the browser when I press start on the timer"
+    # 0.8; 0.75 (a server template keeps its score for an interface question); 0.7;
+    # 0.9 * 0.7 = 0.63
+    order = [r.id for r in reweigh(results, prior_for_wiring(query, 0.7))]
+    assert order == ["script", "page", "store", "markup"]
+    # no word of the interface: the whole component and the server template go down
+    plain = "what happens when a timer is started"
+    order = [r.id for r in reweigh(results, prior_for_wiring(plain, 0.7))]
+    assert order == ["store", "markup", "script", "page"]
 
 
 def test_a_chunk_found_by_the_exact_name_the_query_uses_is_not_weighed_down() -> None:

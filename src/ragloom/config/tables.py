@@ -143,7 +143,7 @@ class RetrievalConfig(StrictModel):
     #: unless the query is about imports (``retrieval.import_prior``); 0 puts them last,
     #: 1 turns the prior off.
     import_weight: float = Field(0.0, ge=0.0, le=1.0)
-    #: Rank scores of route, URL-conf, configuration and server-template chunks are
+    #: Rank scores of route, URL-conf, configuration, server-template and component chunks are
     #: multiplied by this for a question about how something works that names none of them
     #: (``retrieval.wiring_prior``); 1 turns the prior off.
     wiring_weight: float = Field(0.7, gt=0.0, le=1.0)

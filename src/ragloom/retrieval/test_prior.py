@@ -6,6 +6,13 @@ when it is much the better match. A query that mentions tests (``test``, ``spec`
 ``fixture``, ``assert``, ``mock``, a test framework, or a name like ``TranscoderTest``)
 keeps every score. A chunk found by the exact name the query uses is never demoted.
 ``retrieval.include_tests = false`` leaves tests out altogether (a filter).
+
+Model factories (``FACTORIES``: Laravel's ``database/factories/``, factory_boy's
+``factories.py``) build fake rows for tests and demo seeders; they name every field of a
+model and its invented values, so they match questions about the model's behaviour ("how
+are invoice numbers built": ``InvoiceFactory``'s ``'invoice_number' => 'INV-'...``) while
+answering none. They weigh as tests do, unless the query is about tests or names them or
+the fake data they make (``FACTORY_WORDS``).
 """
 
 from __future__ import annotations
@@ -25,6 +32,11 @@ TEST_WORDS = frozenset({
     "vitest", "mocha", "rspec", "cypress", "playwright", "coverage",
 })
 _WORDS = re.compile(r"[A-Za-z0-9]+")
+#: Paths of model factories (see the module docstring).
+FACTORIES = re.compile(r"(^|/)database/factories/|(^|/)factories\.py$")
+#: Words of a query about factories or the fake data they make.
+FACTORY_WORDS = re.compile(r"\b(factory|factories|fake|faker|dummy|demo|seed\w*|sample\s+data)\b",
+                           re.IGNORECASE)
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
@@ -48,6 +60,19 @@ def prior_for_tests(weight: float) -> Factor:
     def factor(result: SearchResult) -> float:
         return weight if _is_test(result) and "name" not in result.retrievers else 1.0
     return factor
+
+
+def prior_for_factories(query: str, weight: float) -> list[Factor]:
+    """The factor weighing a model factory's chunk (``FACTORIES``) by ``weight`` as a test's,
+    unless found by the exact name the query uses; none when the query names factories or
+    fake data (``FACTORY_WORDS``). The caller leaves it out for a query about tests."""
+    if FACTORY_WORDS.search(query):
+        return []
+
+    def factor(result: SearchResult) -> float:
+        path = str(result.metadata.get("path") or "").replace("\\", "/")
+        return weight if FACTORIES.search(path) and "name" not in result.retrievers else 1.0
+    return [factor]
 
 
 def without_tests(filters: Filters | None) -> dict[str, Any]:

@@ -1,10 +1,12 @@
-"""Routes, settings and server templates rank below the code doing the work when a
-question asks how something works.
+"""Routes, settings, server templates and components rank below the code doing the work
+when a question asks how something works.
 
 Route files, URL confs and configuration register or parametrise the code that does the
 work, and repeat its nouns in a few dense lines (``Route::delete('recycle-bin/{id}', ...)``,
 ``'revision_limit' => 100``, ``IP_HEADER=X-Real-IP``); a server-side template shows what
-that code did (an import form and its preview listing the rows). For a question about how
+that code did (an import form and its preview listing the rows), and so does a single-file
+component (a settings page's form and the script filling it in, ``EstimatesTabExpiryDate.vue``
+for "how do estimates get expired automatically"). For a question about how
 something happens ("how does the recycle bin get rid of old items by itself", "how is the
 client's real IP address found behind a reverse proxy", "what happens to rows whose date
 already has an entry when I import") they often outrank the implementation, which is what
@@ -16,20 +18,21 @@ So when a query asks how something works (``asks_how_it_works``: "how does / is 
 settings (the path prior's ``routes`` and ``config`` parts: "url", "endpoint", "setting",
 "env", "by default", ...), a wiring chunk (``is_wiring``) is multiplied by
 ``retrieval.wiring_weight`` in the priors' one sort (``priors.reweigh``), and so is a
-server template (Blade, Django/Jinja, ERB, Twig, Handlebars, Go templates) unless the query
-uses a word of the user interface (``frontend_prior.asks_about_the_interface``: "click",
-"shown", "button", ...). Single-file components (Vue, Svelte) are left alone: in a
-single-page app they hold the client's behaviour. A much better match still comes first. A
-question about a value ("how many versions are kept", "how long do deleted books stay",
-"how do I raise the upload limit") is not about how something works: the setting is its
-answer, and it is left alone.
+server template (Blade, Django/Jinja, ERB, Twig, Handlebars, Go templates) or single-file
+component (Vue, Svelte: markup and script) unless the query uses a word of the user
+interface (``frontend_prior.asks_about_the_interface``: "click", "shown", "button", "UI",
+"front end", ...): a question about the client's behaviour says where it looks. When it
+does ("what happens in the browser when I press start on the timer"), a component's
+markup (``section = "template"``) is still weighed: it shows what the script, or the
+store it calls, does. A much better match still comes first. A question about a value
+("how many versions are kept", "how long do deleted books stay", "how do I raise the upload
+limit") is not about how something works: the setting is its answer, and it is left alone.
 """
 
 from __future__ import annotations
 
 import re
 
-from ragloom.chunking.registry import TEMPLATE_LANGUAGES
 from ragloom.retrieval.frontend_prior import asks_about_the_interface
 from ragloom.retrieval.path_prior import PRESENTATION, parts_named
 from ragloom.retrieval.priors import Factor
@@ -39,6 +42,8 @@ from ragloom.types import SearchResult
 #: happens", "why".
 _HOW_IT_WORKS = re.compile(r"\bhow\s+(?:does|do|did|is|are|was|were)\s+(?!(?:i|we|you|one)\b)|"
                            r"\bwhat\s+happens\b|\bwhy\b", re.IGNORECASE)
+#: Languages of single-file components: their markup shows what the script does.
+COMPONENTS = frozenset({"vue", "svelte"})
 #: Folders holding only wiring: Laravel's ``routes/`` and ``config/``, Django's
 #: ``settings/`` package, Go's ``internal/config/``.
 WIRING_FOLDERS = frozenset({"routes", "config", "settings"})
@@ -68,18 +73,21 @@ def is_wiring(result: SearchResult) -> bool:
 
 
 def prior_for_wiring(query: str, weight: float) -> list[Factor]:
-    """The prior as a factor: ``weight`` for a wiring chunk, and for a server template when
-    the query uses no word of the user interface, unless found by the exact name the query
-    uses; else 1. None when ``query`` does not ask how something works or names routes or
-    settings (or ``weight`` is 1)."""
+    """The prior as a factor: ``weight`` for a wiring chunk, for a server template or a
+    component when the query uses no word of the user interface, and for a component's
+    markup when it does, unless found by the exact name the query uses; else 1. None when
+    ``query`` does not ask how something works or names routes or settings (or ``weight``
+    is 1)."""
     if weight >= 1.0 or not asks_how_it_works(query) \
             or any(part.name in _WIRING_PARTS for part in parts_named(query)):
         return []
-    templates = not asks_about_the_interface(query)
+    interface = asks_about_the_interface(query)
 
     def factor(result: SearchResult) -> float:
         if "name" in result.retrievers:
             return 1.0
-        template = templates and result.metadata.get("language") in TEMPLATE_LANGUAGES
-        return weight if template or is_wiring(result) else 1.0
+        language = result.metadata.get("language")
+        shows = language in COMPONENTS and result.metadata.get("section") == "template" if interface \
+            else language in PRESENTATION
+        return weight if shows or is_wiring(result) else 1.0
     return [factor]
