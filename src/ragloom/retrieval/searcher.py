@@ -5,7 +5,8 @@ one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
 (``priors``): tests, import blocks, data rows, licences below the rest unless asked about
 (``test_prior``, ``import_prior``, ``data_prior``, ``legal_prior``); routes, settings, templates
-when the query asks how something works (``wiring_prior``); files outside the part or entity
+when the query asks how something works (``wiring_prior``); documents when it asks how
+something works or where it is (``prose_prior``); files outside the part or entity
 model it names (``layout_priors``); the back end for a question about the UI (``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
