@@ -35,7 +35,11 @@ def _result(doc_id: str, path: str, source_type: str, score: float,
     ("how do I set up a local development environment", False),
     ("where can I read the API documentation", False),  # names documentation
     ("where is the install guide", False),
-    ("which command switches sqlite to write-ahead logging", False),
+    ("which url does docker use as a health check", True),  # names a part held by code
+    ("which command switches sqlite to write-ahead logging", True),
+    ("migration that adds notifications", True),
+    ("which settings turn on login through OpenID Connect", False),  # config: pages document it
+    ("which keys move between bookmarks in the list", False),
     ("nowhere to be found", False),  # whole words only
 ])
 def test_asks_about_the_code(query: str, asks: bool) -> None:

@@ -13,8 +13,11 @@ the scraper; BabyBuddy: three sections of the API docs above the URL conf).
 
 So when a query asks how something works (``wiring_prior.asks_how_it_works``: "how does /
 is / are X", "what happens"; not "how do I ...", which asks for instructions, and not
-"why": a reason, which a README gives as often as the code) or where something is
-("where ..."), a chunk of a prose document (``source_type = docs``: a README, a docs page,
+"why": a reason, which a README gives as often as the code), where something is ("where
+..."), or names a part of the application that lives in code (``path_prior``'s routes,
+models, migrations, jobs: "which url does docker use as a health check" had three pages of
+the install docs around the URL conf; not its config part, which a configuration page
+documents as well), a chunk of a prose document (``source_type = docs``: a README, a docs page,
 a changelog) is multiplied by ``PROSE_WEIGHT`` in the one prior sort (``priors.reweigh``),
 unless the query names documentation ("docs", "readme", "guide", ...) or the chunk is
 found by the exact name the query uses. A corpus of documents only (every candidate
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from ragloom.retrieval.path_prior import parts_named
 from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.wiring_prior import asks_how_it_works
 from ragloom.types import SearchResult
@@ -33,18 +37,22 @@ from ragloom.types import SearchResult
 #: How much the rank score of a prose document counts for a question about the code.
 PROSE_WEIGHT = 0.7
 _WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
+#: ``path_prior.PARTS`` held by code alone (a configuration page documents the config part).
+_CODE_PARTS = frozenset({"routes", "models", "migrations", "jobs", "schedules", "seeding"})
 _WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
 _ABOUT_DOCS = re.compile(r"\b(?:docs?|documentation|documented|readme|guides?|manual|handbook|"
                          r"tutorials?|wiki|changelog|release\s+notes)\b", re.IGNORECASE)
 
 
 def asks_about_the_code(query: str) -> bool:
-    """Whether ``query`` asks how something works (not why) or where something is, and
-    names no documentation."""
+    """Whether ``query`` asks how something works (not why), where something is, or names
+    a part of the application that lives in code (``_CODE_PARTS``), and names no
+    documentation."""
     if _ABOUT_DOCS.search(query) is not None:
         return False
     return _WHERE.search(query) is not None \
-        or (asks_how_it_works(query) and _WHY.search(query) is None)
+        or (asks_how_it_works(query) and _WHY.search(query) is None) \
+        or any(part.name in _CODE_PARTS for part in parts_named(query))
 
 
 def prior_for_prose(query: str) -> list[Factor]:
