@@ -34,6 +34,8 @@ def _result(doc_id: str, path: str, source_type: str, score: float,
     ("how do I make a full backup of a docker install", False),  # instructions
     ("how do I set up a local development environment", False),
     ("where can I read the API documentation", False),  # names documentation
+    ("where do I find my API token", False),  # instructions, as "how do I"
+    ("where can we change the upload limit", False),
     ("where is the install guide", False),
     ("which url does docker use as a health check", True),  # names a part held by code
     ("which command switches sqlite to write-ahead logging", True),

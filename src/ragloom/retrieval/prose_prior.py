@@ -14,7 +14,7 @@ the scraper; BabyBuddy: three sections of the API docs above the URL conf).
 So when a query asks how something works (``wiring_prior.asks_how_it_works``: "how does /
 is / are X", "what happens"; not "how do I ...", which asks for instructions, and not
 "why": a reason, which a README gives as often as the code), where something is ("where
-..."), or names a part of the application that lives in code (``path_prior``'s routes,
+...", not "where do I ..."), or names a part of the application that lives in code (``path_prior``'s routes,
 models, migrations, jobs: "which url does docker use as a health check" had three pages of
 the install docs around the URL conf; not its config part, which a configuration page
 documents as well), a chunk of a prose document (``source_type = docs``: a README, a docs page,
@@ -39,7 +39,9 @@ PROSE_WEIGHT = 0.7
 _WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
 #: ``path_prior.PARTS`` held by code alone (a configuration page documents the config part).
 _CODE_PARTS = frozenset({"routes", "models", "migrations", "jobs", "schedules", "seeding"})
-_WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
+#: "where ..." but not "where do / can I ...": instructions, as "how do I ...".
+_WHERE = re.compile(r"\bwhere\b(?!\s+(?:do|can|could|should|would|may|must)\s+(?:i|we|you|one)\b)",
+                    re.IGNORECASE)
 _ABOUT_DOCS = re.compile(r"\b(?:docs?|documentation|documented|readme|guides?|manual|handbook|"
                          r"tutorials?|wiki|changelog|release\s+notes)\b", re.IGNORECASE)
 
