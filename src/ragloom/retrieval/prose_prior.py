@@ -5,24 +5,26 @@ An application's README and docs pages describe its features in the words its us
 so its developers, ask in; the code doing the work says it in identifiers. For a question
 about how something happens ("how does the app read a page's title, description and
 preview image when I paste a link", "what happens when I save a url that I have already
-bookmarked") or where something is ("where are the REST API endpoints registered", "where
-does a new user account get its profile") the documents often came first, several
-sections of one page at a time, while the answer is the code: a page says what a feature
-does, not how or where it is done (linkding: a troubleshooting page on wrong titles above
-the scraper; BabyBuddy: three sections of the API docs above the URL conf).
+bookmarked") or where something is ("where are the Fever and Google Reader compatible APIs
+plugged in", "where is the default admin account created") the documents often came
+first, several sections of one page at a time, while the answer is the code: a page says
+what a feature does, not how or where it is done (linkding: a troubleshooting page on
+wrong titles above the scraper; miniflux: the two APIs' READMEs above the route file;
+BabyBuddy: the deployment and user guides above the management command).
 
 So when a query asks how something works (``wiring_prior.asks_how_it_works``: "how does /
 is / are X", "what happens"; not "how do I ...", which asks for instructions, and not
 "why": a reason, which a README gives as often as the code), where something is ("where
-...", not "where do I ..."), or names a part of the application that lives in code (``path_prior``'s routes,
-models, migrations, jobs: "which url does docker use as a health check" had three pages of
-the install docs around the URL conf; not its config part, which a configuration page
-documents as well), a chunk of a prose document (``source_type = docs``: a README, a docs page,
-a changelog) is multiplied by ``PROSE_WEIGHT`` in the one prior sort (``priors.reweigh``),
-unless the query names documentation ("docs", "readme", "guide", ...) or the chunk is
-found by the exact name the query uses. A corpus of documents only (every candidate
-prose) keeps its order: every candidate gets the same factor. A much better match still
-comes first. No configuration key: measured, not tuned (docs/benchmarks.md).
+...", not "where do I ..."), or names a part of the application that lives in code
+(``path_prior``'s routes, models, migrations, jobs: "which url does docker use as a health
+check" had three pages of the install docs around the URL conf; not its config part,
+which a configuration page documents as well), a chunk of a prose document (``source_type
+= docs``: a README, a docs page, a changelog) is multiplied by ``PROSE_WEIGHT`` in the one
+prior sort (``priors.reweigh``), unless the query names documentation ("docs", "readme",
+"guide", ...) or the chunk is found by the exact name the query uses. A corpus of
+documents only (every candidate prose) keeps its order: every candidate gets the same
+factor. A much better match still comes first. No configuration key: measured, not tuned
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations
