@@ -30,6 +30,11 @@ from ragloom.types import SearchResult
     ("error text shown when the upload is too big", True),
     ("how is the next refresh time of a feed computed", False),
     ("which templating engine renders emails", False),  # whole words only
+    ("where is the html of the login form", True),
+    ("the dropdown that offers html, pdf and markdown downloads", True),
+    # HTML as the application's data: a file it writes, a copy of a page it keeps
+    ("how is the archived copy made instead of an html snapshot", False),
+    ("which page lets me download my bookmarks as an html file", False),
 ])
 def test_asks_about_the_interface(query: str, asks: bool) -> None:
     assert asks_about_the_interface(query) is asks

@@ -209,6 +209,8 @@ def _typed(doc_id: str, path: str, source_type: str, score: float, symbol: str =
     # asks for one migration or a date: outside weighs STRONG_WEIGHT (0.8 * 0.25 = 0.2 < 0.3)
     ("which migration added the view counter", ["migration", "job"]),
     ("when was the view counter added to posts", ["migration", "job"]),
+    ("where is the database table for post views created", ["migration", "job"]),
+    ("where is the table for the views of a post created", ["migration", "job"]),
     # only names a column: PATH_WEIGHT (0.8 * 0.5 = 0.4 > 0.3)
     ("the column counting views of a post", ["job", "migration"]),
 ])

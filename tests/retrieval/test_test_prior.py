@@ -14,13 +14,18 @@ from ragloom.types import RetrieverHit, SearchResult
 
 @pytest.mark.parametrize("query", ["how is the transcoder tested", "TranscoderTest", "test_parse",
                                    "which fixtures load users", "where do we mock the mailer",
-                                   "phpunit config", "snapshot of the queue screen", "e2e login flow"])
+                                   "phpunit config", "snapshot of the queue screen", "e2e login flow",
+                                   "which component snapshots changed", "where is toMatchSnapshot used"])
 def test_queries_about_tests(query: str) -> None:
     assert asks_about_tests(query)
 
 
 @pytest.mark.parametrize("query", ["how is ffmpeg invoked to transcode a song", "latest release notes",
-                                   "contest entries", "attestation of builds", "where is the equalizer"])
+                                   "contest entries", "attestation of builds", "where is the equalizer",
+                                   # the application's own snapshots
+                                   "which scheduled job picks up pending page snapshots",
+                                   "how is an html snapshot of a bookmark made",
+                                   "restore a database snapshot"])
 def test_queries_not_about_tests(query: str) -> None:
     assert not asks_about_tests(query)
 

@@ -21,7 +21,9 @@ profile": the user model), and with them the prior lowered such questions on the
 dev set while it raised two more frontend questions. Nor is "text" alone: "a post's
 text" is the user's content, a model's field (Pinkary: the question model fell below the
 post views); the text of an email, a notification, an error or a button is the interface's
-own copy, in its template.
+own copy, in its template. Nor is "html" naming the application's data, an HTML file,
+snapshot, export or copy it writes or keeps ("how is the archived copy made instead of an
+html snapshot": linkding's settings templates above the code making it).
 A docs page is weighed down too, unless the question asks for instructions ("how do I
 override a view template": the developer docs saying how answer it).
 Front end: templates and single-file components (the markup chunker's languages), client-side
@@ -46,7 +48,8 @@ FRONTEND_WEIGHT = 0.5
 
 #: Words of a query about the user interface (whole words, any case).
 INTERFACE_WORDS = re.compile(
-    r"\b(templates?|components?|html|css|stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
+    r"\b(templates?|components?|html(?!\s+(?:files?|snapshots?|exports?|documents?|cop(?:y|ies)|"
+    r"dumps?|archives?)\b)|css|stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
     r"click(s|ed|ing)?|press(es|ed|ing)?|taps?|swip(e|es|ed|ing)|scroll(s|ed|ing)?|hover|"
     r"drag(s|ged|ging)?|shown|display(s|ed)?|wording|labels?|"
     r"(e-?mail|mail|notification|message|error|button|link|placeholder|tooltip|banner|welcome|help)"

@@ -110,7 +110,9 @@ _SCHEMA_WORDS = (r"(?:what|which)\s+tables?|tables?\s+(?:that\s+|which\s+)?(?:st
 _ONE_MIGRATION = (r"which\s+(?:database\s+|db\s+|schema\s+)?migrations?|migrations?\s+(?:that|which|"
                   r"adding|added|creating|created|removing|dropping|renaming|changing|making)|"
                   r"tables?\b[^?.]{0,60}?\b(?:created|defined)|sql\s+(?:definition|schema)|"
-                  rf"(?:database|db|schema)\s+changes?\s+(?:that|which)|{_HISTORY}")
+                  rf"(?:database|db|schema)\s+changes?\s+(?:that|which)|{_HISTORY}|"
+                  # "where is the (database) table for custom emojis created"
+                  r"(?:tables?|columns?)\b[^?.]{0,80}?\b(?:created|added|dropped|renamed)\b")
 #: A question about how migrations are run ("how are pending migrations applied when the
 #: server starts") or about setting up a fresh install (which runs them, loads the initial
 #: data and creates the first user): the code doing it answers it, not any one migration

@@ -5,9 +5,9 @@ one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at
 each result's text cut to the lines bearing on the query, ``compression``). In one sort
 (``priors``): tests, import blocks, data rows, licences below the rest unless asked about
 (``test_prior``, ``import_prior``, ``data_prior``, ``legal_prior``); routes, settings, templates
-when the query asks how something works (``wiring_prior``); files outside the part or entity
-model it names (``layout_priors``); the back end for a question about the UI (``frontend_prior``);
-then a route question's handlers each followed by the line registering it (``registration_link``).
+for how something works (``wiring_prior``); documents for how or where (``prose_prior``); files
+outside the part or entity model named (``layout_priors``); the back end for a UI question
+(``frontend_prior``); then route handlers each before its registration (``registration_link``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the

@@ -3,8 +3,9 @@
 A soft prior: the rank score of a chunk whose ``source_type`` is ``test`` is multiplied by
 ``retrieval.test_weight`` (< 1) and the candidates re-sorted, so a test still comes first
 when it is much the better match. A query that mentions tests (``test``, ``spec``,
-``fixture``, ``assert``, ``mock``, a test framework, or a name like ``TranscoderTest``)
-keeps every score. A chunk found by the exact name the query uses is never demoted.
+``fixture``, ``assert``, ``mock``, a test framework, a name like ``TranscoderTest``, or a
+snapshot of something rendered, not the application's own snapshots) keeps every score.
+A chunk found by the exact name the query uses is never demoted.
 ``retrieval.include_tests = false`` leaves tests out altogether (a filter).
 
 Model factories (``FACTORIES``: Laravel's ``database/factories/``, factory_boy's
@@ -28,8 +29,8 @@ from ragloom.types import SearchResult
 TEST_WORDS = frozenset({
     "test", "tests", "testing", "tested", "testcase", "unittest", "spec", "specs", "fixture",
     "fixtures", "assert", "asserts", "assertion", "assertions", "mock", "mocks", "mocked",
-    "mocking", "stub", "stubs", "snapshot", "snapshots", "e2e", "pytest", "phpunit", "jest",
-    "vitest", "mocha", "rspec", "cypress", "playwright", "coverage",
+    "mocking", "stub", "stubs", "e2e", "pytest", "phpunit", "jest", "vitest", "mocha", "rspec",
+    "cypress", "playwright", "coverage", "tomatchsnapshot", "tomatchinlinesnapshot",
 })
 _WORDS = re.compile(r"[A-Za-z0-9]+")
 #: Paths of model factories (see the module docstring).
@@ -38,13 +39,21 @@ FACTORIES = re.compile(r"(^|/)database/factories/|(^|/)factories\.py$")
 FACTORY_WORDS = re.compile(r"\b(factory|factories|fake|faker|dummy|demo|seed\w*|sample\s+data)\b",
                            re.IGNORECASE)
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+#: A snapshot is a test's only beside what it renders ("snapshot of the queue screen"):
+#: alone it is as often the application's own (an HTML snapshot of a bookmarked page, a
+#: database or volume snapshot), and taking it for a test word let tests into the top 5.
+_RENDERED = r"(?:screens?|components?|render\w*|markup|ui|views?|widgets?)"
+_SNAPSHOT_TEST = re.compile(rf"\bsnapshots?\b[^?.!]{{0,40}}\b{_RENDERED}\b|"
+                            rf"\b{_RENDERED}\b[^?.!]{{0,40}}\bsnapshots?\b", re.IGNORECASE)
 
 
 def asks_about_tests(query: str) -> bool:
     """Whether a word of ``query`` (``e2e``), or a part of an identifier in it
-    (``TranscoderTest``, ``test_parse``), is a TEST_WORD."""
+    (``TranscoderTest``, ``test_parse``), is a TEST_WORD, or it asks for a snapshot of
+    something rendered (``_SNAPSHOT_TEST``)."""
     words = _WORDS.findall(query)
-    return any(word.lower() in TEST_WORDS for word in words + _PARTS.findall(query))
+    return any(word.lower() in TEST_WORDS for word in words + _PARTS.findall(query)) \
+        or _SNAPSHOT_TEST.search(query) is not None
 
 
 def demote_tests(results: list[SearchResult], weight: float) -> list[SearchResult]:
