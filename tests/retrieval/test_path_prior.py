@@ -289,3 +289,12 @@ def test_a_question_asking_for_one_migration_wants_a_migration_not_the_rest_of_t
     # no migration among the candidates: the paths decide as before
     factors = prior_for_paths("which migration creates the jobs table", results[:2])
     assert [r.id for r in reweigh(results[:2], factors)] == ["queue", "schema"]
+
+
+def test_a_ci_services_configuration_is_not_the_applications() -> None:
+    ci = _result("ci", ".circleci/config.yml", 0.6)
+    gitlab = _result("gitlab", ".gitlab/ci/config.yml", 0.55)
+    env = _result("env", ".env.sample", 0.5)
+    factors = prior_for_paths("where do I configure the database url", [ci, gitlab, env])
+    # 0.5 (inside: env); 0.6 * 0.5 = 0.3; 0.55 * 0.5 = 0.275
+    assert [r.id for r in reweigh([ci, gitlab, env], factors)] == ["env", "ci", "gitlab"]

@@ -27,7 +27,10 @@ override a view template": the developer docs saying how answer it).
 Front end: templates and single-file components (the markup chunker's languages), client-side
 script and styles (JavaScript, TypeScript, TSX, CSS and its dialects), and server-side
 UI component classes (Livewire components, Blade component classes: their folders name
-them). Tests are never front end here (an ``e2e/`` spec is TypeScript).
+them), and code of any language under a folder named for the front end (``frontend/``,
+``web-front/``, a Rust workspace's ``app-front`` crate compiled to WebAssembly: its
+``editor.rs`` is the browser's code). Tests are never front end here (an ``e2e/`` spec is
+TypeScript).
 """
 
 from __future__ import annotations
@@ -61,6 +64,11 @@ _HOW_TO = re.compile(r"^\W*how\s+(?:do|can|should|would)\s+(?:i|we|you)\b", re.I
 CLIENT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css", "scss", "sass", "less"})
 #: Folders of server-side UI components (``app/Livewire/``, ``app/View/Components/``).
 _COMPONENT_FOLDERS = re.compile(r"(^|/)(livewire|view/components)/", re.IGNORECASE)
+#: A folder named for the front end: ``frontend/``, ``front-end/``, ``web_front/``,
+#: ``app-front/`` (a word of the folder's name, not of the file's; a PHP "front
+#: controller" is the server's entry point).
+_FRONT_END_FOLDER = re.compile(r"(?:^|[/_.-])front(?:[-_]?end)?(?![-_.]?controller)(?:[_.-][^/]*)?/",
+                               re.IGNORECASE)
 
 
 def asks_about_the_interface(query: str) -> bool:
@@ -69,14 +77,16 @@ def asks_about_the_interface(query: str) -> bool:
 
 
 def is_front_end(result: SearchResult) -> bool:
-    """Whether a candidate is a template, a component or client-side script or style."""
+    """Whether a candidate is a template, a component or client-side script or style, or
+    code in a folder named for the front end."""
     metadata = result.metadata
     if metadata.get("source_type") == "test":
         return False
     language = str(metadata.get("language") or "")
     if language in SYNTAXES or language in CLIENT_LANGUAGES:
         return True
-    return _COMPONENT_FOLDERS.search(str(metadata.get("path") or "").replace("\\", "/")) is not None
+    path = str(metadata.get("path") or "").replace("\\", "/")
+    return _COMPONENT_FOLDERS.search(path) is not None or _FRONT_END_FOLDER.search(path) is not None
 
 
 def prior_for_front_end(query: str, candidates: Sequence[SearchResult],

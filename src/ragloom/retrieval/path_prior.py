@@ -87,9 +87,11 @@ _HISTORY_WORDS = _words(_HISTORY)
 _CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release_notes", "releases"})
 #: A question about what was done once to the rows already there when a change came in
 #: ("how were the existing settings carried over", "how were the end dates of existing plans
-#: filled in", "backfilled"): a data migration did it.
+#: filled in", "backfilled", "how were existing posts copied into the new table"): a data
+#: migration did it.
 _BACKFILL = (r"(?:were|was)\s+(?:\w+\s+){0,6}?(?:filled\s+in|carried\s+over|backfilled|converted|"
-             r"copied\s+over|moved\s+over|migrated)|backfill(?:s|ed|ing)?")
+             r"copied\s+over|moved\s+over|migrated)|backfill(?:s|ed|ing)?|"
+             r"(?:were|was)\s+(?:all\s+)?(?:the\s+)?(?:existing|already\s+existing)\s+\w+")
 #: Words of a question about the database's tables and columns that does not say
 #: "migration": "which table stores ...", "the column remembering ...", "database change
 #: that ...", "where in the database ...", and the history questions above.
@@ -156,14 +158,17 @@ PARTS = (
     _part("jobs", rf"jobs?|workers?|cron|scheduler|scheduled|queues?|queued|celery|{_BACKGROUND}|"
                   rf"receivers?|signal\s+handlers?|{_COMMAND_WORDS}",
           "job jobs worker workers cron scheduler schedule queue queues console commands tasks "
-          "listeners celery signals",
+          "listeners celery signals cli",
           "config configs settings"),  # config/queue.php sets the queue up, it runs no job
     # Work run on a timer: only what registers it (``part_content``) or a scheduler's file.
     _part("schedules", _SCHEDULE_WORDS, "scheduler schedule schedules cron crontab"),
-    # "setting up" an install is no setting
+    # "setting up" an install is no setting. A CI service's configuration
+    # (``.circleci/config.yml``, ``.gitlab/ci/config.yml``) builds and tests the
+    # application: none of its settings.
     _part("config", r"config|configuration|configure[sd]?|settings?(?!\s+up\b)|env|environment variables?|"
                     rf"options?|{_SWITCH_WORDS}",
-          "config configs configuration settings options env"),
+          "config configs configuration settings options env",
+          "circleci ci workflows buildkite travis"),
 )
 
 
@@ -257,12 +262,14 @@ def is_one_migration(result: SearchResult) -> bool:
     """Whether a chunk is (part of) a migration rather than code running migrations: a
     file of ``source_type = migration``, or a chunk of a file named for migrations
     (``migrations.go``: a list of them) whose symbol does not name migrating
-    (``run_migrations``, ``Migrate``)."""
+    (``run_migrations``, ``Migrate``) and that defines no command (a CLI's
+    ``migration.rs`` defining ``migration run`` runs them)."""
     meta = result.metadata
     if meta.get("source_type") == "migration":
         return True
-    symbol = str(meta.get("symbols") or meta.get("symbol") or "").lower()
-    return file_stem(str(meta.get("path", ""))) in ("migration", "migrations") and "migrat" not in symbol
+    symbol = str(meta.get("symbols") or meta.get("symbol") or "")
+    return file_stem(str(meta.get("path", ""))) in ("migration", "migrations") \
+        and "migrat" not in symbol.lower() and not holds_part("jobs", result.full_text or result.text, symbol)
 
 
 def file_stem(path: str) -> str:
