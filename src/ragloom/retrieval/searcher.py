@@ -46,6 +46,7 @@ from ragloom.retrieval.fusion import fuse
 from ragloom.retrieval.layout_priors import layout_priors
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
+from ragloom.retrieval.overview_prior import asks_for_an_overview
 from ragloom.retrieval.priors import reweigh
 from ragloom.retrieval.query_priors import query_priors
 from ragloom.retrieval.relevance_gate import passes_gate
@@ -308,11 +309,12 @@ class Searcher:
               unembedded: frozenset[str]) -> list[SearchResult]:
         """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
         (cosine), none defines a name the query uses, and none holds most of its words
-        (``retrieval.relevance_gate``; for results with no vector yet, the words decide)."""
+        (``relevance_gate``; with no vector yet, the words), nor asks what the project is."""
         gate = self.relevance_gate
         judged = results[:GATE_WINDOW]
         unscored = [r for r in judged if r.id in unembedded]
-        if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
+        if gate is None or asks_for_an_overview(query) \
+                or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
             return results
         candidates["below_relevance_gate"] = len(judged)
         return []
