@@ -30,6 +30,9 @@ from ragloom.types import SearchResult
     ("error text shown when the upload is too big", True),
     ("how is the next refresh time of a feed computed", False),
     ("which templating engine renders emails", False),  # whole words only
+    ("where is markdown turned into html", False),  # a format, made on the server
+    ("how are posts rendered to html", False),
+    ("html of the profile header", True),
 ])
 def test_asks_about_the_interface(query: str, asks: bool) -> None:
     assert asks_about_the_interface(query) is asks

@@ -9,7 +9,9 @@ offline page's service worker; ``TimeEntryStillRunningMail.php`` above the mail'
 view).
 
 So when a query uses a word of the user interface (``INTERFACE_WORDS``: the kind of
-file it is made of, "template", "component", "css", "javascript", "browser"; what the
+file it is made of, "template", "component", "html" (not the format something is turned
+"into", rendered "to" or sent "as": "where is markdown turned into html" asks for the
+renderer), "css", "javascript", "browser"; what the
 user does, "click", "press", "swipe"; what they read, "shown", "label", "email text"), names no
 part of the application (``path_prior``: "which url shows the welcome text" asks for a
 route) and does not ask about tests, and some candidate is front end, every candidate that
@@ -49,7 +51,8 @@ FRONTEND_WEIGHT = 0.5
 
 #: Words of a query about the user interface (whole words, any case).
 INTERFACE_WORDS = re.compile(
-    r"\b(templates?|components?|html|css|stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
+    r"\b(templates?|components?|(?<!into\s)(?<!to\s)(?<!as\s)html|css|stylesheets?|javascript|js|"
+    r"front[- ]?end|ui|browsers?|"
     r"click(s|ed|ing)?|press(es|ed|ing)?|taps?|swip(e|es|ed|ing)|scroll(s|ed|ing)?|hover|"
     r"drag(s|ged|ging)?|shown|display(s|ed)?|wording|labels?|"
     r"(e-?mail|mail|notification|message|error|button|link|placeholder|tooltip|banner|welcome|help)"
