@@ -47,6 +47,10 @@ from ragloom.types import SearchResult
     ("how is the view counter filled in", []),  # present tense: the code filling it
     ("what does setting up a fresh install do", []),  # "setting up" is no setting
     ("which setting turns off sign ups", ["config"]),
+    ("what fields does an article have in the database", ["models"]),  # what they are now
+    ("fields of a post as stored in the database", ["models"]),
+    ("which migration added the fields of a post", ["migrations", "models"]),
+    ("what columns does the posts table have", ["migrations"]),
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts

@@ -298,3 +298,13 @@ def test_a_ci_services_configuration_is_not_the_applications() -> None:
     factors = prior_for_paths("where do I configure the database url", [ci, gitlab, env])
     # 0.5 (inside: env); 0.6 * 0.5 = 0.3; 0.55 * 0.5 = 0.275
     assert [r.id for r in reweigh([ci, gitlab, env], factors)] == ["env", "ci", "gitlab"]
+
+
+def test_a_question_for_an_entitys_fields_wants_its_model_not_the_migration() -> None:
+    migration = _typed("sql", "migrations/2018-04-23_create_posts/up.sql", "migration", 0.8)
+    model = _typed("model", "crates/app-db/src/model/post.rs", "code", 0.5, "Post")
+    factors = prior_for_paths("fields of a post as stored in the database", [migration, model])
+    # 0.5 (inside the models part); 0.8 * 0.5 = 0.4: the fields now are the model's
+    assert [r.id for r in reweigh([migration, model], factors)] == ["model", "sql"]
+    factors = prior_for_paths("which migration added the fields of a post", [migration, model])
+    assert [r.id for r in reweigh([migration, model], factors)][0] == "sql"

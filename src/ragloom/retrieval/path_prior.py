@@ -114,6 +114,11 @@ _RUNNING = re.compile(r"\b(?:migrations?\s+(?:are\s+|is\s+|get\s+|gets\s+)?(?:ap
                       r"(?:the\s+)?(?:\w+\s+)?migrations|fresh\s+install(?:ation|s)?|"
                       r"(?:first[- ]time|initial)\s+setup)\b", re.IGNORECASE)
 
+#: A question asking for an entity's fields: what they are now is its model, whatever the
+#: migrations did on the way ("which migration added the field" still asks for one).
+_FIELDS = r"(?:what|which)\s+fields|fields\s+(?:of|does|do|on)\b"
+_FIELDS_WORDS = _words(_FIELDS)
+
 #: Words of a question about a setting that does not say "setting": what happens "by
 #: default", whether a feature is "turned on" / "switched off".
 _SWITCH_WORDS = r"by\s+default|(?:turn|switch)(?:s|ed|ing)?\s+(?:on|off)"
@@ -150,7 +155,9 @@ PARTS = (
           "seed seeds seeder seeders seeding migration migrations"),
     _part("routes", r"routes?|routing|router|urls?|endpoints?",
           "route routes router routers routing urls urlconf"),
-    _part("models", r"models?", "model models entity entities"),
+    # "what fields does a post have", "fields of a post as stored in the database": the
+    # entity's fields as they are now, its model's (``_FIELDS``), not the migrations.
+    _part("models", rf"models?|{_FIELDS}", "model models entity entities"),
     # A console or management command is asked for as a command "that" does something,
     # one run "from the terminal"; "the command palette" of a front end is no command. Words
     # a question about the interface uses as well stay out: a "background" colour, a
@@ -173,8 +180,12 @@ PARTS = (
 
 
 def parts_named(query: str) -> list[Part]:
-    """The parts whose words ``query`` uses (whole words, any case)."""
-    return [part for part in PARTS if part.query.search(query)]
+    """The parts whose words ``query`` uses (whole words, any case); not the migrations
+    for a question asking for an entity's fields (``_FIELDS``) but not for one migration."""
+    named = [part for part in PARTS if part.query.search(query)]
+    if _FIELDS_WORDS.search(query) and not re.search(_ONE_MIGRATION, query, re.IGNORECASE):
+        named = [part for part in named if part.name != "migrations"]
+    return named
 
 
 def path_words(path: str) -> set[str]:
