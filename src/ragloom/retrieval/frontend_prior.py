@@ -11,11 +11,11 @@ view).
 So when a query uses a word of the user interface (``INTERFACE_WORDS``: the kind of
 file it is made of, "template", "component", "html" (not the format something is turned
 "into", rendered "to" or sent "as": "where is markdown turned into html" asks for the
-renderer), "css", "javascript", "browser"; what the
-user does, "click", "press", "swipe"; what they read, "shown", "label", "email text"), names no
-part of the application (``path_prior``: "which url shows the welcome text" asks for a
-route) and does not ask about tests, and some candidate is front end, every candidate that
-is not is multiplied by ``FRONTEND_WEIGHT`` in the one prior sort (``priors.reweigh``).
+renderer), "css", "javascript", "browser"; what the user does, "click", "press", "swipe";
+what they read, "shown", "rendered", "label", "email text"), names no part of the
+application (``path_prior``: "which url shows the welcome text" asks for a route) and does
+not ask about tests, and some candidate is front end, every candidate that is not is
+multiplied by ``FRONTEND_WEIGHT`` in the one prior sort (``priors.reweigh``).
 Words naming a place in the interface ("page", "screen", "button", "modal") are not
 among them: they locate a feature whose answer is as often on the server ("how are posts
 ranked on the trending page": the feed query; "the default link button shape of a
@@ -54,7 +54,7 @@ INTERFACE_WORDS = re.compile(
     r"\b(templates?|components?|(?<!into\s)(?<!to\s)(?<!as\s)html|css|stylesheets?|javascript|js|"
     r"front[- ]?end|ui|browsers?|"
     r"click(s|ed|ing)?|press(es|ed|ing)?|taps?|swip(e|es|ed|ing)|scroll(s|ed|ing)?|hover|"
-    r"drag(s|ged|ging)?|shown|display(s|ed)?|wording|labels?|"
+    r"drag(s|ged|ging)?|shown|display(s|ed)?|rendered(?!\s+(?:to|into|as)\b)|wording|labels?|"
     r"(e-?mail|mail|notification|message|error|button|link|placeholder|tooltip|banner|welcome|help)"
     r"\s+texts?)\b",
     re.IGNORECASE)
