@@ -9,6 +9,7 @@ import pytest
 
 from helpers import first_path_per_weight
 from ragloom.retrieval import path_prior
+from ragloom.retrieval.layout_priors import layout_priors
 from ragloom.retrieval.path_prior import (
     is_one_migration,
     parts_inside,
@@ -301,10 +302,12 @@ def test_a_ci_services_configuration_is_not_the_applications() -> None:
 
 
 def test_a_question_for_an_entitys_fields_wants_its_model_not_the_migration() -> None:
-    migration = _typed("sql", "migrations/2018-04-23_create_posts/up.sql", "migration", 0.8)
+    migration = _typed("sql", "migrations/2018-04-23_create_posts/up.sql", "migration", 0.6)
     model = _typed("model", "crates/app-db/src/model/post.rs", "code", 0.5, "Post")
-    factors = prior_for_paths("fields of a post as stored in the database", [migration, model])
-    # 0.5 (inside the models part); 0.8 * 0.5 = 0.4: the fields now are the model's
-    assert [r.id for r in reweigh([migration, model], factors)] == ["model", "sql"]
-    factors = prior_for_paths("which migration added the fields of a post", [migration, model])
-    assert [r.id for r in reweigh([migration, model], factors)][0] == "sql"
+    results = [migration, model]
+    factors = layout_priors("fields of a post as stored in the database", results)
+    # 0.5 (inside the models part); 0.6 * 0.5 = 0.3: the fields now are the model's (the
+    # migrations part named by "in the database" put the migration first: 0.6, 0.5 * 0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["model", "sql"]
+    factors = layout_priors("which migration added the fields of a post", results)
+    assert [r.id for r in reweigh(results, factors)] == ["sql", "model"]

@@ -114,10 +114,15 @@ _RUNNING = re.compile(r"\b(?:migrations?\s+(?:are\s+|is\s+|get\s+|gets\s+)?(?:ap
                       r"(?:the\s+)?(?:\w+\s+)?migrations|fresh\s+install(?:ation|s)?|"
                       r"(?:first[- ]time|initial)\s+setup)\b", re.IGNORECASE)
 
-#: A question asking for an entity's fields: what they are now is its model, whatever the
-#: migrations did on the way ("which migration added the field" still asks for one).
+#: A question asking for an entity's fields ("what fields does a post have", "fields of a
+#: post as stored in the database"): what they are now is its model's (``model_prior``),
+#: whatever the migrations did on the way, so it names no migrations ("which migration
+#: added the field" still asks for one). It names the models part when it says the fields
+#: are stored ("in the database", "as stored"), not otherwise: "which fields does the
+#: sign-up form show" asks for a form.
 _FIELDS = r"(?:what|which)\s+fields|fields\s+(?:of|does|do|on)\b"
 _FIELDS_WORDS = _words(_FIELDS)
+_STORED_FIELDS = rf"(?:{_FIELDS})[^?]{{0,60}}?\b(?:database|db|stored|persisted|saved)"
 
 #: Words of a question about a setting that does not say "setting": what happens "by
 #: default", whether a feature is "turned on" / "switched off".
@@ -155,9 +160,8 @@ PARTS = (
           "seed seeds seeder seeders seeding migration migrations"),
     _part("routes", r"routes?|routing|router|urls?|endpoints?",
           "route routes router routers routing urls urlconf"),
-    # "what fields does a post have", "fields of a post as stored in the database": the
-    # entity's fields as they are now, its model's (``_FIELDS``), not the migrations.
-    _part("models", rf"models?|{_FIELDS}", "model models entity entities"),
+    # An entity's fields "in the database", "as stored": the model (``_STORED_FIELDS``).
+    _part("models", rf"models?|{_STORED_FIELDS}", "model models entity entities"),
     # A console or management command is asked for as a command "that" does something,
     # one run "from the terminal"; "the command palette" of a front end is no command. Words
     # a question about the interface uses as well stay out: a "background" colour, a
