@@ -43,10 +43,9 @@ from ragloom.retrieval.enum_prior import named_enumerations, search_depth
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.frontend_prior import prior_for_front_end
 from ragloom.retrieval.fusion import fuse
-from ragloom.retrieval.layout_priors import layout_priors
+from ragloom.retrieval.layout_priors import asks_for_an_overview, layout_priors
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
-from ragloom.retrieval.overview_prior import asks_for_an_overview
 from ragloom.retrieval.priors import reweigh
 from ragloom.retrieval.query_priors import query_priors
 from ragloom.retrieval.relevance_gate import passes_gate
@@ -307,9 +306,8 @@ class Searcher:
 
     def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],
               unembedded: frozenset[str]) -> list[SearchResult]:
-        """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
-        (cosine), none defines a name the query uses, and none holds most of its words
-        (``relevance_gate``; with no vector yet, the words), nor asks what the project is."""
+        """Nothing for a query unrelated to the corpus (``relevance_gate``; with no vector yet the
+        words decide), never for one asking what the project is (``overview_prior``)."""
         gate = self.relevance_gate
         judged = results[:GATE_WINDOW]
         unscored = [r for r in judged if r.id in unembedded]
