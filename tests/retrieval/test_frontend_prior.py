@@ -34,7 +34,6 @@ from ragloom.types import SearchResult
     ("how are posts rendered to html", False),
     ("html of the profile header", True),
     ("how is a single comment and its replies rendered", True),  # as "shown", "displayed"
-    ("how are posts rendered to html", False),
     ("which function renders the feed", False),  # a function doing it: no interface word
 ])
 def test_asks_about_the_interface(query: str, asks: bool) -> None:
