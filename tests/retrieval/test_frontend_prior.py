@@ -35,6 +35,11 @@ from ragloom.types import SearchResult
     # HTML as the application's data: a file it writes, a copy of a page it keeps
     ("how is the archived copy made instead of an html snapshot", False),
     ("which page lets me download my bookmarks as an html file", False),
+    ("where is markdown turned into html", False),  # a format, made on the server
+    ("how are posts rendered to html", False),
+    ("html of the profile header", True),
+    ("how is a single comment and its replies rendered", True),  # as "shown", "displayed"
+    ("which function renders the feed", False),  # a function doing it: no interface word
 ])
 def test_asks_about_the_interface(query: str, asks: bool) -> None:
     assert asks_about_the_interface(query) is asks
@@ -54,12 +59,17 @@ def test_front_end_is_templates_components_client_code_and_ui_component_classes(
         ("internal/ui/static/css/common.css", "css", "text"),
         ("app/Livewire/Questions/Create.php", "php", "code"),
         ("app/View/Components/Avatar.php", "php", "code"),
+        ("blog-front/src/editor.rs", "rust", "code"),  # a front end compiled to wasm
+        ("frontend/src/app.rs", "rust", "code"),
         ("app/Mail/ReminderMail.php", "php", "code"),
         ("docs/timers.md", "markdown", "docs"),
         ("e2e/timer.spec.ts", "typescript", "test"),
+        ("src/storefront/cart.rs", "rust", "code"),
+        ("app/front_controller/index.php", "php", "code"),
+        ("src/frontend.rs", "rust", "code"),  # a file's name is not a folder
     ]
     assert [is_front_end(_result(str(i), path, language, 0.5, kind))
-            for i, (path, language, kind) in enumerate(cases)] == [True] * 7 + [False] * 3
+            for i, (path, language, kind) in enumerate(cases)] == [True] * 9 + [False] * 6
 
 
 def test_candidates_outside_the_front_end_are_weighed_down() -> None:

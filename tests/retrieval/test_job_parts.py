@@ -42,9 +42,16 @@ from ragloom.types import SearchResult
      ["migrations", "config"]),
     ("how were the end dates of existing plans filled in", ["migrations"]),
     ("which rows were backfilled for old accounts", ["migrations"]),
+    ("how were existing posts copied into the timelines when timelines came in", ["migrations"]),
+    ("how are existing posts shown on the timeline", []),  # present tense: the code showing them
     ("how is the view counter filled in", []),  # present tense: the code filling it
     ("what does setting up a fresh install do", []),  # "setting up" is no setting
     ("which setting turns off sign ups", ["config"]),
+    ("what fields does an article have in the database", ["models"]),  # what they are now
+    ("fields of a post as stored in the database", ["models"]),
+    ("which fields does the sign-up form show", []),  # a form's fields: no model named
+    ("which migration added the fields of a post", ["migrations"]),
+    ("what columns does the posts table have", ["migrations"]),
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts
@@ -66,6 +73,9 @@ def test_parts_named(query: str, parts: list[str]) -> None:
     "task :cleanup => :environment do",
     "tokio::spawn(async move { purge(pool).await });",  # Rust
     "#[derive(Debug, Parser)]\nstruct Cli {",
+    'SubCommand::with_name("migration")\n    .about("Manage migrations")',  # clap's builder
+    "App::new(\"Admin\")\n    .subcommand(users::command())",
+    'Arg::with_name("path")\n    .short("p")\n    .takes_value(true)',
     "let mut pargs = pico_args::Arguments::from_env();",
     "func (w *worker) Run(c <-chan model.Job, shutdown <-chan struct{}) {",  # Go
     "var rootCmd = &cobra.Command{",
@@ -104,6 +114,7 @@ def test_timer_registrations_hold_the_schedules_part(text: str) -> None:
     ("jobs", "task = Task.objects.get(pk=pk)"),
     ("jobs", "The task is done when the timer stops."),
     ("jobs", "const command = palette.commands[0]"),
+    ("jobs", 'let out = Command::new("git").arg("status").output()?;'),  # a process, no CLI
     ("schedules", "@app.task\ndef sync_exercises_task():"),  # a task, not its timer
     ("schedules", "setTimeout(() => save(), 500)"),
     ("schedules", "setInterval(() => refresh(), 60000)"),  # a page refreshing itself
@@ -182,3 +193,22 @@ def test_a_fresh_install_question_wants_the_setup_code_not_a_migration_or_seeder
     # 0.58 (not a migration); 0.75 * 0.5 = 0.375. Without the rule the migrations and
     # seeding parts named by "migrations" and "initial data" put the migration first.
     assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["setup", "migration"]
+
+
+def test_a_question_for_the_cli_command_running_migrations_finds_the_command() -> None:
+    """A CLI crate (``admin-cli/src/migration.rs``) defining ``migration run`` with clap's
+    builder is a command, not a list of migrations: inside the jobs part by its folder
+    and its text, and not weighed down as a migration by the running rule."""
+    command = _chunk("command", "admin-cli/src/migration.rs",
+                     'pub fn command<\'a, \'b>() -> App<\'a, \'b> {\n'
+                     '    SubCommand::with_name("migration")\n'
+                     '        .subcommand(SubCommand::with_name("run"))',
+                     0.40, "command")
+    runner = _chunk("runner", "app-models/src/migrations.rs",
+                    "pub fn run_pending_migrations(&self, conn: &Connection) -> Result<()> {", 0.55,
+                    "ImportedMigrations.run_pending_migrations")
+    main = _chunk("main", "src/main.rs", 'panic!("run migrations via: admin migration run")', 0.5)
+    results = [runner, main, command]
+    query = "which cli command runs the pending database migrations"
+    # 0.40 (the command); 0.55 * 0.5; 0.5 * 0.5
+    assert [r.id for r in reweigh(results, prior_for_paths(query, results))] == ["command", "runner", "main"]

@@ -9,6 +9,7 @@ import pytest
 
 from helpers import first_path_per_weight
 from ragloom.retrieval import path_prior
+from ragloom.retrieval.layout_priors import layout_priors
 from ragloom.retrieval.path_prior import (
     is_one_migration,
     parts_inside,
@@ -331,3 +332,24 @@ def test_a_question_asking_for_documentation_prefers_the_docs_pages(query: str, 
 ])
 def test_an_api_that_does_something_names_the_routes(query: str, routes: bool) -> None:
     assert any(part.name == "routes" for part in parts_named(query)) is routes
+
+
+def test_a_ci_services_configuration_is_not_the_applications() -> None:
+    ci = _result("ci", ".circleci/config.yml", 0.6)
+    gitlab = _result("gitlab", ".gitlab/ci/config.yml", 0.55)
+    env = _result("env", ".env.sample", 0.5)
+    factors = prior_for_paths("where do I configure the database url", [ci, gitlab, env])
+    # 0.5 (inside: env); 0.6 * 0.5 = 0.3; 0.55 * 0.5 = 0.275
+    assert [r.id for r in reweigh([ci, gitlab, env], factors)] == ["env", "ci", "gitlab"]
+
+
+def test_a_question_for_an_entitys_fields_wants_its_model_not_the_migration() -> None:
+    migration = _typed("sql", "migrations/2018-04-23_create_posts/up.sql", "migration", 0.6)
+    model = _typed("model", "crates/app-db/src/model/post.rs", "code", 0.5, "Post")
+    results = [migration, model]
+    factors = layout_priors("fields of a post as stored in the database", results)
+    # 0.5 (inside the models part); 0.6 * 0.5 = 0.3: the fields now are the model's (the
+    # migrations part named by "in the database" put the migration first: 0.6, 0.5 * 0.5)
+    assert [r.id for r in reweigh(results, factors)] == ["model", "sql"]
+    factors = layout_priors("which migration added the fields of a post", results)
+    assert [r.id for r in reweigh(results, factors)] == ["sql", "model"]

@@ -9,11 +9,13 @@ offline page's service worker; ``TimeEntryStillRunningMail.php`` above the mail'
 view).
 
 So when a query uses a word of the user interface (``INTERFACE_WORDS``: the kind of
-file it is made of, "template", "component", "css", "javascript", "browser"; what the
-user does, "click", "press", "swipe"; what they read, "shown", "label", "email text"), names no
-part of the application (``path_prior``: "which url shows the welcome text" asks for a
-route) and does not ask about tests, and some candidate is front end, every candidate that
-is not is multiplied by ``FRONTEND_WEIGHT`` in the one prior sort (``priors.reweigh``).
+file it is made of, "template", "component", "html" (not the format something is turned
+"into", rendered "to" or sent "as": "where is markdown turned into html" asks for the
+renderer), "css", "javascript", "browser"; what the user does, "click", "press", "swipe";
+what they read, "shown", "rendered", "label", "email text"), names no part of the
+application (``path_prior``: "which url shows the welcome text" asks for a route) and does
+not ask about tests, and some candidate is front end, every candidate that is not is
+multiplied by ``FRONTEND_WEIGHT`` in the one prior sort (``priors.reweigh``).
 Words naming a place in the interface ("page", "screen", "button", "modal") are not
 among them: they locate a feature whose answer is as often on the server ("how are posts
 ranked on the trending page": the feed query; "the default link button shape of a
@@ -29,7 +31,10 @@ override a view template": the developer docs saying how answer it).
 Front end: templates and single-file components (the markup chunker's languages), client-side
 script and styles (JavaScript, TypeScript, TSX, CSS and its dialects), and server-side
 UI component classes (Livewire components, Blade component classes: their folders name
-them). Tests are never front end here (an ``e2e/`` spec is TypeScript).
+them), and code of any language under a folder named for the front end (``frontend/``,
+``web-front/``, a Rust workspace's ``app-front`` crate compiled to WebAssembly: its
+``editor.rs`` is the browser's code). Tests are never front end here (an ``e2e/`` spec is
+TypeScript).
 """
 
 from __future__ import annotations
@@ -48,10 +53,10 @@ FRONTEND_WEIGHT = 0.5
 
 #: Words of a query about the user interface (whole words, any case).
 INTERFACE_WORDS = re.compile(
-    r"\b(templates?|components?|html(?!\s+(?:files?|snapshots?|exports?|documents?|cop(?:y|ies)|"
-    r"dumps?|archives?)\b)|css|stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
+    r"\b(templates?|components?|(?<!into\s)(?<!to\s)(?<!as\s)html(?!\s+(?:files?|snapshots?|exports?|"
+    r"documents?|cop(?:y|ies)|dumps?|archives?)\b)|css|stylesheets?|javascript|js|front[- ]?end|ui|browsers?|"
     r"click(s|ed|ing)?|press(es|ed|ing)?|taps?|swip(e|es|ed|ing)|scroll(s|ed|ing)?|hover|"
-    r"drag(s|ged|ging)?|shown|display(s|ed)?|wording|labels?|"
+    r"drag(s|ged|ging)?|shown|display(s|ed)?|rendered(?!\s+(?:to|into|as)\b)|wording|labels?|"
     r"(e-?mail|mail|notification|message|error|button|link|placeholder|tooltip|banner|welcome|help)"
     r"\s+texts?)\b",
     re.IGNORECASE)
@@ -64,6 +69,11 @@ _HOW_TO = re.compile(r"^\W*how\s+(?:do|can|should|would)\s+(?:i|we|you)\b", re.I
 CLIENT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "css", "scss", "sass", "less"})
 #: Folders of server-side UI components (``app/Livewire/``, ``app/View/Components/``).
 _COMPONENT_FOLDERS = re.compile(r"(^|/)(livewire|view/components)/", re.IGNORECASE)
+#: A folder named for the front end: ``frontend/``, ``front-end/``, ``web_front/``,
+#: ``app-front/`` (a word of the folder's name, not of the file's; a PHP "front
+#: controller" is the server's entry point).
+_FRONT_END_FOLDER = re.compile(r"(?:^|[/_.-])front(?:[-_]?end)?(?![-_.]?controller)(?:[_.-][^/]*)?/",
+                               re.IGNORECASE)
 
 
 def asks_about_the_interface(query: str) -> bool:
@@ -72,14 +82,16 @@ def asks_about_the_interface(query: str) -> bool:
 
 
 def is_front_end(result: SearchResult) -> bool:
-    """Whether a candidate is a template, a component or client-side script or style."""
+    """Whether a candidate is a template, a component or client-side script or style, or
+    code in a folder named for the front end."""
     metadata = result.metadata
     if metadata.get("source_type") == "test":
         return False
     language = str(metadata.get("language") or "")
     if language in SYNTAXES or language in CLIENT_LANGUAGES:
         return True
-    return _COMPONENT_FOLDERS.search(str(metadata.get("path") or "").replace("\\", "/")) is not None
+    path = str(metadata.get("path") or "").replace("\\", "/")
+    return _COMPONENT_FOLDERS.search(path) is not None or _FRONT_END_FOLDER.search(path) is not None
 
 
 def prior_for_front_end(query: str, candidates: Sequence[SearchResult],

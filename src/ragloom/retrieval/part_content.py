@@ -115,8 +115,10 @@ JOB_PATTERNS: dict[str, str] = {
     # Rails jobs, Sidekiq workers, rake tasks
     "rails": r"<\s*(?:ApplicationJob|ActiveJob::Base)\b|\binclude\s+Sidekiq::(?:Job|Worker)\b|"
              r"^\s*task\s+(?::\w+|\w+:\s)",
-    # Rust: spawned tasks, clap / pico-args command lines
+    # Rust: spawned tasks, clap command lines (derived, or built: ``SubCommand::with_name``,
+    # ``.subcommand(...)``, ``Arg::with_name``), pico-args
     "rust": r"\btokio::spawn\(|#\[derive\([^)]*\b(?:Parser|Subcommand)\b|#\[command\(|"
+            r"\bSubCommand::with_name\(|\.subcommand\(|\bArg::with_name\(|"
             r"\bpico_args::Arguments\b|\bstd::env::args\(\)",
     # Go: cobra commands, workers reading a channel of jobs
     "go": r"\bcobra\.Command\s*\{|<-chan\s+[\w.]*Job\b|\bfor\s+\w+\s*:=\s*range\s+\w*(?:[jJ]obs?|[qQ]ueue)\b",

@@ -92,9 +92,11 @@ _HISTORY_WORDS = _words(_HISTORY)
 _CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release_notes", "releases"})
 #: A question about what was done once to the rows already there when a change came in
 #: ("how were the existing settings carried over", "how were the end dates of existing plans
-#: filled in", "backfilled"): a data migration did it.
+#: filled in", "backfilled", "how were existing posts copied into the new table"): a data
+#: migration did it.
 _BACKFILL = (r"(?:were|was)\s+(?:\w+\s+){0,6}?(?:filled\s+in|carried\s+over|backfilled|converted|"
-             r"copied\s+over|moved\s+over|migrated)|backfill(?:s|ed|ing)?")
+             r"copied\s+over|moved\s+over|migrated)|backfill(?:s|ed|ing)?|"
+             r"(?:were|was)\s+(?:all\s+)?(?:the\s+)?(?:existing|already\s+existing)\s+\w+")
 #: Words of a question about the database's tables and columns that does not say
 #: "migration": "which table stores ...", "the column remembering ...", "database change
 #: that ...", "where in the database ...", and the history questions above.
@@ -121,6 +123,16 @@ _RUNNING = re.compile(r"\b(?:migrations?\s+(?:are\s+|is\s+|get\s+|gets\s+)?(?:ap
                       r"(?:apply|applies|applying|run|runs|running|execute|executes|pending)\s+"
                       r"(?:the\s+)?(?:\w+\s+)?migrations|fresh\s+install(?:ation|s)?|"
                       r"(?:first[- ]time|initial)\s+setup)\b", re.IGNORECASE)
+
+#: A question asking for an entity's fields ("what fields does a post have", "fields of a
+#: post as stored in the database"): what they are now is its model's (``model_prior``),
+#: whatever the migrations did on the way, so it names no migrations ("which migration
+#: added the field" still asks for one). It names the models part when it says the fields
+#: are stored ("in the database", "as stored"), not otherwise: "which fields does the
+#: sign-up form show" asks for a form.
+_FIELDS = r"(?:what|which)\s+fields|fields\s+(?:of|does|do|on)\b"
+_FIELDS_WORDS = _words(_FIELDS)
+_STORED_FIELDS = rf"(?:{_FIELDS})[^?]{{0,60}}?\b(?:database|db|stored|persisted|saved)"
 
 #: Words of a question about a setting that does not say "setting": what happens "by
 #: default", whether a feature is "turned on" / "switched off".
@@ -160,7 +172,8 @@ PARTS = (
     # "API requests per minute", "GitHub's API": those ask about a key, a limit, a client)
     _part("routes", r"routes?|routing|router|urls?|endpoints?|api(?=\s+(?:that|which|to|for)\b)",
           "route routes router routers routing urls urlconf"),
-    _part("models", r"models?", "model models entity entities"),
+    # An entity's fields "in the database", "as stored": the model (``_STORED_FIELDS``).
+    _part("models", rf"models?|{_STORED_FIELDS}", "model models entity entities"),
     # A console or management command is asked for as a command "that" does something,
     # one run "from the terminal"; "the command palette" of a front end is no command. Words
     # a question about the interface uses as well stay out: a "background" colour, a
@@ -168,14 +181,17 @@ PARTS = (
     _part("jobs", rf"jobs?|workers?|cron|scheduler|scheduled|queues?|queued|celery|{_BACKGROUND}|"
                   rf"receivers?|signal\s+handlers?|{_COMMAND_WORDS}",
           "job jobs worker workers cron scheduler schedule queue queues console commands tasks "
-          "listeners celery signals",
+          "listeners celery signals cli",
           "config configs settings"),  # config/queue.php sets the queue up, it runs no job
     # Work run on a timer: only what registers it (``part_content``) or a scheduler's file.
     _part("schedules", _SCHEDULE_WORDS, "scheduler schedule schedules cron crontab"),
-    # "setting up" an install is no setting
+    # "setting up" an install is no setting. A CI service's configuration
+    # (``.circleci/config.yml``, ``.gitlab/ci/config.yml``) builds and tests the
+    # application: none of its settings.
     _part("config", r"config|configuration|configure[sd]?|settings?(?!\s+up\b)|env|environment variables?|"
                     rf"options?|{_SWITCH_WORDS}",
-          "config configs configuration settings options env"),
+          "config configs configuration settings options env",
+          "circleci ci workflows buildkite travis"),
     # "documentation for ...", "docs on ...", "the readme", "for new contributors": the
     # project's prose pages (``source_type = docs``: Markdown, MDX, reStructuredText, a
     # docs site's pages, README and CONTRIBUTING), wherever the docs site files them. An
@@ -187,8 +203,12 @@ PARTS = (
 
 
 def parts_named(query: str) -> list[Part]:
-    """The parts whose words ``query`` uses (whole words, any case)."""
-    return [part for part in PARTS if part.query.search(query)]
+    """The parts whose words ``query`` uses (whole words, any case); not the migrations
+    for a question asking for an entity's fields (``_FIELDS``) but not for one migration."""
+    named = [part for part in PARTS if part.query.search(query)]
+    if _FIELDS_WORDS.search(query) and not re.search(_ONE_MIGRATION, query, re.IGNORECASE):
+        named = [part for part in named if part.name != "migrations"]
+    return named
 
 
 def path_words(path: str) -> set[str]:
@@ -276,12 +296,14 @@ def is_one_migration(result: SearchResult) -> bool:
     """Whether a chunk is (part of) a migration rather than code running migrations: a
     file of ``source_type = migration``, or a chunk of a file named for migrations
     (``migrations.go``: a list of them) whose symbol does not name migrating
-    (``run_migrations``, ``Migrate``)."""
+    (``run_migrations``, ``Migrate``) and that defines no command (a CLI's
+    ``migration.rs`` defining ``migration run`` runs them)."""
     meta = result.metadata
     if meta.get("source_type") == "migration":
         return True
-    symbol = str(meta.get("symbols") or meta.get("symbol") or "").lower()
-    return file_stem(str(meta.get("path", ""))) in ("migration", "migrations") and "migrat" not in symbol
+    symbol = str(meta.get("symbols") or meta.get("symbol") or "")
+    return file_stem(str(meta.get("path", ""))) in ("migration", "migrations") \
+        and "migrat" not in symbol.lower() and not holds_part("jobs", result.full_text or result.text, symbol)
 
 
 def file_stem(path: str) -> str:

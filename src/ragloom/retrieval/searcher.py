@@ -44,7 +44,7 @@ from ragloom.retrieval.enum_prior import named_enumerations, search_depth
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.frontend_prior import prior_for_front_end
 from ragloom.retrieval.fusion import fuse
-from ragloom.retrieval.layout_priors import layout_priors
+from ragloom.retrieval.layout_priors import asks_for_an_overview, layout_priors
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
 from ragloom.retrieval.priors import reweigh
@@ -310,13 +310,13 @@ class Searcher:
 
     def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],
               unembedded: frozenset[str]) -> list[SearchResult]:
-        """Nothing for a query unrelated to the corpus: no result reaches the relevance gate
-        (cosine), none defines a name the query uses, and none holds most of its words
-        (``retrieval.relevance_gate``; for results with no vector yet, the words decide)."""
+        """Nothing for a query unrelated to the corpus (``relevance_gate``; with no vector yet the
+        words decide), never for one asking what the project is (``overview_prior``)."""
         gate = self.relevance_gate
         judged = results[:GATE_WINDOW]
         unscored = [r for r in judged if r.id in unembedded]
-        if gate is None or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
+        if gate is None or asks_for_an_overview(query) \
+                or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
             return results
         candidates["below_relevance_gate"] = len(judged)
         return []
