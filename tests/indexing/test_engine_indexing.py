@@ -245,7 +245,9 @@ def test_progress_counts_files_and_chunks_embedded(make_engine, project: Path,
     assert not last.estimated and last.eta_seconds == 0
     assert [c.files_done for c in calls] == sorted(c.files_done for c in calls)
     assert [c.chunks_embedded for c in calls] == sorted(c.chunks_embedded for c in calls)
-    assert calls[0].estimated and calls[0].chunks_to_embed == 36  # 3 chunks x 12 files, by estimate
+    # 3 chunks x 12 files, estimated within a factor of two: 15 kB of modules are far fewer
+    # bytes than PRIOR_BYTES, so the chunk window's guess leads (test_progress_estimate.py)
+    assert calls[0].estimated and 18 <= calls[0].chunks_to_embed <= 72
     assert any(0 < c.chunks_embedded < 36 for c in calls)  # progress while the run goes on
     write(project, "m00.py", "def changed():\n    return 0\n")
     calls.clear()
