@@ -69,6 +69,8 @@ def test_config_names_every_rule_and_refuses_others() -> None:
     ("crates/parser/LICENSE-MIT", "nested-license"), ("third/COPYING", "nested-license"),
     ("public/libs/tinymce/tinymce.d.ts", "vendored"), ("web/wwwroot/lib/bootstrap/dist.css", "vendored"),
     ("app/static/libs/chart.js", "vendored"), ("public/js/vendor/modernizr.js", "vendored"),
+    ("public/themes/pterodactyl/vendor/ace/mode-php.js", "vendored"),
+    ("web/static/admin/vendor/select2/select2.css", "vendored"),
     ("dev/licensing/js-library-licenses.txt", "dependency-licenses"),
     ("THIRD-PARTY-LICENSES.md", "dependency-licenses"), ("dist-licenses/3rdpartylicenses.txt",
                                                           "dependency-licenses"),

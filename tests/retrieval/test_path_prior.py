@@ -48,6 +48,9 @@ from ragloom.types import SearchResult
     ("when did we start recording the time of birth of a child", ["migrations"]),
     ("since when do we keep the last login", ["migrations"]),
     ("when did the timer stop", []),
+    ("when did API keys get an expiry date", ["migrations"]),
+    ("when did posts gain a language column", ["migrations"]),
+    ("when does a user get a reminder email", []),  # what happens, not when it came in
     ("how are the weight percentile reference tables filled in", ["seeding"]),
     ("which seeder creates the admin user", ["seeding"]),
     ("how is the view counter filled in", []),  # no table or column filled
@@ -210,6 +213,7 @@ def _typed(doc_id: str, path: str, source_type: str, score: float, symbol: str =
     # asks for one migration or a date: outside weighs STRONG_WEIGHT (0.8 * 0.25 = 0.2 < 0.3)
     ("which migration added the view counter", ["migration", "job"]),
     ("when was the view counter added to posts", ["migration", "job"]),
+    ("when did posts get a view counter", ["migration", "job"]),
     ("where is the database table for post views created", ["migration", "job"]),
     ("where is the table for the views of a post created", ["migration", "job"]),
     # only names a column: PATH_WEIGHT (0.8 * 0.5 = 0.4 > 0.3)

@@ -54,12 +54,13 @@ NOISE_RULES: tuple[NoiseRule, ...] = (
     NoiseRule("snapshot", "test snapshot (rule snapshot)", ("**/__snapshots__/**", "*.snap")),
     # Third-party code committed into the tree: Rails' ``vendor/javascript``, Go's and
     # Composer's ``vendor/`` (at the top only), a front end's ``static/vendor/jquery.js``,
-    # libraries copied into the web root (``public/libs/tinymce``, ASP.NET's ``wwwroot/lib``).
+    # libraries copied into the web root (``public/libs/tinymce``, ASP.NET's ``wwwroot/lib``),
+    # a theme's libraries under the web root (``public/themes/<theme>/vendor/ace``).
     NoiseRule("vendored", "vendored third-party code (rule vendored)",
               ("vendor/**", "**/static/vendor/**", "**/assets/vendor/**", "**/third_party/**",
                "**/bower_components/**", "**/js/vendor/**", "**/css/vendor/**",
                *(f"**/{root}/{folder}/**" for root in ("public", "static", "wwwroot")
-                 for folder in ("lib", "libs")))),
+                 for folder in ("lib", "libs", "*/**/vendor")))),
     NoiseRule("rendered-docs", "rendered copy of a document beside it (rule rendered-docs)"),
     NoiseRule("symlink-copy", "symlink to a file indexed under its own path (rule symlink-copy)"),
     NoiseRule("long-lines", "generated or minified: most of its text is in lines over 2,000 "

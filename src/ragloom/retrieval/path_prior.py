@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from ragloom.chunking.registry import TEMPLATE_LANGUAGES
 from ragloom.retrieval.part_content import holds_part
+from ragloom.retrieval.part_lookalikes import without_lookalikes
 from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.test_prior import asks_about_tests
 from ragloom.retrieval.tokenize import identifier_parts
@@ -83,10 +84,12 @@ def _words(pattern: str) -> re.Pattern[str]:
 
 
 #: A question about when something came into the application ("when was the view counter
-#: added", "when did we start recording the birth time", "since when do we keep ..."):
-#: among the code only a migration, dated by its name or folder, answers it.
+#: added", "when did we start recording the birth time", "when did API keys get an expiry
+#: date", "since when do we keep ..."): among the code only a migration, dated by its name
+#: or folder, answers it ("when does a user get ..." asks what happens, not when it came in).
 _HISTORY = (r"when\s+(?:was|were|did)\b[^?]*\b(?:added|introduced)|"
-            r"when\s+did\s+(?:we|you|they|it|the\s+\w+)\s+(?:start|begin)|since\s+when")
+            r"when\s+did\s+(?:we|you|they|it|the\s+\w+)\s+(?:start|begin)|since\s+when|"
+            r"when\s+did\s+[^?]{1,60}?\s(?:get|gain|receive)\b")
 _HISTORY_WORDS = _words(_HISTORY)
 #: File names (no extension, lower case) of documents listing changes by release.
 _CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release_notes", "releases"})
@@ -246,6 +249,7 @@ def _parts_holding(query: str, candidates: Sequence[SearchResult]) -> list[tuple
             inside = {r.id for r in candidates if r.id in inside and is_one_migration(r)} or inside
         if inside and part.name == "migrations" and _HISTORY_WORDS.search(query):
             inside |= {r.id for r in candidates if is_changelog(r)}
+        inside = without_lookalikes(query, part.name, inside, candidates)
         if inside:
             found.append((part, inside))
     return found
