@@ -238,7 +238,8 @@ def parts_inside(query: str, candidates: Sequence[SearchResult]) -> list[set[str
 def _parts_holding(query: str, candidates: Sequence[SearchResult]) -> list[tuple[Part, set[str]]]:
     """``parts_inside`` with each set's part. Neither a test (unless the query is about
     tests) nor a data row (a CSV a data migration loads sits in ``migrations/``) is inside
-    a part: they are what a part's code reads, not the part."""
+    a part: they are what a part's code reads, not the part; nor a file only named like it
+    (``part_lookalikes``: an application's own schedules, Laravel's schema dump)."""
     tests_count = asks_about_tests(query)
     found = []
     for part in parts_named(query):
