@@ -56,6 +56,8 @@ from ragloom.types import SearchResult
     ("can I switch off sign ups", ["config"]),
     ("what is the default gradient of a profile", []),  # "default" alone names no setting
     ("turn the page on swipe", []),
+    ("which subcommands does the binary have", ["jobs"]),  # clap's and cobra's word
+    ("what does the sub-command for imports do", ["jobs"]),
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts
@@ -127,6 +129,13 @@ def test_a_component_or_template_is_never_inside_a_part() -> None:
                                   prior_for_paths("which settings hold formats", [page, view, config]))
             ] == ["config", "page", "view"]  # 0.5; 0.9 * 0.5 = 0.45; 0.85 * 0.5 = 0.425
     assert prior_for_paths("which settings hold formats", [page, view]) == []
+    # a Rust UI component (a Yew crate's ``user_schema_table.rs``) shows the schema, holds none
+    table = part("table", "app/src/components/user_schema_table.rs", "rust", 0.9)
+    table.metadata["interface"] = "web"
+    migrations = part("migrations", "crates/backend/src/sql_migrations.rs", "rust", 0.6)
+    assert [r.id for r in reweigh([table, migrations],
+                                  prior_for_paths("initial database schema", [table, migrations]))
+            ] == ["migrations", "table"]
 
 
 def test_nothing_changes_when_no_path_names_the_part_or_no_part_is_named() -> None:

@@ -31,8 +31,9 @@ filled in") names the migrations part too: a data migration did it. A question a
 migrations are run wants the code running them instead (``prior_for_running``). A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
-components and templates (``PRESENTATION``): they show a part, never hold it
-(``OrganizationFormatSettings.vue`` is a settings page, not where settings are defined).
+components and templates (``PRESENTATION``, and Rust user interfaces: ``interface``
+metadata): they show a part, never hold it (``OrganizationFormatSettings.vue`` is a
+settings page, not where settings are defined; a Yew ``user_schema_table.rs`` no schema).
 """
 
 from __future__ import annotations
@@ -139,8 +140,10 @@ _STORED_FIELDS = rf"(?:{_FIELDS})[^?]{{0,60}}?\b(?:database|db|stored|persisted|
 _SWITCH_WORDS = r"by\s+default|(?:turn|switch)(?:s|ed|ing)?\s+(?:on|off)"
 
 #: Words of a question about a console command: "which command ...", "command that ...",
-#: "from the command line", "in the terminal", "artisan", "management command".
-_COMMAND_WORDS = (r"command[- ]line|terminal|artisan|cli|(?:console|management|artisan|cli)\s+commands?|"
+#: "from the command line", "in the terminal", "artisan", "management command", a CLI's
+#: "subcommands" (clap's, cobra's word for them).
+_COMMAND_WORDS = (r"command[- ]line|terminal|artisan|cli|sub-?commands?|"
+                  r"(?:console|management|artisan|cli)\s+commands?|"
                   r"command\s+(?:that|to|which|for)|(?:which|what|a|the)\s+command(?!\s+palette)")
 #: Work done "in the background", a "background job / task / worker / loop / sync".
 _BACKGROUND = (r"in\s+the\s+background|background\s+(?:jobs?|tasks?|workers?|process(?:es|ing)?|"
@@ -323,7 +326,7 @@ def _is_inside(part: Part, result: SearchResult) -> bool:
     say (``part_content``), or for a part of one source type (the docs) whether it is of
     that type; never a component or template, nor a chunk with no path."""
     path = result.metadata.get("path")
-    if not path or result.metadata.get("language") in PRESENTATION:
+    if not path or result.metadata.get("language") in PRESENTATION or result.metadata.get("interface"):
         return False
     if part.source_type is not None:
         return result.metadata.get("source_type") == part.source_type

@@ -1,0 +1,37 @@
+"""Rust files that are a user interface, known by what they use rather than where they live.
+
+A front end in a Rust workspace is a crate compiled to WebAssembly, and its folder is as
+often named for nothing (``app/``, ``web/``, ``ui/``) as for the front end; a command
+line application's interface is the terminal UI it draws. Neither is told apart from the
+server by path, and most of such a file's chunks (a component's ``update``, a request
+helper) hold no word of the framework: only the file does (its ``use yew::...`` lines, an
+``html! {...}`` in one function). So a Rust file using a web UI framework (Yew's
+``html! {...}`` / ``impl Component for``, Leptos' ``view! {...}``, Dioxus' ``rsx! {...}``,
+``yew_router``, ``web_sys``, ``gloo``, ``wasm_bindgen``) gives every chunk the metadata
+``interface = "web"``, and one drawing a terminal UI (ratatui's or tui-rs'
+``render_widget``, ``ratatui::``) ``interface = "terminal"``; the front-end prior
+(``retrieval.frontend_prior``) counts them as front end.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: What only a web user interface written in Rust uses.
+_WEB = re.compile(
+    r"\b(?:html|rsx|view)!\s*[{(]|\bimpl\s+(?:yew::)?Component\s+for\b|#\[(?:function_)?component\b|"
+    r"\b(?:yew|yew_router|leptos|dioxus|sycamore|web_sys|gloo(?:_\w+)?|wasm_bindgen)::")
+#: What only a terminal user interface uses.
+_TERMINAL = re.compile(r"\b(?:ratatui|tui)::|\.render(?:_stateful)?_widget\(")
+
+
+def interface_of(text: str, language: str) -> str | None:
+    """``"web"`` or ``"terminal"`` for a Rust file that is (part of) a user interface, else
+    None."""
+    if language != "rust":
+        return None
+    if _WEB.search(text):
+        return "web"
+    if _TERMINAL.search(text):
+        return "terminal"
+    return None
