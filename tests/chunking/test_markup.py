@@ -295,7 +295,11 @@ def test_every_chunk_of_a_rust_user_interface_says_so() -> None:
     server = "use actix_web::web;\n\npub fn login(form: web::Json<Login>) -> bool {\n    form.ok()\n}\n"
     config = RAGConfig(embedding={"provider": "hash"}, chunk_size=120, chunk_overlap=24)
     chunks = FileChunker(config).chunk(component, "app/src/components/login.rs")
-    assert len(chunks) > 1 and {c.metadata.get("interface") for c in chunks} == {"web"}
+    assert len(chunks) > 1 and {c.metadata.get("interface") for c in chunks} == {"component"}
+    router = ("use yew_router::Routable;\n\n#[derive(Routable)]\n"
+              "pub enum Route {\n    #[at(\"/\")]\n    Home,\n}\n")
+    routes = FileChunker(config).chunk(router, "app/src/router.rs")
+    assert {c.metadata.get("interface") for c in routes} == {"web"}  # no markup: a router
     tui = FileChunker(config).chunk(terminal, "src/ui.rs")
     assert {c.metadata.get("interface") for c in tui} == {"terminal"}
     assert {c.metadata.get("interface") for c in FileChunker(config).chunk(server, "src/auth.rs")} == {None}

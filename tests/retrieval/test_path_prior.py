@@ -131,7 +131,7 @@ def test_a_component_or_template_is_never_inside_a_part() -> None:
     assert prior_for_paths("which settings hold formats", [page, view]) == []
     # a Rust UI component (a Yew crate's ``user_schema_table.rs``) shows the schema, holds none
     table = part("table", "app/src/components/user_schema_table.rs", "rust", 0.9)
-    table.metadata["interface"] = "web"
+    table.metadata["interface"] = "component"
     migrations = part("migrations", "crates/backend/src/sql_migrations.rs", "rust", 0.6)
     assert [r.id for r in reweigh([table, migrations],
                                   prior_for_paths("initial database schema", [table, migrations]))

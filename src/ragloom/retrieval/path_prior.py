@@ -31,8 +31,8 @@ filled in") names the migrations part too: a data migration did it. A question a
 migrations are run wants the code running them instead (``prior_for_running``). A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
-components and templates (``PRESENTATION``, and Rust user interfaces: ``interface``
-metadata): they show a part, never hold it (``OrganizationFormatSettings.vue`` is a
+components and templates (``PRESENTATION``, and Rust UI components: ``interface =
+"component"``): they show a part, never hold it (``OrganizationFormatSettings.vue`` is a
 settings page, not where settings are defined; a Yew ``user_schema_table.rs`` no schema).
 """
 
@@ -326,7 +326,8 @@ def _is_inside(part: Part, result: SearchResult) -> bool:
     say (``part_content``), or for a part of one source type (the docs) whether it is of
     that type; never a component or template, nor a chunk with no path."""
     path = result.metadata.get("path")
-    if not path or result.metadata.get("language") in PRESENTATION or result.metadata.get("interface"):
+    if not path or result.metadata.get("language") in PRESENTATION \
+            or result.metadata.get("interface") == "component":
         return False
     if part.source_type is not None:
         return result.metadata.get("source_type") == part.source_type
