@@ -362,3 +362,18 @@ def test_a_question_for_an_entitys_fields_wants_its_model_not_the_migration() ->
     assert [r.id for r in reweigh(results, factors)] == ["model", "sql"]
     factors = layout_priors("which migration added the fields of a post", results)
     assert [r.id for r in reweigh(results, factors)] == ["sql", "model"]
+
+
+def test_an_examples_page_is_not_inside_the_part_its_folder_names() -> None:
+    # client guides under example_configs/ explain another service's setup, not the app's
+    def chunk(doc_id: str, path: str, source_type: str, score: float) -> SearchResult:
+        return SearchResult(doc_id, "", {"path": path, "source_type": source_type}, 0.5, 0.5,
+                            rank_score=score)
+
+    guide = chunk("guide", "example_configs/open-webui.md", "docs", 0.9)
+    template = chunk("template", "lldap_config.docker_template.toml", "config", 0.6)
+    sample = chunk("sample", "config.example.toml", "config", 0.5)  # the app's own sample
+    results = [guide, template, sample]
+    # 0.6 and 0.5 inside; 0.9 * 0.5 = 0.45
+    assert [r.id for r in reweigh(results, prior_for_paths("what port does it listen on by default", results))
+            ] == ["template", "sample", "guide"]

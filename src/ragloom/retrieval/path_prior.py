@@ -55,6 +55,11 @@ PATH_WEIGHT = 0.5
 STRONG_WEIGHT = 0.25
 #: Languages of components and templates: never inside a part, whatever their file name.
 PRESENTATION = frozenset({*TEMPLATE_LANGUAGES, "vue", "svelte"})
+#: Folder words of examples: a prose page under one (``example_configs/gitea.md``: how to
+#: connect another service) holds no part of the application, whatever the folder's other
+#: words (``configs``); a sample file of the application's own (``config.example.toml``)
+#: still does.
+_EXAMPLES = frozenset({"example", "examples", "sample", "samples"})
 
 
 @dataclass(frozen=True)
@@ -331,6 +336,8 @@ def _is_inside(part: Part, result: SearchResult) -> bool:
         return False
     if part.source_type is not None:
         return result.metadata.get("source_type") == part.source_type
+    if result.metadata.get("source_type") == "docs" and _EXAMPLES & path_words(str(path).rsplit("/", 1)[0]):
+        return False  # an example's page: how to use the application with something else
     words = path_words(str(path))
     return (bool(part.path_words & words) and not part.unlike & words
             or holds_part(part.name, result.full_text or result.text,
