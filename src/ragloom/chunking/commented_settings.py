@@ -13,12 +13,13 @@ between arbitrary lines, and the setting a question asks for ("how do I set the 
 secret") landed in one chunk and its documentation in another. So a commented line that
 is a setting itself (``#key = value``, ``# key: value``, ``;key=value``: one name and one
 value, a quoted string, a number, a word or a bracketed list or table) ends a unit as a
-live setting does. A comment in words ("## LC_ALL=C tr -dc
-... | head", "# Note: this is slow") is no setting: its value is more than one token.
+live setting does. A comment in words ("## LC_ALL=C tr -dc ... | head", "# Note: this is
+slow") is no setting: its value is more than one token.
 
 A TOML or INI table header (``[smtp_options]``, ``[[servers]]``) opens a section: the
-chunker packs each section's units on their own, so a chunk never holds the end of one
-section and the start of the next (the SMTP options' documentation with the LDAPS ones').
+chunker packs sections whole, small ones several to a window, so a chunk never holds the
+end of one section and the start of the next (the SMTP options' documentation with the
+LDAPS ones').
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from collections.abc import Sequence
 _SETTING = re.compile(
     r"^\s*(?P<key>[A-Za-z_][\w.-]{0,80})\s*(?:=|:(?=\s))\s*"
     r"(?:\"[^\"]*\"|'[^']*'|[\[{].*|[^\s#;\"']+)\s*(?:[#;].*)?$")
-
-
 #: A TOML / INI table header alone on its line (``[smtp_options]``, ``[[bin]]``,
 #: ``[tool.ruff]``); a shell test (``[ -f x ]``) has a space inside.
 _SECTION = re.compile(r"^\[\[?[A-Za-z0-9_\"][^\]\s]*\]\]?\s*(?:[#;].*)?$")
@@ -53,4 +52,3 @@ def commented_setting(line: str, prefixes: Sequence[str]) -> str | None:
         return None
     match = _SETTING.match(stripped.lstrip(prefix[0]))
     return match.group("key") if match else None
-

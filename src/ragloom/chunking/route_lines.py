@@ -20,8 +20,8 @@ echo and fiber; Express, Koa, Fastify and Hono routers; Laravel's ``Route::``; D
 ``path()`` / ``re_path()``; axum's ``.route("/x", get(handler))``; and attributes or
 decorators above the handler (Rocket, actix, Flask, FastAPI), whose handler is the name of
 the ``fn`` / ``def`` on the next lines (for yew_router's ``#[at("/users")]``, the route
-enum's variant on the next line: a front end's page). An axum or actix builder is read over line ends
-(``BUILDER``): rustfmt writes a long registration as ``.route(`` / the path / the method
+enum's variant on the next line: a front end's page). An axum or actix builder is read over
+line ends (``BUILDER``): rustfmt writes a long registration as ``.route(`` / the path / the method
 router on lines of their own (``routing::post(handler::users::inbox::post)``, verbs chained
 as ``get(show).post(update)``), and the chunker keeps such a call whole
 (``treesitter.tables.OPENED_CALL``). On Kitsune's router (docs/benchmarks.md) route
