@@ -291,7 +291,6 @@ def test_every_chunk_of_a_rust_user_interface_says_so() -> None:
                  "        self.name.is_empty()\n    }\n}\n\n"
                  "impl Component for LoginForm {\n    fn view(&self) -> Html {\n"
                  "        html! { <form></form> }\n    }\n}\n")
-    terminal = "fn draw(f: &mut Frame, area: Rect) {\n    f.render_widget(Paragraph::new(\"hi\"), area);\n}\n"
     server = "use actix_web::web;\n\npub fn login(form: web::Json<Login>) -> bool {\n    form.ok()\n}\n"
     config = RAGConfig(embedding={"provider": "hash"}, chunk_size=120, chunk_overlap=24)
     chunks = FileChunker(config).chunk(component, "app/src/components/login.rs")
@@ -300,7 +299,5 @@ def test_every_chunk_of_a_rust_user_interface_says_so() -> None:
               "pub enum Route {\n    #[at(\"/\")]\n    Home,\n}\n")
     routes = FileChunker(config).chunk(router, "app/src/router.rs")
     assert {c.metadata.get("interface") for c in routes} == {"web"}  # no markup: a router
-    tui = FileChunker(config).chunk(terminal, "src/ui.rs")
-    assert {c.metadata.get("interface") for c in tui} == {"terminal"}
     assert {c.metadata.get("interface") for c in FileChunker(config).chunk(server, "src/auth.rs")} == {None}
     assert "interface" not in FileChunker(config).chunk("html! { }\n", "notes.txt")[0].metadata

@@ -36,8 +36,7 @@ them), and code of any language under a folder named for the front end (``fronte
 ``editor.rs`` is the browser's code). Tests are never front end here (an ``e2e/`` spec is
 TypeScript). A Rust user interface is as often a crate named for nothing (``app/``,
 ``web/``), so Rust code is front end by what its file uses too (``interface`` metadata,
-``chunking.interface_code``: Yew, Leptos, Dioxus, ``web_sys``; ratatui for a command line
-application's terminal UI).
+``chunking.interface_code``: Yew, Leptos, Dioxus, ``web_sys``).
 """
 
 from __future__ import annotations
