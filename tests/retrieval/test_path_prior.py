@@ -366,13 +366,10 @@ def test_a_question_for_an_entitys_fields_wants_its_model_not_the_migration() ->
 
 def test_an_examples_page_is_not_inside_the_part_its_folder_names() -> None:
     # client guides under example_configs/ explain another service's setup, not the app's
-    def chunk(doc_id: str, path: str, source_type: str, score: float) -> SearchResult:
-        return SearchResult(doc_id, "", {"path": path, "source_type": source_type}, 0.5, 0.5,
-                            rank_score=score)
-
-    guide = chunk("guide", "example_configs/open-webui.md", "docs", 0.9)
-    template = chunk("template", "lldap_config.docker_template.toml", "config", 0.6)
-    sample = chunk("sample", "config.example.toml", "config", 0.5)  # the app's own sample
+    guide = _result("guide", "example_configs/open-webui.md", 0.9)
+    guide.metadata["source_type"] = "docs"
+    template = _result("template", "lldap_config.docker_template.toml", 0.6)
+    sample = _result("sample", "config.example.toml", 0.5)  # the app's own sample
     results = [guide, template, sample]
     # 0.6 and 0.5 inside; 0.9 * 0.5 = 0.45
     assert [r.id for r in reweigh(results, prior_for_paths("what port does it listen on by default", results))
