@@ -204,6 +204,45 @@ def test_a_yaml_comment_stays_with_the_key_below_it() -> None:
     assert all(c.text == source[c.metadata["start_char"]:c.metadata["end_char"]] for c in chunks)
 
 
+def test_a_commented_out_setting_ends_its_documentation_as_a_live_one_does() -> None:
+    # a sample configuration shipping every option commented out under its documentation
+    settings = [
+        ("http_port", "17170", ["The port of the web interface, for logins and", "administration."]),
+        ("jwt_secret", '"REPLACE_WITH_RANDOM"', ["Secret signing the session tokens; generate one with:",
+                                                "LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c 32"]),
+        ("database_url", '"sqlite://users.db?mode=rwc"', ["Where the users are kept.",
+                                                         "Note: sqlite needs mode=rwc to create it."])]
+    lines: list[str] = []
+    spans = {}
+    for key, value, doc in settings:
+        first = len(lines) + 1
+        lines += [f"## {line}" for line in doc] + [f"#{key} = {value}", ""]
+        spans[key] = (first, len(lines) - 1)
+    source = "\n".join(lines)
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=160, chunk_overlap=32)
+    chunks = FileChunker(config).chunk(source, "config.template.toml")
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == list(spans.values())
+    yaml = "# Mail server.\n# smtp_host: mail.example.com\n\n# Note: retries are slow.\n# retries: 3\n"
+    chunks = FileChunker(RAGConfig(embedding={"provider": "hash"}, chunk_size=60, chunk_overlap=12)).chunk(
+        yaml, "config.example.yml")
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [(1, 2), (4, 5)]
+
+
+def test_a_table_header_opens_a_section_no_chunk_shares_with_the_one_before() -> None:
+    source = ("## Where the users are kept.\ndatabase_url = \"sqlite://users.db\"\n\n"
+              "## Options of the mail server sending password resets.\n[smtp_options]\n"
+              "## The SMTP server.\n#server = \"smtp.example.com\"\n## The SMTP port.\n#port = 587\n"
+              "## Whether to send reset mails at all.\n#enable_password_reset = true\n\n"
+              "[[servers]]\nname = \"a\"\n")
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=220, chunk_overlap=44)
+    chunks = FileChunker(config).chunk(source, "config.toml")
+    # each section whole (the mail one with its banner), none sharing a chunk: together over the window
+    assert [(c.metadata["start_line"], c.metadata["end_line"]) for c in chunks] == [(1, 2), (4, 11), (13, 14)]
+    small = FileChunker(RAGConfig(embedding={"provider": "hash"}, chunk_size=2000, chunk_overlap=40)).chunk(
+        source, "config.toml")
+    assert len(small) == 1  # small sections share a window
+
+
 def test_a_long_import_run_is_one_chunk_and_a_short_one_opens_the_code() -> None:
     chunks = chunks_of("routes/api.php", 1000)
     assert [(c.metadata["kind"], c.metadata["start_line"], c.metadata["end_line"])
@@ -244,3 +283,21 @@ def test_filters_find_components_and_templates(tmp_path: Path) -> None:
         (1, 11)]  # the modal's own lines, not skipped as "no visible text"
     assert {r.path for r in code} == {"QueueScreen.vue", "templates/checks/remove_modal.html",
                                       "resources/views/invoices/show.blade.php"}
+
+
+def test_every_chunk_of_a_rust_user_interface_says_so() -> None:
+    component = ("use yew::prelude::*;\n\npub struct LoginForm {\n    name: String,\n}\n\n"
+                 "impl LoginForm {\n    fn submit(&mut self) -> bool {\n"
+                 "        self.name.is_empty()\n    }\n}\n\n"
+                 "impl Component for LoginForm {\n    fn view(&self) -> Html {\n"
+                 "        html! { <form></form> }\n    }\n}\n")
+    server = "use actix_web::web;\n\npub fn login(form: web::Json<Login>) -> bool {\n    form.ok()\n}\n"
+    config = RAGConfig(embedding={"provider": "hash"}, chunk_size=120, chunk_overlap=24)
+    chunks = FileChunker(config).chunk(component, "app/src/components/login.rs")
+    assert len(chunks) > 1 and {c.metadata.get("interface") for c in chunks} == {"component"}
+    router = ("use yew_router::Routable;\n\n#[derive(Routable)]\n"
+              "pub enum Route {\n    #[at(\"/\")]\n    Home,\n}\n")
+    routes = FileChunker(config).chunk(router, "app/src/router.rs")
+    assert {c.metadata.get("interface") for c in routes} == {"web"}  # no markup: a router
+    assert {c.metadata.get("interface") for c in FileChunker(config).chunk(server, "src/auth.rs")} == {None}
+    assert "interface" not in FileChunker(config).chunk("html! { }\n", "notes.txt")[0].metadata

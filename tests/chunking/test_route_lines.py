@@ -42,6 +42,12 @@ def test_an_attribute_takes_the_handler_from_the_definition_below() -> None:
     flask = '@app.route("/hello")\nasync def say_hello():\n    return "hi"'
     assert readable_routes(flask) == '@route /hello say hello)\nasync def say_hello():\n    return "hi"' \
         .replace("@route", "route")
+    # a front end's route enum (yew_router): the page is the variant under the attribute
+    pages = ('#[derive(Routable)]\npub enum AppRoute {\n    #[at("/users/:user_id")]\n'
+             '    UserDetails { user_id: String },\n    #[at("/")]\n    Index,\n}\n')
+    assert readable_routes(pages).split("\n")[2:6] == [
+        "    route /users/:user_id user details)]", "    UserDetails { user_id: String },",
+        "    route / index)]", "    Index,"]
 
 
 @pytest.mark.parametrize("text", [

@@ -116,3 +116,13 @@ def test_engine_answers_an_interface_question_with_the_template(make_engine, pro
     assert first_path_per_weight(make_engine, project, files, monkeypatch, frontend_prior,
                                  "FRONTEND_WEIGHT", "reminder email text", (1.0, 0.5)) == [
         "app/Mail/ReminderMail.php", "resources/views/emails/reminder.blade.php"]
+
+
+def test_a_rust_user_interface_is_front_end_wherever_its_crate_lives() -> None:
+    web = _result("web", "app/src/infra/api.rs", "rust", 0.5)
+    web.metadata["interface"] = "web"  # the file uses yew (chunking.interface_code)
+    server = _result("server", "server/src/auth_service.rs", "rust", 0.9)
+    assert (is_front_end(web), is_front_end(server)) == (True, False)
+    factors = prior_for_front_end("how does the front end send requests to the backend", [server, web])
+    assert [r.id for r in reweigh([server, web], factors)] == ["web", "server"]
+

@@ -79,3 +79,15 @@ def test_engine_answers_an_entity_question_with_its_model(make_engine, project: 
     assert first_path_per_weight(make_engine, project, files, monkeypatch, model_prior, "MODEL_WEIGHT",
                                  "how is the slug of a child generated", (1.0, 0.7)) == [
         "core/views.py", "core/models.py"]
+
+
+def test_an_orm_entity_module_is_named_by_its_file_not_its_boilerplate_types() -> None:
+    # SeaORM declares Model, Entity, Column, Relation in every entity's module
+    tokens = _result("tokens", "crates/domain-model/src/model/password_reset_tokens.rs", 0.4, "Model")
+    users = _result("users", "crates/domain-model/src/model/users.rs", 0.5, "Column::def")
+    assert entity_names(tokens) == {"password_reset_tokens"} and entity_names(users) == {"users"}
+    handler = _result("handler", "server/src/auth_service.rs", 0.9, "get_password_reset_step2")
+    assert prior_for_models("which column sorts the list", [handler, tokens, users], weight=0.7) == []
+    factors = prior_for_models("which column sorts the users", [handler, tokens, users], weight=0.7)
+    # 0.5 (the users' entity); 0.9 * 0.7 = 0.63 first still; 0.4 * 0.7 = 0.28
+    assert [r.id for r in reweigh([handler, tokens, users], factors)] == ["handler", "users", "tokens"]

@@ -19,6 +19,7 @@ from ragloom.retrieval.part_content import holds_part
     "Router::new()\n    .route(\"/api/feeds\", get(list_feeds))",  # axum
     "rocket::custom(config)\n    .mount([basepath, \"/api\"].concat(), api::core_routes())",
     "cfg.service(web::scope(\"/api\").service(index));",  # actix
+    "#[derive(Routable)]\npub enum AppRoute {\n    #[at(\"/users\")]\n    ListUsers,",  # yew_router
     "uiRouter.HandleFunc(\"/share/{entryID}\", h.createSharedEntry).Name(\"shareEntry\")",  # mux
     "mux.HandleFunc(\"GET /healthz\", healthz)",  # Go 1.22 patterns
     "r.GET(\"/albums\", getAlbums)",  # gin

@@ -59,6 +59,8 @@ from ragloom.types import SearchResult
     ("can I switch off sign ups", ["config"]),
     ("what is the default gradient of a profile", []),  # "default" alone names no setting
     ("turn the page on swipe", []),
+    ("which subcommands does the binary have", ["jobs"]),  # clap's and cobra's word
+    ("what does the sub-command for imports do", ["jobs"]),
 ])
 def test_parts_named(query: str, parts: list[str]) -> None:
     assert [part.name for part in parts_named(query)] == parts
@@ -130,6 +132,13 @@ def test_a_component_or_template_is_never_inside_a_part() -> None:
                                   prior_for_paths("which settings hold formats", [page, view, config]))
             ] == ["config", "page", "view"]  # 0.5; 0.9 * 0.5 = 0.45; 0.85 * 0.5 = 0.425
     assert prior_for_paths("which settings hold formats", [page, view]) == []
+    # a Rust UI component (a Yew crate's ``user_schema_table.rs``) shows the schema, holds none
+    table = part("table", "app/src/components/user_schema_table.rs", "rust", 0.9)
+    table.metadata["interface"] = "component"
+    migrations = part("migrations", "crates/backend/src/sql_migrations.rs", "rust", 0.6)
+    assert [r.id for r in reweigh([table, migrations],
+                                  prior_for_paths("initial database schema", [table, migrations]))
+            ] == ["migrations", "table"]
 
 
 def test_nothing_changes_when_no_path_names_the_part_or_no_part_is_named() -> None:
@@ -357,3 +366,15 @@ def test_a_question_for_an_entitys_fields_wants_its_model_not_the_migration() ->
     assert [r.id for r in reweigh(results, factors)] == ["model", "sql"]
     factors = layout_priors("which migration added the fields of a post", results)
     assert [r.id for r in reweigh(results, factors)] == ["sql", "model"]
+
+
+def test_an_examples_page_is_not_inside_the_part_its_folder_names() -> None:
+    # client guides under example_configs/ explain another service's setup, not the app's
+    guide = _result("guide", "example_configs/open-webui.md", 0.9)
+    guide.metadata["source_type"] = "docs"
+    template = _result("template", "lldap_config.docker_template.toml", 0.6)
+    sample = _result("sample", "config.example.toml", 0.5)  # the app's own sample
+    results = [guide, template, sample]
+    # 0.6 and 0.5 inside; 0.9 * 0.5 = 0.45
+    assert [r.id for r in reweigh(results, prior_for_paths("what port does it listen on by default", results))
+            ] == ["template", "sample", "guide"]

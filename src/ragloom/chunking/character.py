@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from ragloom.chunking.base import Piece, SourceLines, assemble_chunks, piece_from_span
+from ragloom.chunking.commented_settings import commented_setting, is_section
 from ragloom.chunking.measure import CHARACTERS, TextMeasure, fit_prefix
 from ragloom.types import Chunk
 
@@ -148,7 +149,11 @@ class CommentedLinesChunker:
     never part a comment from the line it documents: a run of comment (and blank) lines
     and the line after it are one unit (``# How long a session lasts`` above
     ``lifetime: 120``), units packed greedily up to ``chunk_size`` by the definition
-    splitter (so no overlap; a unit longer than a window is cut between its lines)."""
+    splitter (so no overlap; a unit longer than a window is cut between its lines). A
+    setting written out in a comment (``#http_port = 17170``) ends a unit as a live one
+    does, and a table header (``[smtp_options]``) opens a section: sections are packed
+    whole, several small ones to a window, never a part of one with a part of the next
+    (``commented_settings``)."""
 
     def __init__(self, comment_prefixes: tuple[str, ...], chunk_size: int = 1000,
                  measure: TextMeasure = CHARACTERS) -> None:
@@ -156,20 +161,41 @@ class CommentedLinesChunker:
 
         self.comment_prefixes = comment_prefixes
         self.measure = measure
-        self._splitter = DefinitionSplitter(max(4, chunk_size), measure)
+        self.chunk_size = max(4, chunk_size)
+        self._splitter = DefinitionSplitter(self.chunk_size, measure)
 
     def chunk(self, text: str, path: str) -> list[Chunk]:
         source = SourceLines(text, self.measure)
         units: list[tuple[int, int]] = []
         start = 1
         for number, line in enumerate(source.line_texts, start=1):
-            if line.strip() and not line.lstrip().startswith(self.comment_prefixes):
+            if line.strip() and (not line.lstrip().startswith(self.comment_prefixes)
+                                 or commented_setting(line, self.comment_prefixes)):
                 units.append((start, number))
                 start = number + 1
         if start <= source.line_count:
             units.append((start, source.line_count))
-        pieces = self._splitter.pack(source, units)
+        pieces = [piece for group in self._sections(source, units)
+                  for piece in self._splitter.pack(source, group)]
         return assemble_chunks(path, pieces, base={"chunker": "character"})
+
+    def _sections(self, source: SourceLines, units: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+        """``units`` in groups of whole sections (a table header opens one), consecutive
+        sections joined while they fit the window together; a bigger one is a group alone."""
+        opening = [0] + [i for i, (_, last) in enumerate(units)
+                         if i and is_section(source.line_texts[last - 1])] + [len(units)]
+        groups: list[list[tuple[int, int]]] = []
+        size = 0.0
+        for first, end in zip(opening, opening[1:]):
+            section = units[first:end]
+            own = source.size(section[0][0], section[-1][1])
+            if groups and size + own <= self.chunk_size:
+                groups[-1] += section
+                size += own
+            else:
+                groups.append(list(section))
+                size = own
+        return groups
 
 
 def _give_trailing_lines(source: SourceLines, first: int, end: int,

@@ -12,6 +12,7 @@ from typing import Protocol
 from ragloom._registry import Registry
 from ragloom.chunking.base import Chunker, LineIndex, chunk_id
 from ragloom.chunking.character import CharacterChunker
+from ragloom.chunking.interface_code import interface_of
 from ragloom.chunking.sizing import ChunkSizing, resolve_chunk_sizing
 from ragloom.chunking.treesitter.languages import EXTENSIONS as TREE_SITTER_EXTENSIONS
 from ragloom.chunking.treesitter.languages import FILE_NAMES, LANGUAGES
@@ -194,7 +195,8 @@ def _rst_chunker(config: RAGConfig, sizing: ChunkSizing) -> Chunker | None:
 
 
 class FileChunker:
-    """Chunks any file with the chunker its language calls for, tagging ``language``."""
+    """Chunks any file with the chunker its language calls for, tagging ``language`` (and
+    ``interface`` for a Rust user interface: ``interface_code``)."""
 
     def __init__(self, config: RAGConfig, sizing: ChunkSizing | None = None) -> None:
         self._config = config
@@ -219,8 +221,11 @@ class FileChunker:
             return self._chunk_segments(text, path, segments)
         language = language or language_for_path(path)
         chunks = self.chunker_for(path, language).chunk(text, path)
+        interface = interface_of(text, language)
         for chunk in chunks:
             chunk.metadata.setdefault("language", language)
+            if interface:
+                chunk.metadata["interface"] = interface
         return chunks
 
     def _chunk_segments(self, text: str, path: str, segments: Sequence[Segment]) -> list[Chunk]:

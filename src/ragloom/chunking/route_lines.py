@@ -19,8 +19,9 @@ call a handler after it, as ``retrieval.part_content`` asks): Go's net/http, chi
 echo and fiber; Express, Koa, Fastify and Hono routers; Laravel's ``Route::``; Django's
 ``path()`` / ``re_path()``; axum's ``.route("/x", get(handler))``; and attributes or
 decorators above the handler (Rocket, actix, Flask, FastAPI), whose handler is the name of
-the ``fn`` / ``def`` on the next lines. An axum or actix builder is read over line ends
-(``BUILDER``): rustfmt writes a long registration as ``.route(`` / the path / the method
+the ``fn`` / ``def`` on the next lines (for yew_router's ``#[at("/users")]``, the route
+enum's variant on the next line: a front end's page). An axum or actix builder is read over
+line ends (``BUILDER``): rustfmt writes a long registration as ``.route(`` / the path / the method
 router on lines of their own (``routing::post(handler::users::inbox::post)``, verbs chained
 as ``get(show).post(update)``), and the chunker keeps such a call whole
 (``treesitter.tables.OPENED_CALL``). On Kitsune's router (docs/benchmarks.md) route
@@ -66,8 +67,9 @@ _FORMS = [
     r"(?P<handler>\w+(?:::class(?:\s*,\s*['\"]\w+['\"]\s*\]?)?)?)",
     # Django: path("x/<int:pk>/", views.show, name="x"), re_path(r"^x/$", XView.as_view())
     r"\b(?:re_)?path\(\s*r?['\"](?P<path>[^'\"\n]*)['\"]\s*,\s*(?P<handler>[\w.]+)",
-    # Rocket / actix attributes, Flask / FastAPI decorators: the handler is defined below
-    rf"(?:#\[|@\w+\.)(?P<verb>{_VERBS}|route|api_route)\(\s*r?['\"](?P<path>/[^'\"\n]*)['\"]"
+    # Rocket / actix attributes, Flask / FastAPI decorators: the handler is defined below;
+    # yew_router's #[at("/users")] above the variant of a front end's route enum
+    rf"(?:#\[|@\w+\.)(?P<verb>{_VERBS}|route|api_route|at)\(\s*r?['\"](?P<path>/[^'\"\n]*)['\"]"
     r"(?P<attribute>)",
 ]
 _REGISTRATIONS = [re.compile(form) for form in _FORMS]
@@ -80,7 +82,9 @@ _ATTRIBUTE_REACH = 4
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 #: Calls that name no verb: ``HandleFunc``, ``Route``, Laravel's ``resource`` ...
 _NOT_VERBS = frozenset({"handlefunc", "handle", "group", "route", "mount", "use", "any", "all",
-                        "match", "api_route"})
+                        "match", "api_route", "at"})
+#: The variant under a route enum's attribute (``Login,``, ``UserDetails { user_id: String },``).
+_VARIANT = re.compile(r"^\s*([A-Z]\w*)\s*(?:[,{(]|$)")
 #: Parts of a handler reference that name no action.
 _NOT_NAMES = frozenset({"class", "as_view", "handler", "h"})
 
@@ -100,7 +104,7 @@ def readable_routes(text: str) -> str:
         groups = {k: v for k, v in match.groupdict().items() if v is not None}
         handler = groups.get("handler")
         if "attribute" in groups:
-            handler = _defined_below(lines, number)
+            handler = _defined_below(lines, number, groups.get("verb") == "at")
         words = ["route", _verb(groups), groups["path"], *_handler_words(handler)]
         rest = line[match.end():]
         space = " " if rest and not rest[0].isspace() and rest[0] not in ")];," else ""
@@ -126,7 +130,12 @@ def _verb(groups: dict[str, str]) -> str:
     return "" if verb.lower() in _NOT_VERBS else verb.upper()
 
 
-def _defined_below(lines: list[str], number: int) -> str | None:
+def _defined_below(lines: list[str], number: int, variant: bool = False) -> str | None:
+    """The handler defined under the attribute on line ``number``: a ``fn`` / ``def``, or
+    for a route enum's attribute (``variant``) the variant on the next line."""
+    if variant:
+        found = _VARIANT.match(lines[number + 1]) if number + 1 < len(lines) else None
+        return found.group(1) if found else None
     for line in lines[number + 1:number + 1 + _ATTRIBUTE_REACH]:
         found = _DEFINITION.match(line)
         if found:

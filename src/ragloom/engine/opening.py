@@ -50,11 +50,11 @@ from ragloom.stores.registry import create_vector_store, store_backend, vector_s
 from ragloom.stores.tenant import TenantStore, shared_store
 
 #: Bumped when a rule gives old chunks other metadata (2: ``source_type``; 3: SQL, stylesheet
-#: rules, Rust ``#[test]`` items, programs under ``docs/``; 4-11: Go migration lists, more
+#: rules, Rust ``#[test]`` items, programs under ``docs/``; 4-12: Go migration lists, more
 #: migration types, route lines in words, option tables by entry, route files by section,
-#: Python's opening imports, prose under ``spec/`` as docs, settings by setting, builders): old
-#: indexes re-chunk once on open, embeddings from the cache. Source-type defaults are in the signature.
-CHUNK_METADATA_VERSION = 11
+#: Python's opening imports, prose under ``spec/`` as docs, settings by setting, builders, commented
+#: settings, Rust UIs): old indexes re-chunk once, embeddings cached. Source-type defaults: signature.
+CHUNK_METADATA_VERSION = 12
 
 logger = logging.getLogger("ragloom")
 

@@ -34,7 +34,9 @@ UI component classes (Livewire components, Blade component classes: their folder
 them), and code of any language under a folder named for the front end (``frontend/``,
 ``web-front/``, a Rust workspace's ``app-front`` crate compiled to WebAssembly: its
 ``editor.rs`` is the browser's code). Tests are never front end here (an ``e2e/`` spec is
-TypeScript).
+TypeScript). A Rust user interface is as often a crate named for nothing (``app/``,
+``web/``), so Rust code is front end by what its file uses too (``interface`` metadata,
+``chunking.interface_code``: Yew, Leptos, Dioxus, ``web_sys``).
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ def is_front_end(result: SearchResult) -> bool:
     if language in SYNTAXES or language in CLIENT_LANGUAGES:
         return True
     path = str(metadata.get("path") or "").replace("\\", "/")
+    if metadata.get("interface"):
+        return True
     return _COMPONENT_FOLDERS.search(path) is not None or _FRONT_END_FOLDER.search(path) is not None
 
 

@@ -14,6 +14,13 @@ some candidate under a models folder is named by a word of the query (its file n
 the class its symbol starts with: ``entry.go``, ``Child.save``; plural words also count
 singular), every other candidate is multiplied by ``MODEL_WEIGHT`` in the one prior sort
 (``priors.reweigh``). Tests are never the model.
+
+An ORM that generates one module per table names the entity by the file alone: SeaORM's
+``model/password_reset_tokens.rs`` declares the same ``Model``, ``Entity``, ``Column``,
+``Relation`` and ``ActiveModel`` as every other entity's module (``ORM_TYPES``: no
+entity's name, so "which column ..." names none of them). A file name of several words
+(``emergency_access.rs``) is not matched word by word: that raised the model above the
+job a question about it asked for (Vaultwarden, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -30,6 +37,10 @@ MODEL_WEIGHT = 0.7
 #: Folder and file names that hold an application's models (the path prior's ``models``).
 MODEL_FOLDERS = next(part.path_words for part in PARTS if part.name == "models")
 _SYMBOL_PARTS = re.compile(r"\.|::|->|#")
+#: Types an ORM declares in every entity's module (SeaORM, diesel-style codegen): no
+#: entity's name.
+ORM_TYPES = frozenset({"entity", "column", "relation", "activemodel", "primarykey",
+                       "activemodelbehavior", "related"})
 
 
 def query_words(query: str) -> set[str]:
@@ -59,7 +70,7 @@ def entity_names(result: SearchResult) -> set[str]:
     symbols = str(result.metadata.get("symbols") or result.metadata.get("symbol") or "")
     for symbol in filter(None, (s.strip() for s in symbols.split(","))):
         names.add(_SYMBOL_PARTS.split(symbol.rsplit("\\", 1)[-1])[0].lower())
-    return names - MODEL_FOLDERS
+    return names - MODEL_FOLDERS - ORM_TYPES
 
 
 def prior_for_models(query: str, candidates: Sequence[SearchResult],

@@ -44,9 +44,9 @@ ROUTE_PATTERNS: dict[str, str] = {
     # Symfony attribute / annotation, Spring and ASP.NET attributes
     "attributes": r"(?:#\[|@)Route\(\s*['\"]/|@(?:Get|Post|Put|Patch|Delete|Request)Mapping\b|"
                   r"\[Http(?:Get|Post|Put|Patch|Delete)\b|\[Route\(\s*\"",
-    # Rocket / actix attributes, Rocket's routes![...] and .mount(..."/api"...), axum / actix
-    # builders
-    "rust": r"#\[(?:get|post|put|patch|delete|head|options|route)\(\s*\"/|\broutes!\s*\[|"
+    # Rocket / actix attributes (and yew_router's #[at("/users")] on a front end's route
+    # enum), Rocket's routes![...] and .mount(..."/api"...), axum / actix builders
+    "rust": r"#\[(?:get|post|put|patch|delete|head|options|route|at)\(\s*\"/|\broutes!\s*\[|"
             r"\.(?:route|nest|nest_service|route_service)\(\s*\"/|\bweb::(?:resource|scope)\(\s*\"|"
             r"\.mount\([^\n]*\"/",
     # axum handlers: an extractor destructured in a parameter, State(db): State<Pool>, or

@@ -31,8 +31,9 @@ filled in") names the migrations part too: a data migration did it. A question a
 migrations are run wants the code running them instead (``prior_for_running``). A test
 file is not where a part lives (``internal/config/options_parsing_test.go`` holds no
 option): tests never count as inside a part unless the query is about tests. Nor do
-components and templates (``PRESENTATION``): they show a part, never hold it
-(``OrganizationFormatSettings.vue`` is a settings page, not where settings are defined).
+components and templates (``PRESENTATION``, and Rust UI components: ``interface =
+"component"``): they show a part, never hold it (``OrganizationFormatSettings.vue`` is a
+settings page, not where settings are defined; a Yew ``user_schema_table.rs`` no schema).
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ PATH_WEIGHT = 0.5
 STRONG_WEIGHT = 0.25
 #: Languages of components and templates: never inside a part, whatever their file name.
 PRESENTATION = frozenset({*TEMPLATE_LANGUAGES, "vue", "svelte"})
+#: Folder words of examples: a prose page under one (``example_configs/gitea.md``: how to
+#: connect another service) holds no part of the application, whatever the folder's other
+#: words (``configs``); a sample file of the application's own (``config.example.toml``)
+#: still does.
+_EXAMPLES = frozenset({"example", "examples", "sample", "samples"})
 
 
 @dataclass(frozen=True)
@@ -142,8 +148,10 @@ _STORED_FIELDS = rf"(?:{_FIELDS})[^?]{{0,60}}?\b(?:database|db|stored|persisted|
 _SWITCH_WORDS = r"by\s+default|(?:turn|switch)(?:s|ed|ing)?\s+(?:on|off)"
 
 #: Words of a question about a console command: "which command ...", "command that ...",
-#: "from the command line", "in the terminal", "artisan", "management command".
-_COMMAND_WORDS = (r"command[- ]line|terminal|artisan|cli|(?:console|management|artisan|cli)\s+commands?|"
+#: "from the command line", "in the terminal", "artisan", "management command", a CLI's
+#: "subcommands" (clap's, cobra's word for them).
+_COMMAND_WORDS = (r"command[- ]line|terminal|artisan|cli|sub-?commands?|"
+                  r"(?:console|management|artisan|cli)\s+commands?|"
                   r"command\s+(?:that|to|which|for)|(?:which|what|a|the)\s+command(?!\s+palette)")
 #: Work done "in the background", a "background job / task / worker / loop / sync".
 _BACKGROUND = (r"in\s+the\s+background|background\s+(?:jobs?|tasks?|workers?|process(?:es|ing)?|"
@@ -328,10 +336,13 @@ def _is_inside(part: Part, result: SearchResult) -> bool:
     say (``part_content``), or for a part of one source type (the docs) whether it is of
     that type; never a component or template, nor a chunk with no path."""
     path = result.metadata.get("path")
-    if not path or result.metadata.get("language") in PRESENTATION:
+    if not path or result.metadata.get("language") in PRESENTATION \
+            or result.metadata.get("interface") == "component":
         return False
     if part.source_type is not None:
         return result.metadata.get("source_type") == part.source_type
+    if result.metadata.get("source_type") == "docs" and _EXAMPLES & path_words(str(path).rsplit("/", 1)[0]):
+        return False  # an example's page: how to use the application with something else
     words = path_words(str(path))
     return (bool(part.path_words & words) and not part.unlike & words
             or holds_part(part.name, result.full_text or result.text,
