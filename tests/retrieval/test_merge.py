@@ -171,11 +171,51 @@ def test_neighbouring_members_of_one_owner_merge_across_the_blank_line() -> None
     assert [r.metadata.get("merged_ids") for r in ruby] == ["a,t"]
 
 
+def test_parts_of_one_method_merge_across_the_blank_line_they_were_cut_at() -> None:
+    """A chunker cuts a long method at a blank line and leaves it out of both parts: the
+    two parts, ranking first and third, are one result with the blank line blank again;
+    a line of code between them, or more than ``SIBLING_GAP`` lines, keeps them apart."""
+    blank = frozenset({11})
+    first = _member("p1", "Cart.add", 1, 10, empty=blank)
+    second = _member("p2", "Cart.add", 12, 20, empty=blank)
+    merged = merge_adjacent_parts([second, _member("o", "helper", 1, 5, "x.py"), first])
+    assert [(r.id, r.metadata.get("merged_ids"), r.metadata["start_line"], r.metadata["end_line"])
+            for r in merged] == [("p2", "p2,p1", 1, 20), ("o", None, 1, 5)]
+    assert merged[0].text == first.text + "\n" + second.text
+    stray = merge_adjacent_parts([_member("p1", "Cart.add", 1, 10, empty=frozenset()),
+                                  _member("p2", "Cart.add", 12, 20, empty=frozenset())])
+    far = merge_adjacent_parts([_member("p1", "Cart.add", 1, 10), _member("p2", "Cart.add", 14, 20)])
+    assert [r.metadata.get("merged_ids") for r in stray + far] == [None] * 4
+
+
+def test_a_class_head_and_the_member_after_it_are_one_result() -> None:
+    """The chunk of a class's first lines (properties, constructor) and its next method,
+    one blank line below it, both ranking: one result from the class line through the
+    method, in Python's and PHP's symbols; a head of another class or file, or across a
+    line of code, stays apart."""
+    blank = frozenset({11})
+    head = _member("head", "Cart", 1, 10, kind="class", empty=blank)
+    add = _member("add", "Cart.add", 12, 20, empty=blank)
+    merged = merge_adjacent_parts([add, _member("o", "helper", 1, 5, "x.py"), head])
+    assert [(r.id, r.metadata.get("merged_ids"), r.metadata["start_line"], r.metadata["end_line"])
+            for r in merged] == [("add", "add,head", 1, 20), ("o", None, 1, 5)]
+    assert merged[0].text == head.text + "\n" + add.text
+    php = merge_adjacent_parts([_member("h", "App\\Cart", 1, 10, "Cart.php", "class", blank),
+                                _member("a", "App\\Cart::add", 12, 20, "Cart.php", empty=blank)])
+    assert [r.metadata.get("merged_ids") for r in php] == ["h,a"]
+    apart = [("Order", "Cart.add", "cart.py", blank), ("Cart", "Cart.add", "other.py", blank),
+             ("Cart", "Cart.add", "cart.py", frozenset())]
+    for symbol, member, path, empty in apart:
+        pair = merge_adjacent_parts([_member("h", symbol, 1, 10, path, "class", empty),
+                                     _member("a", member, 12, 20, empty=empty)])
+        assert [r.metadata.get("merged_ids") for r in pair] == [None, None], (symbol, path)
+
+
 def test_members_of_other_owners_far_apart_or_of_no_owner_stay_apart() -> None:
     cases = {"other owner": ("Cart.add", "Order.total", 11),
              "three lines between": ("Cart.add", "Cart.total", 14),
              "module functions": ("add", "total", 11),
-             "a class and its member": ("Cart", "Cart.total", 11)}
+             "another class and a member": ("Order", "Cart.total", 11)}
     for case, (first, second, start) in cases.items():
         merged = merge_adjacent_parts([_member("a", first, 1, 10), _member("b", second, start, 20)])
         assert [r.metadata.get("merged_ids") for r in merged] == [None, None], case

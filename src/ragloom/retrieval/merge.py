@@ -1,5 +1,8 @@
 """One slot per place: parts of the same function or section that both rank are merged
-into one result spanning both, so they do not crowd other results out of the top k.
+into one result spanning both, so they do not crowd other results out of the top k. Two
+parts touch when their lines meet or only empty lines lie between them (at most
+``SIBLING_GAP``): a chunker cutting a long method or section at a blank line leaves it out
+of both parts (``ServerDeletionService::handle`` as lines 37-57 and 59-83).
 
 Merging looks at a fixed window of the ranking (``MERGE_WINDOW`` candidates), whatever
 ``top_k`` is: a result's span depends on which of its parts rank in that window, never on
@@ -14,7 +17,10 @@ Members of one owner (``Cart.add`` and ``Cart.total``, ``Cart::add``, ``Cart#add
 symbol up to its last member separator) that both rank in the window merge the same way
 when they touch, or, methods and functions, when at most ``SIBLING_GAP`` lines lie between
 them: a question about how something works is often answered by two neighbouring methods,
-and one result holding both is one slot where two would crowd another file out. The lines
+and one result holding both is one slot where two would crowd another file out. The head of a
+class (the chunk whose symbol is the owner: the class line, properties, constructor) and
+the member right after it merge like two parts: "can X still be done when ..." is answered
+by a flag the head declares and documents and the method that reads it. The lines
 between two methods must be empty (told by the characters between the chunks: a chunker
 keeps a method's comments and decorators with it) and come back empty. Sections do not
 merge with their sibling sections.
@@ -77,12 +83,14 @@ def _owner(result: SearchResult) -> tuple[str, str] | None:
 
 
 def _joins(earlier: SearchResult, result: SearchResult) -> bool:
-    """Whether ``result`` merges into ``earlier``: a part of the same place touching it, or
-    a member of the same owner touching it (a method or function: at most ``SIBLING_GAP``
-    empty lines from it)."""
+    """Whether ``result`` merges into ``earlier``: a part of the same place, or the head of
+    the class it is a member of (or a member of the class ``earlier`` is the head of),
+    touching it or at most ``SIBLING_GAP`` empty lines from it; or a member of the same
+    owner touching it (a method or function: at most ``SIBLING_GAP`` empty lines from it)."""
     place = _place(result)
-    if place is not None and _place(earlier) == place:
-        return _touch(earlier, result)
+    if place is not None and _place(earlier) == place or _heads(earlier, result) or _heads(result, earlier):
+        return _touch(earlier, result) or (_touch(earlier, result, SIBLING_GAP)
+                                           and _blank_between(earlier, result))
     owner = _owner(result)
     if owner is None or _owner(earlier) != owner:
         return False
@@ -90,6 +98,14 @@ def _joins(earlier: SearchResult, result: SearchResult) -> bool:
     if _touch(earlier, result):
         return True
     return definitions and _touch(earlier, result, SIBLING_GAP) and _blank_between(earlier, result)
+
+
+def _heads(head: SearchResult, member: SearchResult) -> bool:
+    """Whether ``head`` is the chunk of the class (or other owner) ``member`` belongs to:
+    its symbol is the member's owner, in the same file (the class line, its properties and
+    constructor, cut apart from the methods after them)."""
+    owner = _owner(member)
+    return owner is not None and (str(head.metadata.get("path")), str(head.metadata.get("symbol"))) == owner
 
 
 def _blank_between(first: SearchResult, second: SearchResult) -> bool:
