@@ -37,7 +37,7 @@ from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Condition, Filters, compile_filters, resolve_globs
 from ragloom.retrieval.candidate_window import window_first
-from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of, texts_of, vectors_of
+from ragloom.retrieval.candidates import ChunkSource, Rows, build_results, rows_of, texts_of, vectors_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.data_prior import asks_about_data, thin_data_rows, without_data
 from ragloom.retrieval.duplicates import collapse_duplicates
@@ -45,7 +45,9 @@ from ragloom.retrieval.enum_prior import named_enumerations, search_depth
 from ragloom.retrieval.file_cap import cap_per_file
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
+from ragloom.retrieval.part_lookup import look_up_parts, part_missing, with_part_chunks
 from ragloom.retrieval.prior_stage import apply_priors
+from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.query_priors import query_priors
 from ragloom.retrieval.registration_link import IndexLookup
 from ragloom.retrieval.relevance_gate import GATE_WINDOW, relevant
@@ -54,6 +56,7 @@ from ragloom.retrieval.retrievers import (
     DenseRetriever,
     Hit,
     Query,
+    Ranking,
     Retriever,
     SparseRetriever,
     timed_retrieve,
@@ -150,15 +153,14 @@ class Searcher:
             named = named_enumerations(query, texts_of(hits, [doc_id for doc_id, _ in ranked[cut:]],
                                                        self.store)) if deep > pool else set()
             kept = ranked[:cut] + [pair for pair in ranked[cut:] if pair[0] in named]
-            rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded,
-                           request.vector)
-            results = build_results(kept, hits, rows, defining)  # the one place results are made
+            results, rows = self._judged(query, kept, head | named, hits, request, defining, priors)
+            if widened and settings.part_lookup and part_missing(query, results):  # part_lookup
+                found = look_up_parts(query, self.sparse, request.conditions, settings.part_lookup)
+                if found:
+                    kept, window = with_part_chunks(kept, head | named, found)
+                    results, rows = self._judged(query, kept, window, hits, request, defining, priors)
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
-            results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            head |= named
-            results = apply_priors(query, results, head, priors,  # one sort, then routes
-                                   IndexLookup(self.sparse, request, hits, self.store, self.unembedded))
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")
@@ -181,6 +183,16 @@ class Searcher:
         results = _at_least(results, threshold)
         results = cap_per_file(results, top_k, settings.max_per_file)
         return SearchResponse(results, mode.value, clock.timings, candidates, best, self.relevance_gate)
+
+    def _judged(self, query: str, kept: Ranking, window: set[str], hits: dict[str, list[Hit]],
+                request: Query, defining: list[str], priors: list[Factor]) -> tuple[list[SearchResult], Rows]:
+        """The results of ``kept`` (one version per file) sorted once by the priors over
+        ``window`` (``prior_stage``), and their rows."""
+        rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded, request.vector)
+        results = build_results(kept, hits, rows, defining)  # the one place results are made
+        results = one_version_per_file(results, self.sparse)  # a server written meanwhile
+        return apply_priors(query, results, window, priors,  # one sort, then routes
+                            IndexLookup(self.sparse, request, hits, self.store, self.unembedded)), rows
 
     def _remote(self, query: str, top_k: int, filters: Filters | None, threshold: float | None,
                 clock: Stopwatch) -> SearchResponse:

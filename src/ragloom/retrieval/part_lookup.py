@@ -1,0 +1,129 @@
+"""A question naming a part of the application looks up that part's own best chunks.
+
+The candidates the priors reorder are each retriever's best ``candidate_k`` over the whole
+repository, and score fusion values them by where they sit among those: a migration that
+answers "where is the table for bookmark tags created" (``0002_auto_...py``, ``CreateModel
+name="Tag"``) shares few words with the question and ranks deep (BM25 172nd, dense 851st
+on linkding), so it has a fused value near 0 and the path prior (``path_prior``: the
+part's files up among comparable matches) never lifts it above a much better match
+elsewhere; a file of the part ranking deeper than ``candidate_k`` in both is not even
+among the candidates.
+
+So when the query names parts (``path_prior.parts_named``), BM25 is asked once more per
+part, restricted to the chunks inside it (their path names it, or for the docs part their
+``source_type``; never a test unless tests are asked about, a data row, a component or a
+template: as ``path_prior`` counts them), for its best ``retrieval.part_lookup`` chunks.
+Those enter the priors' window at the value of its ``PART_RANK``-th candidate at least (in
+their own order), so the priors weigh them as comparable matches. The lookup runs on the
+BM25 index every store backend has (``SparseBackend.search`` with a path ``$in``
+condition: the shared segments' index or Postgres' own), so it works the same on each;
+it costs one BM25 search per part named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from ragloom.filters import Node, compile_filters
+from ragloom.retrieval.path_prior import (
+    PRESENTATION,
+    Part,
+    is_one_migration,
+    parts_inside,
+    parts_named,
+    path_words,
+)
+from ragloom.retrieval.retrievers import Ranking
+from ragloom.retrieval.sparse_base import SparseBackend
+from ragloom.retrieval.test_prior import asks_about_tests
+from ragloom.types import SearchResult
+
+#: The rank in the priors' window whose value a looked-up chunk gets at least.
+PART_RANK = 10
+#: How many of the first files among the results (after the priors) must hold nothing of
+#: the parts a query names for the lookup to run.
+SHOWN = 5
+
+
+@lru_cache(maxsize=65536)
+def _words_of(path: str) -> frozenset[str]:
+    return frozenset(path_words(path))
+
+
+def part_conditions(part: Part, paths: list[str]) -> list[Node]:
+    """The conditions selecting the chunks inside ``part`` among files at ``paths``: its
+    ``source_type`` for the docs part, else the paths whose words name it and not what it
+    is unlike, no component or template among them; none when no file is inside it."""
+    if part.source_type is not None:
+        return compile_filters({"source_type": part.source_type})
+    inside = [path for path in paths if part.path_words & _words_of(path)
+              and not part.unlike & _words_of(path)]
+    return compile_filters({"path": {"$in": inside}, "language": {"$nin": sorted(PRESENTATION)}}) \
+        if inside else []
+
+
+def first_files(results: Sequence[SearchResult], count: int) -> list[SearchResult]:
+    """The leading ``results`` up to the first ``count`` files' (a search shows one result
+    or two per file: ``max_per_file``)."""
+    paths: set[object] = set()
+    shown = []
+    for result in results:
+        path = result.metadata.get("path", result.id)
+        if path not in paths and len(paths) == count:
+            break
+        paths.add(path)
+        shown.append(result)
+    return shown
+
+
+def part_missing(query: str, results: Sequence[SearchResult]) -> bool:
+    """Whether ``query`` names parts of the application and none of the results of its
+    first ``SHOWN`` files (``first_files``) is inside any of them (as the path prior counts
+    them: ``parts_inside``), or it asks for one migration (``Part.strong``) and none of them is one."""
+    parts = parts_named(query)
+    if not parts:
+        return False
+    shown = first_files(results, SHOWN)
+    if not any(parts_inside(query, shown)):
+        return True
+    return any(part.strong is not None and part.strong.search(query) for part in parts) \
+        and not any(is_one_migration(result) for result in shown)
+
+
+def look_up_parts(query: str, sparse: SparseBackend, conditions: list[Node], k: int) -> list[str]:
+    """Ids of the best ``k`` chunks (BM25, under ``conditions``) inside each part
+    ``query`` names, part by part, each once; none when it names no part or ``k`` is 0."""
+    parts = parts_named(query) if k > 0 else []
+    if not parts:
+        return []
+    paths = [str(path) for path in sparse.distinct_values("path")]
+    kinds = ["data"] if asks_about_tests(query) else ["data", "test"]
+    base = [*conditions, *compile_filters({"source_type": {"$nin": kinds}})]
+    found: list[str] = []
+    for part in parts:
+        inside = part_conditions(part, paths)
+        if inside:
+            found += [doc_id for doc_id, _ in sparse.search(query, k, [*base, *inside])
+                      if doc_id not in found]
+    return found
+
+
+def with_part_chunks(kept: Ranking, window: set[str], found: list[str]) -> tuple[Ranking, set[str]]:
+    """``kept`` with the ``found`` chunks in the priors' ``window``, each valued at least as
+    the window's ``PART_RANK``-th candidate (the window sorted by value again, stable;
+    new ones after equals in ``found``'s order); ``kept`` and ``window`` as they are when
+    nothing was found."""
+    if not found:
+        return kept, window
+    head = [pair for pair in kept if pair[0] in window]
+    if not head:
+        return kept, window
+    floor = head[min(PART_RANK, len(head)) - 1][1]
+    values = dict(kept)
+    lifted = {doc_id: max(values.get(doc_id, floor), floor) for doc_id in found}
+    head = [(doc_id, lifted.get(doc_id, value)) for doc_id, value in head] \
+        + [(doc_id, value) for doc_id, value in lifted.items() if doc_id not in window]
+    head.sort(key=lambda pair: -pair[1])
+    chosen = {doc_id for doc_id, _ in head}
+    return head + [pair for pair in kept if pair[0] not in chosen], chosen
