@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import ragloom.retrieval.searcher as searcher_module
-from helpers import write
+from helpers import hash_config, write
+from ragloom import RAGConfig, RAGEngine
 from ragloom.filters import Condition, compile_filters
 from ragloom.retrieval import part_lookup
 from ragloom.retrieval.part_lookup import (
@@ -91,10 +93,9 @@ def test_found_chunks_enter_the_window_at_the_value_of_its_part_rank(monkeypatch
     assert with_part_chunks(kept, {"a", "b", "c"}, []) == (kept, {"a", "b", "c"})
 
 
-def test_engine_answers_with_a_migration_ranking_beyond_the_candidates(make_engine, project: Path) -> None:
-    """30 views share the question's words; the migration creating the table says only
-    ``Tag``: BM25 ranks it after all of them, beyond ``candidate_k``; the lookup in the
-    migrations part finds it, and the path and table priors put it first."""
+def _tags_project(project: Path) -> None:
+    """30 views sharing the question's words, and the migration creating the table, which
+    says only ``Tag``."""
     for n in range(30):
         write(project, f"bookmarks/views/tags{n}.py", f"def show_tags{n}(request):\n"
               f"    # the table of tags created for a bookmark: tags, tags and tags\n    return tags\n")
@@ -102,13 +103,39 @@ def test_engine_answers_with_a_migration_ranking_beyond_the_candidates(make_engi
           "from django.db import migrations, models\n\n\nclass Migration(migrations.Migration):\n"
           "    operations = [\n        migrations.CreateModel(\n            name=\"Tag\",\n"
           "            fields=[(\"name\", models.CharField(max_length=64))],\n        ),\n    ]\n")
-    question = "where is the table for tags created"
+
+
+def _first_paths(project: Path, config_of: Callable[..., RAGConfig]) -> list[str]:
+    """The first result's path for the table question with the lookup on (3), then off."""
     first = []
     for lookup in (3, 0):
-        engine = make_engine(retrieval={"candidate_k": 20, "part_lookup": lookup})
-        engine.index_directory()
-        first.append(str(engine.search(question, top_k=3, mode="sparse")[0].metadata["path"]))
-        engine.close()
+        with RAGEngine(config_of(retrieval={"candidate_k": 20, "part_lookup": lookup}), project) as engine:
+            engine.index_directory()
+            first.append(str(engine.search("where is the table for tags created", top_k=3,
+                                           mode="hybrid")[0].metadata["path"]))
+    return first
+
+
+@pytest.mark.parametrize("store", ["memory", "turboquant", "chroma"])
+def test_engine_answers_with_a_migration_ranking_beyond_the_candidates(project: Path, store: str) -> None:
+    """BM25 ranks the migration after the 30 views, beyond ``candidate_k``, and the hash
+    embedder's cosine does not find it either; the lookup in the migrations part finds it,
+    and the path and table priors put it first, on every local store (the lookup reads
+    the BM25 index they share)."""
+    _tags_project(project)
+    first = _first_paths(project, lambda **overrides: hash_config(vector_store={"provider": store},
+                                                                  **overrides))
+    assert first[0] == "bookmarks/migrations/0002_auto_20190629_2303.py"
+    assert first[1].startswith("bookmarks/views/tags")
+
+
+def test_engine_on_postgres_looks_up_in_its_own_text_index(project: Path, postgres_server,
+                                                           postgres_schema: str) -> None:
+    """Postgres keeps its own BM25 (``postgres_bm25``): the path ``$in`` condition runs there."""
+    _tags_project(project)
+    first = _first_paths(project, lambda **overrides: hash_config(vector_store={
+        "provider": "postgres", "url": postgres_server.url, "postgres": {"schema": postgres_schema}},
+        **overrides))
     assert first[0] == "bookmarks/migrations/0002_auto_20190629_2303.py"
     assert first[1].startswith("bookmarks/views/tags")
 
