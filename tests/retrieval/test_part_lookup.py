@@ -67,8 +67,20 @@ def test_the_lookup_finds_the_best_chunks_inside_the_named_part_only() -> None:
     assert look_up_parts("where is the table for tags created", index, [], 3) == ["create", "alter"]
     assert look_up_parts("where is the table for tags created", index, [], 1) == ["create"]
     # a question about tests counts tests among the part's chunks; a data row never
-    assert look_up_parts("which test checks the migration creating the tags table", index, [], 3) \
-        == ["test", "create", "alter"]
+    assert look_up_parts("which test checks the table for tags", index, [], 3) == ["test", "alter", "create"]
+
+
+def test_a_question_for_one_migration_looks_up_migrations_themselves() -> None:
+    """A command whose path says ``migrate`` is inside the migrations part by its path, but
+    no migration: a question asking for one migration gets the migrations, another
+    question about the part the best of the part."""
+    command = ("def handle(): the tags table created, tags tags tags",
+               {"path": "bookmarks/management/commands/migrate_tags.py", **CODE})
+    index = _index({**CHUNKS, "command": command})
+    assert look_up_parts("where is the table for tags created", index, [], 2) == ["create", "alter"]
+    assert look_up_parts("which table stores the tags", index, [], 2) == ["command", "alter"]
+    without = _index({"views": CHUNKS["views"], "command": command})  # no migration at all
+    assert look_up_parts("where is the table for tags created", without, [], 2) == ["command"]
 
 
 def test_no_lookup_without_a_part_named_or_with_none_asked(monkeypatch: pytest.MonkeyPatch) -> None:

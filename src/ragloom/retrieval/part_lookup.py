@@ -40,7 +40,10 @@ from ragloom.retrieval.test_prior import asks_about_tests
 from ragloom.types import SearchResult
 
 #: The rank in the priors' window whose value a looked-up chunk gets at least.
-PART_RANK = 10
+PART_RANK = 30
+#: A question asking for one migration (``Part.strong``) looks up migrations themselves
+#: first, as the path prior counts only them inside the part for it (``is_one_migration``).
+_ONE_MIGRATION = compile_filters({"source_type": "migration"})
 #: How many of the first files among the results (after the priors) must hold nothing of
 #: the parts a query names for the lookup to run.
 SHOWN = 5
@@ -93,7 +96,8 @@ def part_missing(query: str, results: Sequence[SearchResult]) -> bool:
 
 def look_up_parts(query: str, sparse: SparseBackend, conditions: list[Node], k: int) -> list[str]:
     """Ids of the best ``k`` chunks (BM25, under ``conditions``) inside each part
-    ``query`` names, part by part, each once; none when it names no part or ``k`` is 0."""
+    ``query`` names, part by part, each once (for a question asking for one migration,
+    the best migrations, when there are any); none when it names no part or ``k`` is 0."""
     parts = parts_named(query) if k > 0 else []
     if not parts:
         return []
@@ -103,9 +107,12 @@ def look_up_parts(query: str, sparse: SparseBackend, conditions: list[Node], k: 
     found: list[str] = []
     for part in parts:
         inside = part_conditions(part, paths)
-        if inside:
-            found += [doc_id for doc_id, _ in sparse.search(query, k, [*base, *inside])
-                      if doc_id not in found]
+        if not inside:
+            continue
+        best = sparse.search(query, k, [*base, *inside, *_ONE_MIGRATION]) \
+            if part.strong is not None and part.strong.search(query) else []
+        found += [doc_id for doc_id, _ in best or sparse.search(query, k, [*base, *inside])
+                  if doc_id not in found]
     return found
 
 
