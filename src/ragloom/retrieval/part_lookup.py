@@ -1,23 +1,33 @@
-"""A question naming a part of the application looks up that part's own best chunks.
+"""A question naming a part of the application that none of its first results is inside
+looks up that part's own best chunks.
 
 The candidates the priors reorder are each retriever's best ``candidate_k`` over the whole
-repository, and score fusion values them by where they sit among those: a migration that
-answers "where is the table for bookmark tags created" (``0002_auto_...py``, ``CreateModel
-name="Tag"``) shares few words with the question and ranks deep (BM25 172nd, dense 851st
-on linkding), so it has a fused value near 0 and the path prior (``path_prior``: the
-part's files up among comparable matches) never lifts it above a much better match
-elsewhere; a file of the part ranking deeper than ``candidate_k`` in both is not even
-among the candidates.
+repository, and score fusion values them by where they sit among those. A migration that
+answers "where is the table for bookmark tags created" (linkding's ``0002_auto_...py``,
+``CreateModel(name="Tag")``) shares few words with the question and ranks deep (BM25
+172nd, dense 851st), so its fused value is near 0 and the path prior (``path_prior``: the
+part's files up among comparable matches) never lifts it over the templates about tags
+(Miniflux's ``/metrics`` line in ``internal/http/server/routes.go`` for "where is the
+prometheus metrics endpoint mounted": BM25 22nd, dense 139th); and a file of the part
+ranking deeper than ``candidate_k`` in both is not a candidate at all.
 
-So when the query names parts (``path_prior.parts_named``), BM25 is asked once more per
-part, restricted to the chunks inside it (their path names it, or for the docs part their
-``source_type``; never a test unless tests are asked about, a data row, a component or a
-template: as ``path_prior`` counts them), for its best ``retrieval.part_lookup`` chunks.
-Those enter the priors' window at the value of its ``PART_RANK``-th candidate at least (in
-their own order), so the priors weigh them as comparable matches. The lookup runs on the
-BM25 index every store backend has (``SparseBackend.search`` with a path ``$in``
-condition: the shared segments' index or Postgres' own), so it works the same on each;
-it costs one BM25 search per part named.
+So when the query names parts (``path_prior.parts_named``) and, after the priors, no result
+of its first ``SHOWN`` files is inside any of them (``part_missing``; for a question asking
+for one migration, none is a migration), BM25 is asked once more per part, restricted to
+the chunks inside it (their path names it, or for the docs part their ``source_type``;
+never a test unless tests are asked about, a data row, a component or a template; for a
+question asking for one migration the migrations themselves when there are any), for its
+best ``retrieval.part_lookup`` chunks. Those enter the priors' window valued at least as
+its ``PART_RANK``-th candidate, and the priors run again: the part's best chunks compete
+as fair matches, the path prior lifts them, and a far better match elsewhere still comes
+first. The 10th candidate's value lifted a part a question names in passing ("url" in
+"what happens when I save a url", "how often can a member be charged") above its answer;
+the 30th does not (docs/benchmarks.md, "The part a question names, looked up").
+
+The lookup reads the BM25 index every store backend has (``SparseBackend.search`` with a
+path ``$in`` condition: the segments' index the local stores share, or Postgres' own), so
+it works the same on each; it costs one BM25 search per part named, and only for the
+questions whose part is missing from their first results.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k:
 ``retrievers``) -> ranking (fused, definitions of names the query uses first, the priors'
 window first: ``candidate_window``) -> results built (``candidates``) -> priors (one sort,
-then route handlers each before its registration: ``prior_stage``) -> (reranker) -> (MMR)
+then route handlers each before its registration: ``prior_stage``; again with a named
+part's best chunks when none of the first files is inside it: ``part_lookup``) -> (reranker) -> (MMR)
 -> copies of one text collapsed -> adjacent parts merged -> relevance gate
 (``relevance_gate``) -> min_score -> at most ``max_per_file`` results per file -> the first
 ``top_k`` -> (contextual compression: each result's text cut to the lines bearing on the
