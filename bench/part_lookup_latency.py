@@ -1,6 +1,7 @@
 """What the part lookup (``retrieval.part_lookup``) costs a search: every question of the
-application sets searched on its built index with the lookup off and on, the search's own
-stages timed (``search_detailed``'s timings without ``embed_query``), after one warm-up pass.
+application sets searched on its built index with the lookup off and at its default, the
+search's own stages timed (``search_detailed``'s timings without ``embed_query``), after one
+warm-up pass.
 Prints per setting p50 / p95 / mean / max milliseconds and how many questions ran a lookup.
 
     python bench/part_lookup_latency.py --work-dir /work/ml --apps linkding [--repeat 3]
@@ -23,6 +24,7 @@ from app_questions import load_app_set  # noqa: E402
 
 import ragloom.retrieval.searcher as searcher_module  # noqa: E402
 from ragloom import RAGConfig, RAGEngine  # noqa: E402
+from ragloom.config.tables import RetrievalConfig  # noqa: E402
 
 
 def _milliseconds(engine: RAGEngine, question: str) -> float:
@@ -41,7 +43,7 @@ def main() -> None:
     looked: list[str] = []
     real = searcher_module.look_up_parts
     searcher_module.look_up_parts = lambda query, *rest: looked.append(query) or real(query, *rest)
-    for setting in (0, 3):
+    for setting in (0, RetrievalConfig().part_lookup):
         times: list[float] = []
         looked.clear()
         for app in args.apps:
