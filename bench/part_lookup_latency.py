@@ -43,8 +43,10 @@ def main() -> None:
     looked: list[str] = []
     real = searcher_module.look_up_parts
     searcher_module.look_up_parts = lambda query, *rest: looked.append(query) or real(query, *rest)
+    medians: dict[int, dict[str, float]] = {}
     for setting in (0, RetrievalConfig().part_lookup):
         times: list[float] = []
+        each: dict[str, list[float]] = {}
         looked.clear()
         for app in args.apps:
             questions = [q.text for q in load_app_set(app).questions]
@@ -55,13 +57,20 @@ def main() -> None:
                     _milliseconds(engine, question)
                 looked.clear()
                 for _ in range(args.repeat):
-                    times += [_milliseconds(engine, question) for question in questions]
-        ran = len(set(looked))
+                    for question in questions:
+                        each.setdefault(question, []).append(_milliseconds(engine, question))
+        times = [value for values in each.values() for value in values]
+        medians[setting] = {question: statistics.median(values) for question, values in each.items()}
+        ran = sorted(set(looked))
         cut = sorted(times)
         print(f"part_lookup={setting}: {len(times)} searches, p50 {statistics.median(times):.1f} ms, "
               f"p95 {cut[int(0.95 * (len(cut) - 1))]:.1f} ms, mean {statistics.fmean(times):.1f} ms, "
-              f"max {cut[-1]:.1f} ms; lookups ran for {ran} questions", flush=True)
-
+              f"max {cut[-1]:.1f} ms; lookups ran for {len(ran)} questions", flush=True)
+        if setting and ran:
+            extra = [medians[setting][q] - medians[0][q] for q in ran]
+            print(f"  those questions: median {statistics.median(medians[0][q] for q in ran):.1f} ms "
+                  f"without, {statistics.median(medians[setting][q] for q in ran):.1f} ms with "
+                  f"(each: {', '.join(f'{value:+.1f}' for value in extra)} ms)", flush=True)
 
 if __name__ == "__main__":
     main()
