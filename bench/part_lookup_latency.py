@@ -45,9 +45,8 @@ def main() -> None:
     searcher_module.look_up_parts = lambda query, *rest: looked.append(query) or real(query, *rest)
     medians: dict[int, dict[str, float]] = {}
     for setting in (0, RetrievalConfig().part_lookup):
-        times: list[float] = []
         each: dict[str, list[float]] = {}
-        looked.clear()
+        ran: set[str] = set()
         for app in args.apps:
             questions = [q.text for q in load_app_set(app).questions]
             config = RAGConfig(index_dir=str(args.work_dir / app / "ragloom"),
@@ -59,9 +58,9 @@ def main() -> None:
                 for _ in range(args.repeat):
                     for question in questions:
                         each.setdefault(question, []).append(_milliseconds(engine, question))
+                ran.update(looked)
         times = [value for values in each.values() for value in values]
         medians[setting] = {question: statistics.median(values) for question, values in each.items()}
-        ran = sorted(set(looked))
         cut = sorted(times)
         print(f"part_lookup={setting}: {len(times)} searches, p50 {statistics.median(times):.1f} ms, "
               f"p95 {cut[int(0.95 * (len(cut) - 1))]:.1f} ms, mean {statistics.fmean(times):.1f} ms, "
