@@ -103,6 +103,11 @@ def test_found_chunks_enter_the_window_at_the_value_of_its_part_rank(monkeypatch
     assert ranked == [("a", 1.0), ("b", 0.8), ("d", 0.8), ("x", 0.8), ("c", 0.5)]
     assert window == {"a", "b", "c", "d", "x"}
     assert with_part_chunks(kept, {"a", "b", "c"}, []) == (kept, {"a", "b", "c"})
+    # the window's others keep their order, a candidate past its values (an enumeration
+    # named deeper) included
+    kept = [("a", 1.0), ("b", 0.8), ("c", 0.5), ("n", 0.9)]
+    assert with_part_chunks(kept, {"a", "b", "c", "n"}, ["x"])[0] \
+        == [("a", 1.0), ("b", 0.8), ("x", 0.8), ("c", 0.5), ("n", 0.9)]
 
 
 def _tags_project(project: Path) -> None:

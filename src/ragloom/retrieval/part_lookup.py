@@ -53,7 +53,7 @@ from ragloom.types import SearchResult
 PART_RANK = 30
 #: A question asking for one migration (``Part.strong``) looks up migrations themselves
 #: first, as the path prior counts only them inside the part for it (``is_one_migration``).
-_ONE_MIGRATION = compile_filters({"source_type": "migration"})
+_MIGRATIONS = compile_filters({"source_type": "migration"})
 #: How many of the first files among the results (after the priors) must hold nothing of
 #: the parts a query names for the lookup to run.
 SHOWN = 5
@@ -119,7 +119,7 @@ def look_up_parts(query: str, sparse: SparseBackend, conditions: list[Node], k: 
         inside = part_conditions(part, paths)
         if not inside:
             continue
-        best = sparse.search(query, k, [*base, *inside, *_ONE_MIGRATION]) \
+        best = sparse.search(query, k, [*base, *inside, *_MIGRATIONS]) \
             if part.strong is not None and part.strong.search(query) else []
         found += [doc_id for doc_id, _ in best or sparse.search(query, k, [*base, *inside])
                   if doc_id not in found]
@@ -128,9 +128,9 @@ def look_up_parts(query: str, sparse: SparseBackend, conditions: list[Node], k: 
 
 def with_part_chunks(kept: Ranking, window: set[str], found: list[str]) -> tuple[Ranking, set[str]]:
     """``kept`` with the ``found`` chunks in the priors' ``window``, each valued at least as
-    the window's ``PART_RANK``-th candidate (the window sorted by value again, stable;
-    new ones after equals in ``found``'s order); ``kept`` and ``window`` as they are when
-    nothing was found."""
+    the window's ``PART_RANK``-th candidate and placed after the window's candidates of an
+    equal or higher value (in ``found``'s order; the others keep theirs); ``kept`` and
+    ``window`` as they are when nothing was found."""
     if not found:
         return kept, window
     head = [pair for pair in kept if pair[0] in window]
@@ -139,8 +139,9 @@ def with_part_chunks(kept: Ranking, window: set[str], found: list[str]) -> tuple
     floor = head[min(PART_RANK, len(head)) - 1][1]
     values = dict(kept)
     lifted = {doc_id: max(values.get(doc_id, floor), floor) for doc_id in found}
-    head = [(doc_id, lifted.get(doc_id, value)) for doc_id, value in head] \
-        + [(doc_id, value) for doc_id, value in lifted.items() if doc_id not in window]
-    head.sort(key=lambda pair: -pair[1])
+    head = [pair for pair in head if pair[0] not in lifted]  # the others keep their order
+    for doc_id, value in lifted.items():
+        head.insert(next((at for at, pair in enumerate(head) if pair[1] < value), len(head)),
+                    (doc_id, value))
     chosen = {doc_id for doc_id, _ in head}
     return head + [pair for pair in kept if pair[0] not in chosen], chosen

@@ -157,9 +157,9 @@ class Searcher:
             results, rows = self._judged(query, kept, head | named, hits, request, defining, priors)
             if widened and settings.part_lookup and part_missing(query, results):  # part_lookup
                 found = look_up_parts(query, self.sparse, request.conditions, settings.part_lookup)
-                if found:
-                    kept, window = with_part_chunks(kept, head | named, found)
-                    results, rows = self._judged(query, kept, window, hits, request, defining, priors)
+                more, judged = with_part_chunks(kept, head | named, found)
+                if more != kept:  # the priors again, with the part's chunks among the judged
+                    results, rows = self._judged(query, more, judged, hits, request, defining, priors)
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
             if self.reranker is not None and results:
