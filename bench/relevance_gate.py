@@ -190,7 +190,7 @@ LEXICAL_RULES = [(0.35, None, 1.0), (0.33, None, 1.0), (0.30, None, 1.0), (0.35,
                  (0.35, 0.25, 0.5), (0.35, 0.2, 0.66), (0.35, 0.2, 0.5)]
 
 
-#: Results the gate judges (the searcher's GATE_WINDOW: the best 5, whatever top_k is).
+#: Results the gate judges (relevance_gate.GATE_WINDOW: the best 5, whatever top_k is).
 JUDGED = 5
 
 

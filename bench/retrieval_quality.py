@@ -64,6 +64,7 @@ CANDIDATES: dict[str, dict[str, Any]] = {
     "default, test weight 0.7": {"test_weight": 0.7},
     "default, no test prior": {"test_weight": 1.0},
     "default, no wiring prior": {"wiring_weight": 1.0},
+    "default, no part lookup": {"part_lookup": 0},
 }
 
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ragloom.prompt import format_context, inject_context
     from ragloom.readers.base import Reader, ReadText, SkipFile, TextSpan
     from ragloom.retrieval.rerankers import Reranker
-    from ragloom.retrieval.searcher import SearchResponse
+    from ragloom.retrieval.search_response import SearchResponse
     from ragloom.stores.base import EmbeddingSpec, VectorStore
     from ragloom.types import Chunk, IndexReport, IndexStatus, SearchResult
 
@@ -72,7 +72,7 @@ _EXPORTS = {
     "SkipFile": "ragloom.readers.base",
     "TextSpan": "ragloom.readers.base",
     "Reranker": "ragloom.retrieval.rerankers",
-    "SearchResponse": "ragloom.retrieval.searcher",
+    "SearchResponse": "ragloom.retrieval.search_response",
     "EmbeddingSpec": "ragloom.stores.base",
     "VectorStore": "ragloom.stores.base",
     "Chunk": "ragloom.types",

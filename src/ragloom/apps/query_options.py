@@ -14,7 +14,7 @@ from ragloom.prompt import one_line, printable
 from ragloom.retrieval.search_mode import SEARCH_MODES as SEARCH_MODES  # --mode's choices
 
 if TYPE_CHECKING:
-    from ragloom.retrieval.searcher import SearchResponse
+    from ragloom.retrieval.search_response import SearchResponse
     from ragloom.types import SearchResult
 
 

@@ -110,6 +110,10 @@ class RetrievalConfig(StrictModel):
     dense_weight: float = Field(0.6, ge=0.0, le=100.0)
     sparse_weight: float = Field(0.4, ge=0.0, le=100.0)
     candidate_k: int = Field(200, ge=1, le=10_000)
+    #: A query naming a part of the application (migrations, routes, config, ...) none of its
+    #: first files is inside adds this many of the part's own best BM25 chunks to the
+    #: candidates (0: none; ``retrieval.part_lookup``).
+    part_lookup: int = Field(2, ge=0, le=100)
     feedback: bool = False
     feedback_docs: int = Field(10, ge=1, le=1000)
     feedback_terms: int = Field(10, ge=1, le=1000)

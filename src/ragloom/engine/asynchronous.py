@@ -18,7 +18,7 @@ from ragloom.indexing.progress import ProgressCallback
 from ragloom.types import IndexReport, IndexStatus, Metadata, SearchResult
 
 if TYPE_CHECKING:
-    from ragloom.retrieval.searcher import SearchResponse
+    from ragloom.retrieval.search_response import SearchResponse
 
 PathLike = str | os.PathLike[str]
 

@@ -46,7 +46,8 @@ from ragloom.indexing.unembedded import unembedded_of
 from ragloom.locking import ReadWriteLock, SnapshotLock
 from ragloom.readers.registry import FileReaders
 from ragloom.retrieval.search_mode import SearchMode
-from ragloom.retrieval.searcher import Searcher, SearchResponse
+from ragloom.retrieval.search_response import SearchResponse
+from ragloom.retrieval.searcher import Searcher
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import IndexReport, IndexStatus, SearchResult
 

@@ -6,13 +6,14 @@ from ragloom._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ragloom.retrieval.bm25 import BM25Index
-    from ragloom.retrieval.searcher import Searcher, SearchResponse
+    from ragloom.retrieval.search_response import SearchResponse
+    from ragloom.retrieval.searcher import Searcher
     from ragloom.retrieval.sparse import SparseIndex
     from ragloom.retrieval.tokenize import tokenize
 
 _EXPORTS = {
     "BM25Index": "ragloom.retrieval.bm25",
-    "SearchResponse": "ragloom.retrieval.searcher",
+    "SearchResponse": "ragloom.retrieval.search_response",
     "Searcher": "ragloom.retrieval.searcher",
     "SparseIndex": "ragloom.retrieval.sparse",
     "tokenize": "ragloom.retrieval.tokenize",

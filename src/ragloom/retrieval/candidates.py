@@ -96,3 +96,24 @@ def _first_ranks(ranking: Iterable[tuple[str, float]]) -> dict[str, RetrieverHit
     for rank, (doc_id, score) in enumerate(ranking, start=1):
         ranks.setdefault(doc_id, RetrieverHit(rank, score))
     return ranks
+
+
+def texts_of(hits: Mapping[str, Sequence[Hit]], ids: Sequence[str],
+             store: VectorStore) -> list[SearchResult]:
+    """The chunks ``ids`` to be read, not scored: a retriever's row when it read one, else
+    the store's chunk (cosine 0), in ``ids``' order; an id found nowhere has none."""
+    rows = {hit.id: hit.row for found in hits.values() for hit in found if hit.row is not None}
+    read = {chunk.id: SearchResult(chunk.id, chunk.text, chunk.metadata, 0.0, 1.0)
+            for chunk in store.get([doc_id for doc_id in ids if doc_id not in rows])}
+    return [row for doc_id in ids if (row := rows.get(doc_id) or read.get(doc_id)) is not None]
+
+
+def vectors_of(store: VectorStore, ids: Sequence[str], unembedded: frozenset[str],
+               dimension: int) -> np.ndarray:
+    """Stored vectors of ``ids``; zeros for chunks with none yet (progressive indexing)."""
+    if not unembedded.intersection(ids):
+        return store.get_vectors(list(ids))
+    stored = [doc_id for doc_id in ids if doc_id not in unembedded]
+    rows = dict(zip(stored, store.get_vectors(stored))) if stored else {}
+    empty = np.zeros(dimension, dtype=np.float32)
+    return np.stack([rows.get(doc_id, empty) for doc_id in ids])

@@ -15,14 +15,12 @@ from collections.abc import Sequence
 
 from ragloom.retrieval.enum_prior import named_enumerations, prior_for_enums
 from ragloom.retrieval.model_prior import prior_for_models
-from ragloom.retrieval.overview_prior import asks_for_an_overview, prior_for_overview
+from ragloom.retrieval.overview_prior import prior_for_overview
 from ragloom.retrieval.path_prior import prior_for_paths
 from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.relation_prior import prior_for_relations
 from ragloom.retrieval.table_prior import prior_for_tables
 from ragloom.types import SearchResult
-
-__all__ = ["asks_for_an_overview", "layout_priors"]
 
 
 def layout_priors(query: str, candidates: Sequence[SearchResult]) -> list[Factor]:

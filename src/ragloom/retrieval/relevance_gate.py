@@ -13,13 +13,20 @@ two of six held, 0.29; "how can I allow new users to sign up on a self-hosted in
 three of seven, 0.35 less a hair), while no off-topic query passed at a third that did not
 at half, on five application and three library dev sets (docs/benchmarks.md). Results with no vector yet
 (progressive indexing) pass on words alone, so they need UNSCORED_COVERAGE, a half.
+The gate judges the best ``GATE_WINDOW`` results, whatever ``top_k`` is, and never empties a
+question asking what the project is (``overview_prior``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ragloom.retrieval.overview_prior import asks_for_an_overview
 from ragloom.types import SearchResult
+
+#: The relevance gate judges this many of the best results, whatever ``top_k`` is (the
+#: default ``top_k``): a query is related to the corpus or not, however many results it asks.
+GATE_WINDOW = 5
 
 #: Share of the query's distinct terms a result must hold for lexical evidence.
 LEXICAL_COVERAGE = 1 / 3
@@ -59,3 +66,15 @@ def passes_gate(results: Sequence[SearchResult], gate: float, query_terms: Seque
         return True
     return (best >= gate - LEXICAL_MARGIN
             and lexical_evidence(query_terms, results, tokenizer) >= LEXICAL_COVERAGE)
+
+
+def relevant(query: str, results: Sequence[SearchResult], gate: float | None,
+             tokenizer: Callable[[str], list[str]], unembedded: frozenset[str]) -> bool:
+    """Whether ``query`` keeps its ``results``: no gate, a question asking what the project
+    is, or its best ``GATE_WINDOW`` results passing ``gate`` (``passes_gate``; those in
+    ``unembedded``, with no vector yet, on their words)."""
+    if gate is None or asks_for_an_overview(query):
+        return True
+    judged = results[:GATE_WINDOW]
+    unscored = [r for r in judged if r.id in unembedded]
+    return passes_gate(judged, gate, tokenizer(query), tokenizer, unscored)

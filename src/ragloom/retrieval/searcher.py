@@ -1,13 +1,17 @@
-"""The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k)
--> fusion (definitions of names the query uses first) -> (reranker) -> (MMR) -> copies of
-one text collapsed -> adjacent parts merged -> relevance gate -> min_score -> at most
-``max_per_file`` results per file -> the first ``top_k`` -> (contextual compression:
-each result's text cut to the lines bearing on the query, ``compression``). In one sort
-(``priors``): tests, import blocks, data rows, licences below the rest unless asked about
+"""The read path as a pipeline: query -> embed -> retrievers (dense top-k, BM25 top-k:
+``retrievers``) -> ranking (fused, definitions of names the query uses first, the priors'
+window first: ``candidate_window``) -> results built (``candidates``) -> priors (one sort,
+then route handlers each before its registration: ``prior_stage``; again with a named
+part's best chunks when none of the first files is inside it: ``part_lookup``) -> (reranker) -> (MMR)
+-> copies of one text collapsed -> adjacent parts merged -> relevance gate
+(``relevance_gate``) -> min_score -> at most ``max_per_file`` results per file -> the first
+``top_k`` -> (contextual compression: each result's text cut to the lines bearing on the
+query, ``compression``); what it hands back is a ``search_response.SearchResponse``. The
+priors: tests, import blocks, data rows, licences below the rest unless asked about
 (``test_prior``, ``import_prior``, ``data_prior``, ``legal_prior``); routes, settings, templates
 for how something works (``wiring_prior``); documents for how or where (``prose_prior``); files
 outside the part or entity model named (``layout_priors``); the back end for a UI question
-(``frontend_prior``); then route handlers each before its registration (``registration_link``).
+(``frontend_prior``).
 
 Everything before the final cut looks at a window of candidates that does not depend on
 ``top_k`` (``merge.MERGE_WINDOW`` for merging, ``GATE_WINDOW`` for the gate; fusion and the
@@ -27,30 +31,27 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
-
-import numpy as np
+from dataclasses import replace
 
 from ragloom.config import RAGConfig
 from ragloom.embeddings.base import EmbeddingProvider
 from ragloom.embeddings.query_cache import QueryEmbedder
 from ragloom.filters import Condition, Filters, compile_filters, resolve_globs
-from ragloom.retrieval.candidates import ChunkSource, build_results, rows_of
+from ragloom.retrieval.candidate_window import window_first
+from ragloom.retrieval.candidates import ChunkSource, Rows, build_results, rows_of, texts_of, vectors_of
 from ragloom.retrieval.compression import CompressionSettings, compress_results
 from ragloom.retrieval.data_prior import asks_about_data, thin_data_rows, without_data
 from ragloom.retrieval.duplicates import collapse_duplicates
 from ragloom.retrieval.enum_prior import named_enumerations, search_depth
 from ragloom.retrieval.file_cap import cap_per_file
-from ragloom.retrieval.frontend_prior import prior_for_front_end
-from ragloom.retrieval.fusion import fuse
-from ragloom.retrieval.layout_priors import asks_for_an_overview, layout_priors
 from ragloom.retrieval.merge import MERGE_WINDOW, merge_adjacent_parts
 from ragloom.retrieval.mmr import min_max, mmr_order, mmr_pool_size
-from ragloom.retrieval.priors import reweigh
+from ragloom.retrieval.part_lookup import look_up_parts, part_missing, with_part_chunks
+from ragloom.retrieval.prior_stage import apply_priors
+from ragloom.retrieval.priors import Factor
 from ragloom.retrieval.query_priors import query_priors
-from ragloom.retrieval.registration_link import IndexLookup, registrations_beside
-from ragloom.retrieval.relevance_gate import passes_gate
+from ragloom.retrieval.registration_link import IndexLookup
+from ragloom.retrieval.relevance_gate import GATE_WINDOW, relevant
 from ragloom.retrieval.rerankers import Reranker, rerank, rerankers
 from ragloom.retrieval.retrievers import (
     DenseRetriever,
@@ -59,58 +60,16 @@ from ragloom.retrieval.retrievers import (
     Ranking,
     Retriever,
     SparseRetriever,
-    ranking,
     timed_retrieve,
 )
 from ragloom.retrieval.search_mode import SearchMode
+from ragloom.retrieval.search_response import SearchResponse, Stopwatch
 from ragloom.retrieval.sparse_base import SparseBackend
 from ragloom.retrieval.test_prior import without_tests
 from ragloom.retrieval.tokenize import Tokenizer
 from ragloom.retrieval.versions import one_version_per_file
 from ragloom.stores.base import VectorStore, searches_text
 from ragloom.types import Metadata, SearchResult
-
-#: The relevance gate judges this many of the best results, whatever ``top_k`` is (the
-#: default ``top_k``): a query is related to the corpus or not, however many results it asks.
-GATE_WINDOW = 5
-
-
-@dataclass
-class SearchResponse:
-    """Results plus what produced them: mode, per-stage milliseconds, candidate counts, the
-    best cosine among the results the relevance gate judged and the gate it applied (so a
-    caller can say why a query got nothing)."""
-
-    results: list[SearchResult]
-    mode: str
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    candidates: dict[str, int] = field(default_factory=dict)
-    best_score: float | None = None
-    relevance_gate: float | None = None
-
-    @property
-    def gated(self) -> bool:
-        """Whether the relevance gate emptied this search (``below_relevance_gate``)."""
-        return bool(self.candidates.get("below_relevance_gate"))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-class _Stopwatch:
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self._last = time.perf_counter()
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.timings[stage] = round((now - self._last) * 1000, 3)
-        self._last = now
-
-    def record(self, stage: str, milliseconds: float) -> None:
-        """A stage timed on its own (it overlapped another); the next lap starts now."""
-        self.timings[stage] = round(milliseconds, 3)
-        self._last = time.perf_counter()
 
 
 class Searcher:
@@ -156,7 +115,7 @@ class Searcher:
         mmr = settings.mmr if mmr is None else mmr
         threshold = self.config.min_score if min_score is None else min_score
         conditions = compile_filters(filters)  # once per query, before anything is paid for
-        clock = _Stopwatch()
+        clock = Stopwatch()
         if searches_text(self.store):
             return self._remote(query, top_k, filters, threshold, clock)
         if not self.store.hands_out_vectors and (mmr or mode != "dense"):
@@ -188,30 +147,28 @@ class Searcher:
             candidates = {name: len(found) for name, found in hits.items()}
             defining = self.sparse.defining(request.text, request.conditions) \
                 if mode == "hybrid" and settings.exact_names else []
-            ranked, head = self._window_first(mode, hits, candidates, defining, window)
+            ranked, head = window_first(mode, hits, candidates, defining, window, settings)
             # Demoted candidates leave the window to the next ones (test files with many
             # matching parts would otherwise fill it, and the per-file cap's empty slots).
             cut = pool if (mmr or reranking or priors) else wanted
-            named = self._named_deeper(query, hits, ranked[cut:]) if deep > pool else set()
+            named = named_enumerations(query, texts_of(hits, [doc_id for doc_id, _ in ranked[cut:]],
+                                                       self.store)) if deep > pool else set()
             kept = ranked[:cut] + [pair for pair in ranked[cut:] if pair[0] in named]
-            rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded,
-                           request.vector)
-            results = build_results(kept, hits, rows, defining)  # the one place results are made
+            results, rows = self._judged(query, kept, head | named, hits, request, defining, priors)
+            if widened and settings.part_lookup and part_missing(query, results):  # part_lookup
+                found = look_up_parts(query, self.sparse, request.conditions, settings.part_lookup)
+                more, judged = with_part_chunks(kept, head | named, found)
+                if more != kept:  # the priors again, with the part's chunks among the judged
+                    results, rows = self._judged(query, more, judged, hits, request, defining, priors)
             if mode != "dense":
                 clock.lap("fuse" if mode == "hybrid" else "load")
-            results = one_version_per_file(results, self.sparse)  # a server written meanwhile
-            head |= named
-            judged = [r for r in results if r.id in head]  # the priors' window, then the rest
-            results = registrations_beside(query, reweigh(  # one sort (priors), then routes
-                judged, priors + layout_priors(query, judged) + prior_for_front_end(query, judged))
-                + [r for r in results if r.id not in head], len(judged),
-                IndexLookup(self.sparse, request, hits, self.store, self.unembedded))
             if self.reranker is not None and results:
                 results = rerank(self.reranker, query, results[:settings.rerank_k])
                 clock.lap("rerank")
             if mmr and results:
                 results = results[:mmr_pool_size(top_k)]
-                vectors = self._vectors(rows.unembedded, [r.id for r in results])
+                vectors = vectors_of(self.store, [r.id for r in results], rows.unembedded,
+                                     self.provider.dimension)
                 order = mmr_order(min_max([float(r.rank_score or 0.0) for r in results]), vectors, top_k,
                                   settings.mmr_lambda)
                 results = [results[i] for i in order]
@@ -221,12 +178,25 @@ class Searcher:
         if settings.merge_parts:
             results = merge_adjacent_parts(results)
         best = max((r.score for r in results[:GATE_WINDOW]), default=None)
-        results = _at_least(self._gate(query, results, candidates, rows.unembedded), threshold)
+        if not relevant(query, results, self.relevance_gate, self.tokenizer, rows.unembedded):
+            candidates["below_relevance_gate"] = len(results[:GATE_WINDOW])
+            results = []
+        results = _at_least(results, threshold)
         results = cap_per_file(results, top_k, settings.max_per_file)
         return SearchResponse(results, mode.value, clock.timings, candidates, best, self.relevance_gate)
 
+    def _judged(self, query: str, kept: Ranking, window: set[str], hits: dict[str, list[Hit]],
+                request: Query, defining: list[str], priors: list[Factor]) -> tuple[list[SearchResult], Rows]:
+        """The results of ``kept`` (one version per file) sorted once by the priors over
+        ``window`` (``prior_stage``), and their rows."""
+        rows = rows_of(hits, [doc_id for doc_id, _ in kept], self.store, self.unembedded, request.vector)
+        results = build_results(kept, hits, rows, defining)  # the one place results are made
+        results = one_version_per_file(results, self.sparse)  # a server written meanwhile
+        return apply_priors(query, results, window, priors,  # one sort, then routes
+                            IndexLookup(self.sparse, request, hits, self.store, self.unembedded)), rows
+
     def _remote(self, query: str, top_k: int, filters: Filters | None, threshold: float | None,
-                clock: _Stopwatch) -> SearchResponse:
+                clock: Stopwatch) -> SearchResponse:
         """A store that searches by text (the MCP bridge) ranks on its side; only min_score
         applies here."""
         assert searches_text(self.store)
@@ -245,7 +215,7 @@ class Searcher:
         return by_mode[mode]
 
     def _retrieve(self, request: Query, mode: SearchMode, pool: int,
-                  clock: _Stopwatch) -> dict[str, list[Hit]]:
+                  clock: Stopwatch) -> dict[str, list[Hit]]:
         """Each retriever's top ``pool``. When the store's query waits on a server, the other
         retrievers run here meanwhile (in hybrid mode the two halves overlap, and each
         one's timing is its own)."""
@@ -264,42 +234,6 @@ class Searcher:
             clock.record(retriever.name, milliseconds)
         return {retriever.name: found for retriever, (found, _) in zip((first, *others), timed)}
 
-    def _named_deeper(self, query: str, hits: dict[str, list[Hit]], deeper: Ranking) -> set[str]:
-        """Which ``deeper`` candidates define an enumeration ``query`` names (``enum_prior``):
-        their text is read (a retriever's row, else the store's chunk), not their vectors."""
-        rows = {hit.id: hit.row for found in hits.values() for hit in found if hit.row is not None}
-        ids = [doc_id for doc_id, _ in deeper]
-        read = self.store.get([doc_id for doc_id in ids if doc_id not in rows])
-        found = [rows[doc_id] for doc_id in ids if doc_id in rows]
-        return named_enumerations(query, found + [SearchResult(c.id, c.text, c.metadata, 0.0, 1.0)
-                                                  for c in read])
-
-    def _window_first(self, mode: SearchMode, hits: dict[str, list[Hit]], candidates: dict[str, int],
-                      defining: list[str], window: int) -> tuple[Ranking, set[str]]:
-        """The ranking of each retriever's first ``window`` hits (cut to ``window``: what the
-        priors reorder, the same whatever ``top_k`` is), then the other candidates of a larger
-        pool in the ranking of all hits; and the ids of the first part."""
-        ranked = self._rank(mode, {name: found[:window] for name, found in hits.items()},
-                            candidates, defining)
-        chosen = {doc_id for doc_id, _ in ranked[:window]}
-        if all(len(found) <= window for found in hits.values()):
-            return ranked, chosen
-        rest = self._rank(mode, hits, candidates, defining)
-        return ranked[:window] + [pair for pair in rest if pair[0] not in chosen], chosen
-
-    def _rank(self, mode: SearchMode, hits: dict[str, list[Hit]], candidates: dict[str, int],
-              defining: list[str]) -> Ranking:
-        """The one retriever's ranking (dense, or BM25 alone), or in hybrid mode the fused
-        one with the chunks ``defining`` a name the query uses first."""
-        if mode != "hybrid":
-            return ranking(hits[mode.value])
-        settings = self.config.retrieval
-        weights = {"dense": settings.dense_weight, "sparse": settings.sparse_weight}
-        ranked = fuse(settings.fusion, {name: ranking(found) for name, found in hits.items()},
-                      weights, settings.rrf_k)
-        candidates["fused"] = len(ranked)
-        return _definitions_first(ranked, defining)
-
     @property
     def relevance_gate(self) -> float | None:
         """The cosine a query's best result must reach: the config's, else the model's."""
@@ -307,38 +241,6 @@ class Searcher:
         if gate is False:  # no gate
             return None
         return self.provider.default_relevance_gate if gate is None else gate
-
-    def _gate(self, query: str, results: list[SearchResult], candidates: dict[str, int],
-              unembedded: frozenset[str]) -> list[SearchResult]:
-        """Nothing for a query unrelated to the corpus (``relevance_gate``; with no vector yet the
-        words decide), never for one asking what the project is (``overview_prior``)."""
-        gate = self.relevance_gate
-        judged = results[:GATE_WINDOW]
-        unscored = [r for r in judged if r.id in unembedded]
-        if gate is None or asks_for_an_overview(query) \
-                or passes_gate(judged, gate, self.tokenizer(query), self.tokenizer, unscored):
-            return results
-        candidates["below_relevance_gate"] = len(judged)
-        return []
-
-    def _vectors(self, unembedded: frozenset[str], ids: list[str]) -> np.ndarray:
-        """Stored vectors of ``ids``; zeros for chunks with none yet (progressive indexing)."""
-        if not unembedded.intersection(ids):
-            return self.store.get_vectors(ids)
-        stored = [doc_id for doc_id in ids if doc_id not in unembedded]
-        rows = dict(zip(stored, self.store.get_vectors(stored))) if stored else {}
-        empty = np.zeros(self.provider.dimension, dtype=np.float32)
-        return np.stack([rows.get(doc_id, empty) for doc_id in ids])
-
-
-def _definitions_first(ranked: list[tuple[str, float]], defining: list[str]) -> list[tuple[str, float]]:
-    """Chunks defining a name the query uses go first (they tie with the best fused value,
-    so rank_score stays monotonic); the rest keep their fused order."""
-    if not defining:
-        return ranked
-    top = ranked[0][1] if ranked else 1.0
-    chosen = set(defining)
-    return [(doc_id, top) for doc_id in defining] + [pair for pair in ranked if pair[0] not in chosen]
 
 
 #: ``retrieval.test_prior.without_tests``'s condition, compiled.

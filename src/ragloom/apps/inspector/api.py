@@ -16,7 +16,8 @@ from ragloom.apps.query_options import SEARCH_MODES, QueryUsageError, filters_fr
 from ragloom.engine.arguments import check_search
 from ragloom.errors import RagloomError
 from ragloom.retrieval.search_mode import SearchMode
-from ragloom.retrieval.searcher import Searcher, SearchResponse
+from ragloom.retrieval.search_response import SearchResponse
+from ragloom.retrieval.searcher import Searcher
 
 if TYPE_CHECKING:
     from ragloom.engine import RAGEngine
