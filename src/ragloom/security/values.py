@@ -33,6 +33,12 @@ _PLACEHOLDER = re.compile(
     r"_here\b|\btodo\b|\bfixme\b|^(?:none|null|nil|true|false|yes|no|on|off|required|optional|"
     r"default|empty|string|str|bytes|text|secret|password|passwd|pass|pwd|token|key|"
     r"foo|bar|baz|admin|root|user|guest|unknown|undefined)\d*$|^test)")
+#: A validation rule list (Laravel's ``'password' => 'required|string|confirmed|min:8'``,
+#: the same shape in other validators): rule names joined by ``|``, each with an optional
+#: ``:argument``, one of them a rule every validator has. It says what a secret must be.
+_RULE_LIST = re.compile(r"[a-z_]+(?::[^|\s]*)?(?:\|[a-z_]+(?::[^|\s]*)?)+")
+_RULE_NAMES = frozenset({"required", "nullable", "sometimes", "string", "confirmed", "min", "max",
+                         "size", "between", "regex", "present", "filled", "bail", "integer"})
 #: Passwords of tests and docs: keyboard and alphabet runs, foo/bar words, hunter2 (a random
 #: token may hold such a run by chance, so only short password-like values are judged by it).
 _STAND_IN = re.compile(r"(?i)abc|12345|qwerty|asdf|foo|letmein|hunter2")
@@ -66,8 +72,15 @@ def is_placeholder(value: str, quoted: bool = False) -> bool:
                                                            or _POINTER.fullmatch(value)))
                 or _PLACEHOLDER.search(value) or _WORDS.fullmatch(value)
                 or _DOTTED_NAME.fullmatch(value) or len(set(value)) <= 2 or "[REDACTED:" in value
+                or _rule_list(value)
                 or (len(value) <= MAX_STAND_IN_LENGTH and _STAND_IN.search(value))
                 or sum(c.isalpha() and not c.isascii() for c in value) >= MIN_PROSE_LETTERS)
+
+
+def _rule_list(value: str) -> bool:
+    """Whether ``value`` is a validation rule list (``_RULE_LIST``), not a literal."""
+    return bool(_RULE_LIST.fullmatch(value)) and any(
+        rule.split(":", 1)[0] in _RULE_NAMES for rule in value.split("|"))
 
 
 #: ``rc2_key_st``, ``default_token2``: outside quotes, a snake_case name is a reference ...
